@@ -1,0 +1,1 @@
+"""The instructor's tooling: release assignments, grade submissions safely, report."""
