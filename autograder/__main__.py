@@ -1,0 +1,32 @@
+"""Command line: ``python -m autograder release ...`` and ``python -m autograder grade ...``."""
+
+import sys
+
+USAGE = """usage: python -m autograder COMMAND [options]
+
+commands:
+  release [ASSIGNMENT ...]   build the student versions in notebooks/release/
+  grade ASSIGNMENT SUBMISSIONS --out DIR [--workers N] [--timeout SECONDS]
+                             grade a folder or .zip of submissions
+
+Run 'python -m autograder COMMAND --help' for a command's options."""
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "release":
+        from .release import main as run
+    elif command == "grade":
+        from .grade import main as run
+    else:
+        print(f"autograder: unknown command {command!r}; expected 'release' or 'grade'.\n\n{USAGE}", file=sys.stderr)
+        return 2
+    return run(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

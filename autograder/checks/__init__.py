@@ -1,0 +1,337 @@
+"""Hidden checks: what each graded cell requires, judged on the trusted side.
+
+Each assignment has a module here (``autograder/checks/<assignment>.py``) with
+a list ``CHECKS`` of :class:`Check` objects.  A check names the nbgrader grade
+cell it scores (``grade_id``), the student's function it calls, the inputs it
+calls it on (:class:`Case`), and how to compute the right answer with
+``perceptron_lib``.  A grade cell earns its points only when every case of
+every check with its ``grade_id`` passes.
+
+The same checks run two ways, with the same verdicts:
+
+* in the sandbox: :func:`write_probes` turns the cases into data files, the
+  student's kernel runs :mod:`autograder.probe` on them, and
+  :func:`verdicts_from_results` judges the returned data on the host;
+* in-process, for the instructor's own notebooks and for tests:
+  :func:`evaluate_namespace` calls the functions directly, and
+  :func:`run_in_notebook` raises ``AssertionError`` if a grade cell fails.
+
+These modules are never released to students.  Feedback reports a failed
+hidden case by its description only, never by its expected value.
+"""
+
+import importlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import probe as _probe
+
+__all__ = ["Case", "Check", "Verdict", "load_checks", "write_probes", "read_results",
+           "verdicts_from_results", "evaluate_namespace", "run_in_notebook"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of a student's function.
+
+    ``describe`` says what the input is ("a point exactly on the plane"); it is
+    shown in feedback.  ``visible`` cases are the ones the notebook's visible
+    tests also use: their expected values may be shown, hidden ones never.
+    """
+
+    describe: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    visible: bool = False
+
+
+@dataclass(frozen=True)
+class Check:
+    """A requirement on one student function, scored under one grade cell.
+
+    Parameters
+    ----------
+    grade_id : str
+        The nbgrader grade cell this check scores.
+    function : str
+        Name of the student's function in the notebook.
+    cases : list of Case
+    expected : callable
+        ``expected(*case.args, **case.kwargs)`` returns the right answer, computed
+        with ``perceptron_lib`` on the host.
+    hint : str
+        What to look at when this check fails, shown in feedback.
+    compare : callable, optional
+        ``compare(got, expected)`` returns ``None`` when ``got`` is acceptable or a
+        sentence saying what is wrong.  Default: :func:`compare_values`.
+    allow_mutation : bool, default=False
+        Whether the function may change its inputs in place.
+    """
+
+    grade_id: str
+    function: str
+    cases: list
+    expected: Callable[..., Any]
+    hint: str = ""
+    compare: Callable[[Any, Any], Any] = None
+    allow_mutation: bool = False
+
+
+@dataclass
+class Verdict:
+    """The result of one grade cell: passed or not, and the feedback message."""
+
+    grade_id: str
+    passed: bool
+    message: str
+
+
+def load_checks(assignment):
+    """Return the ``CHECKS`` list of an assignment, or raise ``ValueError`` naming the known ones."""
+    here = os.path.dirname(__file__)
+    known = sorted(f[:-3] for f in os.listdir(here) if f.endswith(".py") and not f.startswith("_"))
+    if assignment not in known:
+        raise ValueError(f"No hidden checks for assignment {assignment!r}; known assignments: {', '.join(known) or 'none'}.")
+    return list(importlib.import_module(f"{__name__}.{assignment}").CHECKS)
+
+
+# -- data in and out of the sandbox -------------------------------------------
+
+def _probe_id(check_index, case_index):
+    return f"c{check_index}_{case_index}"
+
+
+def write_probes(checks, directory):
+    """Write every case of ``checks`` as ``probes.json`` and ``probes.npz`` in ``directory``."""
+    arrays = {}
+    probes = []
+    for i, check in enumerate(checks):
+        for j, case in enumerate(check.cases):
+            probes.append({
+                "id": _probe_id(i, j),
+                "function": check.function,
+                "args": _probe.encode(tuple(case.args), arrays),
+                "kwargs": _probe.encode(dict(case.kwargs), arrays),
+            })
+    os.makedirs(directory, exist_ok=True)
+    np.savez(os.path.join(directory, "probes.npz"), **arrays)
+    with open(os.path.join(directory, "probes.json"), "w") as f:
+        json.dump(probes, f)
+
+
+MAX_RESULTS_BYTES = 64 * 1024 * 1024
+
+
+def read_results(directory):
+    """Load ``results.json`` and ``results.npz`` written by the probe, as untrusted data.
+
+    Returns ``(records, arrays)``; missing or malformed files give empty results
+    (every check then fails as not reached) rather than an exception.
+    """
+    try:
+        paths = [os.path.join(directory, name) for name in ("results.json", "results.npz")]
+        if any(not os.path.isfile(p) or os.path.islink(p) or os.path.getsize(p) > MAX_RESULTS_BYTES for p in paths):
+            return {}, {}
+        with open(paths[0]) as f:
+            records = json.load(f)
+        with np.load(paths[1], allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        if not isinstance(records, dict):
+            return {}, {}
+        return records, arrays
+    except (OSError, ValueError, EOFError):
+        return {}, {}
+
+
+class _Opaque:
+    """Stands for a returned object that was not plain data."""
+
+    def __init__(self, description):
+        self.description = description
+
+    def __repr__(self):
+        return self.description
+
+
+def _decode_value(spec, arrays):
+    """Rebuild a returned value from probe data; anything malformed becomes an opaque marker."""
+    if not isinstance(spec, dict):
+        return _Opaque("malformed data")
+    kind = spec.get("type")
+    if kind == "None":
+        return None
+    if kind == "bool":
+        return bool(spec.get("value"))
+    if kind == "int" and type(spec.get("value")) is int:
+        return spec["value"]
+    if kind == "float":
+        value = spec.get("value")
+        if type(value) in (int, float) or value in ("nan", "inf", "-inf"):
+            return float(value)
+    if kind == "str" and isinstance(spec.get("value"), str):
+        return spec["value"]
+    if kind == "ndarray":
+        key = spec.get("key")
+        if key in arrays and arrays[key].dtype.kind in "biuf":
+            return arrays[key]
+        return _Opaque(f"an array of dtype {spec.get('dtype')} that is not numeric")
+    if kind in ("list", "tuple") and isinstance(spec.get("items"), list):
+        items = [_decode_value(s, arrays) for s in spec["items"]]
+        return items if kind == "list" else tuple(items)
+    if kind == "dict" and isinstance(spec.get("items"), dict):
+        return {k: _decode_value(s, arrays) for k, s in spec["items"].items()}
+    if kind == "object":
+        return _Opaque(f"an object of type {str(spec.get('class'))[:100]}")
+    return _Opaque("malformed data")
+
+
+# -- judging -------------------------------------------------------------------
+
+def _type_name(value):
+    if isinstance(value, _Opaque):
+        return value.description
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return f"a {type(value).__name__}"
+
+
+def _as_vector(value):
+    """Accept an ndarray, or a list/tuple of plain numbers, as a numeric array; else None."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return value.astype(np.float64)
+    if isinstance(value, (list, tuple)) and all(type(v) in (int, float) for v in value):
+        return np.asarray(value, dtype=np.float64)
+    return None
+
+
+def compare_values(got, expected, *, rtol=1e-7, atol=1e-9):
+    """``None`` if ``got`` matches ``expected`` in structure, type, shape and value, else the reason.
+
+    Arrays match arrays (or lists of numbers) of the same shape, floats match
+    real numbers, ints and bools must be exact, tuples match tuples or lists
+    element by element.  Anything else, such as an object with a custom
+    ``__eq__``, never matches.
+    """
+    if isinstance(expected, tuple):
+        if not isinstance(got, (tuple, list)):
+            return f"returned {_type_name(got)}; expected a tuple of {len(expected)} values"
+        if len(got) != len(expected):
+            return f"returned {len(got)} values; expected {len(expected)}"
+        for k, (g, e) in enumerate(zip(got, expected)):
+            problem = compare_values(g, e, rtol=rtol, atol=atol)
+            if problem:
+                return f"value {k + 1} of the result: {problem}"
+        return None
+    if isinstance(expected, np.ndarray):
+        vec = _as_vector(got)
+        if vec is None:
+            return f"returned {_type_name(got)}; expected an array of shape {expected.shape}"
+        if vec.shape != expected.shape:
+            return f"returned an array of shape {vec.shape}; expected shape {expected.shape}"
+        if not np.all(np.isfinite(vec)):
+            return "returned an array containing NaN or infinity"
+        if expected.dtype.kind in "biu":
+            return None if np.array_equal(vec, expected) else "returned the wrong values"
+        return None if np.allclose(vec, expected, rtol=rtol, atol=atol) else "returned the wrong values"
+    if isinstance(expected, (bool, np.bool_)):
+        if type(got) is not bool:
+            return f"returned {_type_name(got)}; expected True or False"
+        return None if got == bool(expected) else "returned the wrong truth value"
+    if isinstance(expected, (int, np.integer)):
+        if type(got) is not int and not (type(got) is float and float(got).is_integer()):
+            return f"returned {_type_name(got)}; expected a whole number"
+        return None if int(got) == int(expected) else "returned the wrong number"
+    if isinstance(expected, (float, np.floating)):
+        if type(got) not in (int, float) or (isinstance(got, np.ndarray)):
+            if isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "biuf":
+                got = float(got)
+            else:
+                return f"returned {_type_name(got)}; expected a number"
+        if not np.isfinite(got):
+            return "returned NaN or infinity; expected a finite number"
+        return None if np.isclose(got, float(expected), rtol=rtol, atol=atol) else "returned the wrong number"
+    if expected is None:
+        return None if got is None else f"returned {_type_name(got)}; expected None"
+    raise TypeError(f"compare_values cannot compare expected values of type {type(expected).__name__}")
+
+
+def _show(value):
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=4, separator=", ")
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_show(v) for v in value) + ")"
+    return repr(value)
+
+
+def _judge_case(check, case, record, arrays):
+    """``(message, is_wrong_answer)`` saying why this case failed, or ``None`` when it passed."""
+    name = check.function
+    if not isinstance(record, dict):
+        return f"{name} was not reached on {case.describe}: the notebook stopped before it could be called", False
+    status = record.get("status")
+    if status == "missing":
+        return f"{name} is not defined: run the cell that defines it, and keep its name", False
+    if status == "timeout":
+        return f"{name} did not return in time on {case.describe}: look for a loop that never ends", False
+    if status == "raised":
+        exc = str(record.get("exception", "an exception"))
+        if exc == "NotImplementedError":
+            return f"{name} is not implemented yet (it raised NotImplementedError)", False
+        detail = str(record.get("detail", ""))[:300]
+        return f"On {case.describe}, {name} raised {exc}" + (f": {detail}" if detail else ""), False
+    if status != "returned":
+        return f"{name} gave no usable result on {case.describe}", False
+    if record.get("mutated") and not check.allow_mutation:
+        return f"On {case.describe}, {name} changed its input arrays in place: work on a copy (e.g. w = w.copy())", False
+    got = _decode_value(record.get("value"), arrays)
+    want = check.expected(*case.args, **case.kwargs)
+    problem = (check.compare or compare_values)(got, want)
+    if problem is None:
+        return None
+    message = f"On {case.describe}, {name} {problem}"
+    if case.visible:
+        message += f" (got {_show(got)}, expected {_show(want)})"
+    return message, True
+
+
+def verdicts_from_results(checks, records, arrays):
+    """Judge the probe results; one :class:`Verdict` per grade_id, in the order the checks list them."""
+    verdicts = {}
+    for i, check in enumerate(checks):
+        verdict = verdicts.setdefault(check.grade_id, Verdict(check.grade_id, True, "passed"))
+        if not verdict.passed:
+            continue
+        for j, case in enumerate(check.cases):
+            failure = _judge_case(check, case, records.get(_probe_id(i, j)), arrays)
+            if failure:
+                message, wrong_answer = failure
+                message += "."
+                if wrong_answer and check.hint:
+                    message += " " + check.hint
+                verdicts[check.grade_id] = Verdict(check.grade_id, False, message)
+                break
+    return list(verdicts.values())
+
+
+def evaluate_namespace(checks, namespace, *, seconds_per_call=10):
+    """Run the checks in this process against functions in ``namespace``; same verdicts as the sandbox."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write_probes(checks, os.path.join(tmp, "in"))
+        _probe.run_probes(namespace, os.path.join(tmp, "in"), os.path.join(tmp, "out"), seconds_per_call=seconds_per_call)
+        records, arrays = read_results(os.path.join(tmp, "out"))
+    return verdicts_from_results(checks, records, arrays)
+
+
+def run_in_notebook(assignment, grade_id, namespace):
+    """Raise ``AssertionError`` with the feedback message if ``grade_id`` fails; for source notebooks."""
+    checks = [c for c in load_checks(assignment) if c.grade_id == grade_id]
+    if not checks:
+        raise ValueError(f"Assignment {assignment!r} has no hidden checks for grade cell {grade_id!r}.")
+    for verdict in evaluate_namespace(checks, namespace):
+        if not verdict.passed:
+            raise AssertionError(verdict.message)
