@@ -66,7 +66,7 @@ def check_labels(y, *, name="y", n_samples=None):
         raise ValueError(f"{name} must contain only the labels -1 and +1. Found non-finite values.")
     hint = ""
     if len(found) == 2:
-        a, b = found
+        a, b = (v.item() if hasattr(v, "item") else v for v in found)
         hint = f" To map them, use np.where({name} == {b!r}, 1, -1) (this makes {b!r} the positive class)."
     raise ValueError(
         f"{name} must contain only the labels -1 and +1. Found labels {_describe(found)}.{hint}"

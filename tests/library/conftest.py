@@ -1,0 +1,62 @@
+"""Shared data for the library tests, and the plain loop every model must match."""
+
+import numpy as np
+import pytest
+
+import perceptron_lib as pl
+
+
+def plain_perceptron(X, y, *, fit_intercept=True, max_epochs=1000, orders=None):
+    """The textbook loop, one example at a time: the oracle for exactness.
+
+    Returns the final weights, offset, mistake count, epoch count, the
+    weights held after every visit (for the averaged and voted models), and
+    whether the last epoch made no mistake.
+    ``orders`` optionally gives the visiting order of each epoch.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w = np.zeros(X.shape[1])
+    b = 0.0
+    mistakes = 0
+    history = []
+    epochs = 0
+    for epoch in range(max_epochs):
+        order = range(len(y)) if orders is None else orders[epoch]
+        made = 0
+        for i in order:
+            if y[i] * (X[i] @ w + b) <= 0:
+                w = w + y[i] * X[i]
+                if fit_intercept:
+                    b = b + y[i]
+                made += 1
+            history.append((w.copy(), b))
+        mistakes += made
+        epochs += 1
+        if made == 0:
+            break
+    return w, b, mistakes, epochs, history, made == 0
+
+
+def _noisy(seed):
+    X, y, _ = pl.make_separable(150, 4, margin=0.05, random_state=seed)
+    return X + 0.3, pl.flip_labels(y, 0.1, random_state=seed)
+
+
+# Named training sets: (X, y, separable?)
+DATASETS = {
+    "four_point": lambda: (*pl.four_point_example(), True),
+    "one_dimensional": lambda: (*pl.one_dimensional_example(), True),
+    "separable_2d": lambda: (*pl.make_separable(60, 2, margin=0.1, random_state=3)[:2], True),
+    "separable_shifted_10d": lambda: ((lambda X, y: (X + 0.5, y))(*pl.make_separable(300, 10, margin=0.05, random_state=4)[:2]) + (True,)),
+    "integer_grid_ties": lambda: (np.array([[0, 1], [1, 0], [1, 1], [-1, 0], [0, -1], [-1, -1], [2, -2], [-2, 2]], float),
+                                  np.array([1, 1, 1, -1, -1, -1, 1, -1], float), False),
+    "xor": lambda: (*pl.make_xor(40, random_state=5), False),
+    "noisy_labels": lambda: (*_noisy(6), False),
+}
+
+
+@pytest.fixture(params=sorted(DATASETS), ids=sorted(DATASETS))
+def dataset(request):
+    X, y, separable = DATASETS[request.param]()
+    return request.param, X, y, separable

@@ -1,0 +1,62 @@
+"""Plot helpers draw on the axes they are given, return them, and never show."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import perceptron_lib as pl
+from perceptron_lib import plotting
+
+
+@pytest.fixture
+def ax():
+    fig, ax = plt.subplots()
+    ax.set_xlim(-2, 2)
+    ax.set_ylim(-2, 2)
+    yield ax
+    plt.close(fig)
+
+
+def test_plot_data_marks_each_class(ax):
+    X, y = pl.four_point_example()
+    assert plotting.plot_data(X, y, ax) is ax
+    assert len(ax.collections) == 2
+    assert sorted(len(c.get_offsets()) for c in ax.collections) == [2, 2]
+
+
+def test_plot_hyperplane_draws_the_line_where_the_score_is_zero(ax):
+    w, b = np.array([1.0, 1.0]), -0.5
+    assert plotting.plot_hyperplane(w, b, ax) is ax
+    line = ax.lines[0].get_xydata()
+    np.testing.assert_allclose(line @ w + b, 0.0, atol=1e-9)
+    assert ax.get_xlim() == (-2, 2)
+
+
+def test_plot_margin_draws_two_parallel_lines_at_distance_gamma(ax):
+    w = np.array([0.0, 2.0])
+    plotting.plot_margin(w, 0.0, 0.5, ax)
+    distances = sorted(float(pl.signed_distance(l.get_xydata()[:1], w)[0]) for l in ax.lines)
+    np.testing.assert_allclose(distances, [-0.5, 0.5])
+
+
+def test_plot_update_shows_the_plane_before_and_after(ax):
+    ex = pl.offset_update_example()
+    plotting.plot_update(ex.w, ex.b, ex.x, ex.y, ax)
+    labels = [l.get_label() for l in ax.lines]
+    assert "before" in labels and "after" in labels
+
+
+def test_animate_training_has_one_frame_per_update():
+    X, y = pl.four_point_example()
+    anim = plotting.animate_training(X, y, fit_intercept=False)
+    html = anim.to_jshtml()
+    assert html.count("frames[0]") == 1 and html.count("frames[1]") == 1 and "frames[2]" not in html
+
+
+def test_plot_data_rejects_data_that_is_not_2d(ax):
+    with pytest.raises(ValueError, match="draws 2-D data; X has 3 features"):
+        plotting.plot_data(np.zeros((2, 3)), [1, -1], ax)
