@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ._engine import MistakeFinder
+from ._engine import MistakeFinder, single_threaded_blas
 from ._validation import check_labels, check_positive_int, check_X, check_X_y
 
 
@@ -38,9 +38,9 @@ class _OnlinePass:
     def on_mistake(self, x, y, visit):
         """Hook called before the update for the mistake made at ``visit`` (0-based)."""
 
-    def run_epoch(self, X, y, row_norms=None):
-        """One pass over ``(X, y)`` in the given order; returns the number of mistakes."""
-        finder = MistakeFinder(X, y, row_norms)
+    def run_epoch(self, finder):
+        """One pass over the finder's examples in its order; returns the number of mistakes."""
+        X, y = finder.X, finder.y
         made = 0
         i = finder.first_mistake(self.w, self.b, 0)
         while i >= 0:
@@ -78,11 +78,10 @@ class OnlineLinearClassifier:
             if not isinstance(getattr(self, flag), (bool, np.bool_)):
                 raise TypeError(f"{flag} must be True or False. Got {getattr(self, flag)!r} instead.")
 
-    def _epoch_order(self, X, y, row_norms):
+    def _epoch_order(self, finder):
         if not self.shuffle:
-            return X, y, row_norms
-        perm = self._rng.permutation(X.shape[0])
-        return X[perm], y[perm], row_norms[perm]
+            return finder
+        return finder.reorder(self._rng.permutation(finder.n))
 
     def fit(self, X, y):
         """Train from zero weights, one epoch after another, until an epoch makes no mistake.
@@ -103,15 +102,16 @@ class OnlineLinearClassifier:
         X, y = check_X_y(X, y)
         self._rng = np.random.default_rng(self.random_state)
         self._state = self._state_class(X.shape[1], bool(self.fit_intercept))
-        row_norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+        finder = MistakeFinder(X, y, bool(self.fit_intercept))
         self.converged_ = False
         self.n_epochs_ = 0
-        for _ in range(self.max_epochs):
-            made = self._state.run_epoch(*self._epoch_order(X, y, row_norms))
-            self.n_epochs_ += 1
-            if made == 0:
-                self.converged_ = True
-                break
+        with single_threaded_blas():
+            for _ in range(self.max_epochs):
+                made = self._state.run_epoch(self._epoch_order(finder))
+                self.n_epochs_ += 1
+                if made == 0:
+                    self.converged_ = True
+                    break
         if not self.converged_:
             warnings.warn(
                 f"{type(self).__name__} made mistakes in every one of its max_epochs={self.max_epochs} epochs; "
@@ -147,8 +147,8 @@ class OnlineLinearClassifier:
         else:
             X = check_X(X, n_features=self._state.w.shape[0])
             y = check_labels(y, n_samples=X.shape[0])
-        row_norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-        made = self._state.run_epoch(*self._epoch_order(X, y, row_norms))
+        with single_threaded_blas():
+            made = self._state.run_epoch(self._epoch_order(MistakeFinder(X, y, bool(self.fit_intercept))))
         self.n_epochs_ += 1
         self.converged_ = made == 0
         self._publish()

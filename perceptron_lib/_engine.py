@@ -7,48 +7,110 @@ score a block, find the first mistake in it, update, and start the next block
 just after that mistake.  The updates, and so the weights, are the ones the
 plain loop makes, in the same order.
 
-Scores that are within rounding error of zero are recomputed with the same
-expression the plain loop uses (``x @ w + b``), so a point that lies on the
-plane within rounding is judged exactly as the plain loop judges it.
+Scoring is memory-bound, so blocks are screened in single precision: the
+engine keeps ``Z = [y x, y]`` in float32 (labels folded into the rows, plus a
+column for the offset), and ``Z @ (w, b)`` is every example's agreement
+``y (w @ x + b)`` at once.  An example is passed over only when its screened
+agreement exceeds a proven bound on the float32 rounding error, so it is
+certainly not a mistake.  The few others are decided with the plain loop's
+own expression, ``y * (x @ w + b) <= 0`` in double precision.
 """
+
+from contextlib import nullcontext
 
 import numpy as np
 
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # optional: without it, BLAS keeps its own thread settings
+    threadpool_limits = None
+
 _MIN_BLOCK = 32
 _MAX_BLOCK = 1 << 15
-# A block score is trusted only when it is this far from zero, relative to
-# ||x|| ||w|| + |b|; closer scores are recomputed one at a time.
-_RELATIVE_SLACK = 1e-9
+_FLOAT32_UNIT = 2.0**-24
+# Screening in float32 needs every product z_i v_i well inside its range;
+# data or weights outside these norms are screened in float64 instead.
+_FLOAT32_NORMS = (1e-15, 1e15)
+_FLOAT32_PRODUCT_LIMIT = 1e36
+
+
+def single_threaded_blas():
+    """Context in which BLAS uses one thread.
+
+    The blocks scored between two mistakes are small, and waking BLAS threads
+    for each of them costs more than it saves (over twice the time on a busy
+    machine), so training runs single-threaded.
+    """
+    return threadpool_limits(limits=1, user_api="blas") if threadpool_limits else nullcontext()
 
 
 class MistakeFinder:
-    """Find, for fixed weights, the first example at or after ``start`` that they get wrong."""
+    """Find, for fixed weights, the first example at or after ``start`` that they get wrong.
 
-    def __init__(self, X, y, row_norms=None):
+    ``X`` and ``y`` are the examples in visiting order; they are not modified.
+    """
+
+    def __init__(self, X, y, fit_intercept):
         self.X = X
         self.y = y
         self.n = X.shape[0]
-        self.row_norms = np.sqrt(np.einsum("ij,ij->i", X, X)) if row_norms is None else row_norms
+        self.fit_intercept = fit_intercept
+        self.max_z_norm = float(np.sqrt(np.einsum("ij,ij->i", X, X).max() + (1.0 if fit_intercept else 0.0)))
+        low, high = _FLOAT32_NORMS
+        self._build(np.float32 if low < self.max_z_norm < high else np.float64)
         self.block = 256
+
+    def _build(self, dtype):
+        """Make the screening copy ``Z = [y x, y]`` and its rounding bound in ``dtype``."""
+        d = self.X.shape[1]
+        self.Z = np.empty((self.n, d + (1 if self.fit_intercept else 0)), dtype=dtype)
+        np.multiply(self.X, self.y[:, None], out=self.Z[:, :d], casting="same_kind")
+        if self.fit_intercept:
+            self.Z[:, -1] = self.y
+        # Rounding Z and (w, b) to the screening precision, and the dot product
+        # of m terms, together err by at most (m + 3) u ||z|| ||v|| (u the unit
+        # roundoff), plus m times the smallest subnormal for each of rounding
+        # a tiny entry, its product and its sum; twice that is the slack.
+        m = self.Z.shape[1]
+        unit, tiny = (_FLOAT32_UNIT, 2.0**-149) if dtype == np.float32 else (2.0**-53, 2.0**-1074)
+        self.screen_factor = 2.0 * ((m + 3) * unit * self.max_z_norm + m * tiny)
+        self.screen_floor = 2.0 * 3 * m * tiny
+        self._v = np.empty(m, dtype=dtype)
+
+    def reorder(self, order):
+        """A finder over the same examples visited in ``order`` (used when shuffling)."""
+        other = object.__new__(MistakeFinder)
+        other.__dict__.update(self.__dict__)
+        other.X, other.y, other.Z = self.X[order], self.y[order], self.Z[order]
+        other._v = self._v.copy()
+        return other
 
     def first_mistake(self, w, b, start):
         """Index of the first ``i >= start`` with ``y[i] * (X[i] @ w + b) <= 0``, or -1."""
-        X, y, n = self.X, self.y, self.n
-        w_norm = float(np.sqrt(w @ w))
+        v_norm = float(np.sqrt(w @ w + (b * b if self.fit_intercept else 0.0)))
+        if self.Z.dtype == np.float32 and v_norm * self.max_z_norm > _FLOAT32_PRODUCT_LIMIT:
+            self._build(np.float64)
+        X, y, Z, n, v = self.X, self.y, self.Z, self.n, self._v
+        d = w.shape[0]
+        v[:d] = w
+        if self.fit_intercept:
+            v[d] = b
+        screen_slack = self.screen_factor * v_norm + self.screen_floor
         i = start
         while i < n:
             stop = min(n, i + self.block)
-            agreement = y[i:stop] * (X[i:stop] @ w + b)
-            slack = _RELATIVE_SLACK * (self.row_norms[i:stop] * w_norm + abs(b))
-            doubtful = np.flatnonzero(agreement <= slack)
-            for k in doubtful:
-                j = i + int(k)
+            doubtful = Z[i:stop] @ v <= screen_slack
+            k = int(doubtful.argmax())
+            while doubtful[k]:
+                j = i + k
                 if y[j] * (X[j] @ w + b) <= 0:
-                    # Mistakes tend to come at a steady rate: size the next block
-                    # to about twice the gap just seen.
-                    self.block = int(min(_MAX_BLOCK, max(_MIN_BLOCK, 2 * (j - start + 1))))
+                    # Mistakes tend to come at a steady rate: size the next
+                    # block to the gap just seen.
+                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, j - start + 1))
                     return j
+                if k + 1 == doubtful.shape[0]:
+                    break
+                k += 1 + int(doubtful[k + 1 :].argmax())
             self.block = min(_MAX_BLOCK, 2 * self.block)
             i = stop
         return -1
-

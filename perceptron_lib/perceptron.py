@@ -10,6 +10,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._base import OnlineLinearClassifier, _OnlinePass
+from ._engine import MistakeFinder, single_threaded_blas
 from ._validation import check_positive_int, check_X_y
 
 __all__ = ["Perceptron", "perceptron_update", "train_perceptron", "TrainingResult"]
@@ -93,10 +94,11 @@ def train_perceptron(X, y, *, fit_intercept=True, max_epochs=1000):
     X, y = check_X_y(X, y)
     max_epochs = check_positive_int(max_epochs, "max_epochs")
     state = _OnlinePass(X.shape[1], bool(fit_intercept))
-    row_norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    for epoch in range(1, max_epochs + 1):
-        if state.run_epoch(X, y, row_norms) == 0:
-            return TrainingResult(state.w, float(state.b), state.mistakes, epoch, True)
+    finder = MistakeFinder(X, y, bool(fit_intercept))
+    with single_threaded_blas():
+        for epoch in range(1, max_epochs + 1):
+            if state.run_epoch(finder) == 0:
+                return TrainingResult(state.w, float(state.b), state.mistakes, epoch, True)
     return TrainingResult(state.w, float(state.b), state.mistakes, max_epochs, False)
 
 

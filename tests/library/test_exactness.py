@@ -144,3 +144,18 @@ def test_block_sizes_do_not_change_the_result(n_samples):
             warnings.simplefilter("ignore")
             theirs = SklearnPerceptron(shuffle=False, eta0=1, alpha=0, penalty=None, tol=None, max_iter=model.n_epochs_).fit(X + 0.2, y)
         np.testing.assert_allclose(model.coef_, theirs.coef_.ravel(), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-30, 1e-3, 1e3, 1e29, 1e35], ids=lambda s: f"scale={s:g}")
+def test_exact_at_every_scale_including_where_float32_cannot_screen(scale):
+    X, y = DATA_FOR_SCALES
+    w, b, mistakes, epochs, _, _ = plain_perceptron(X * scale, y, max_epochs=20)
+    model = fit_quietly(Perceptron(max_epochs=20), X * scale, y)
+    np.testing.assert_array_equal(model.coef_, w)
+    assert (model.intercept_, model.n_mistakes_, model.n_epochs_) == (b, mistakes, epochs)
+
+
+DATA_FOR_SCALES = (
+    np.random.default_rng(5).normal(size=(300, 6)),
+    np.where(np.random.default_rng(6).random(300) < 0.5, -1.0, 1.0),
+)
