@@ -38,7 +38,7 @@ def plot_data(X, y, ax=None, *, size=40):
     for label, style in ((1, POSITIVE), (-1, NEGATIVE)):
         pts = X[y == label]
         ax.scatter(pts[:, 0], pts[:, 1], s=size, edgecolors="black", linewidths=0.5, zorder=3, **style)
-    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
     return ax
