@@ -5,11 +5,15 @@ Every function draws on the axes it is given (or on the current axes when
 be composed, tested with the Agg backend, and embedded in the book.
 """
 
+import html
+import logging
+import re
+
 import numpy as np
 
 from ._validation import check_labels, check_X
 
-__all__ = ["plot_data", "plot_hyperplane", "plot_margin", "plot_update", "animate_training"]
+__all__ = ["plot_data", "plot_hyperplane", "plot_margin", "plot_update", "animate_training", "animation_html"]
 
 POSITIVE = dict(marker="o", color="#1f77b4", label="$y=+1$")
 NEGATIVE = dict(marker="s", color="#d62728", label="$y=-1$")
@@ -57,10 +61,10 @@ def _line_points(w, b, ax):
     return foot, direction, span
 
 
-def plot_hyperplane(w, b=0.0, ax=None, *, show_normal=True, color="black", label=None, **line_kw):
+def plot_hyperplane(w, b=0.0, ax=None, *, show_normal=True, shade=True, color="black", label=None, **line_kw):
     """Draw the line ``w @ x + b = 0`` in 2-D, with its normal vector ``w`` as an arrow.
 
-    The positive side (where ``w`` points) is lightly shaded.
+    With ``shade=True`` the positive side (where ``w`` points) is lightly shaded.
 
     Returns
     -------
@@ -73,8 +77,9 @@ def plot_hyperplane(w, b=0.0, ax=None, *, show_normal=True, color="black", label
     ax.plot(ends[:, 0], ends[:, 1], color=color, label=label, **line_kw)
     w = np.asarray(w, dtype=np.float64)
     unit = w / np.linalg.norm(w)
-    shade = np.array([ends[0], ends[1], ends[1] + span * unit, ends[0] + span * unit])
-    ax.fill(shade[:, 0], shade[:, 1], color=color, alpha=0.05, zorder=0)
+    if shade:
+        side = np.array([ends[0], ends[1], ends[1] + span * unit, ends[0] + span * unit])
+        ax.fill(side[:, 0], side[:, 1], color=color, alpha=0.05, zorder=0)
     if show_normal:
         ax.annotate("", xy=foot + unit, xytext=foot, arrowprops=dict(arrowstyle="->", color=color, lw=1.5))
         ax.text(*(foot + 1.1 * unit), "$w$", color=color)
@@ -123,13 +128,13 @@ def plot_update(w, b, x, y, ax=None):
     return ax
 
 
-def animate_training(X, y, *, fit_intercept=True, max_epochs=20, interval=700, limits=None):
+def animate_training(X, y, *, fit_intercept=True, max_epochs=20, interval=700, limits=None, figsize=(5, 5)):
     """An animation of the cyclic perceptron on 2-D data, one frame per mistake.
 
     Returns
     -------
     matplotlib.animation.FuncAnimation
-        Show it in a notebook with ``IPython.display.HTML(anim.to_jshtml())``.
+        Show it in a notebook with ``IPython.display.HTML(animation_html(anim, alt=...))``.
     """
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation
@@ -139,7 +144,7 @@ def animate_training(X, y, *, fit_intercept=True, max_epochs=20, interval=700, l
     X = check_X(X)
     y = check_labels(y, n_samples=X.shape[0])
     updates = [s for s in trace_perceptron(X, y, fit_intercept=fit_intercept, max_epochs=max_epochs) if s.mistake]
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig, ax = plt.subplots(figsize=figsize)
     pad = 0.5
     lo, hi = (X.min(axis=0) - pad, X.max(axis=0) + pad) if limits is None else limits
 
@@ -157,3 +162,50 @@ def animate_training(X, y, *, fit_intercept=True, max_epochs=20, interval=700, l
     anim = FuncAnimation(fig, draw, frames=len(updates), interval=interval, blit=False)
     plt.close(fig)
     return anim
+
+
+# The player matplotlib writes styles its buttons with Font Awesome from a
+# CDN; these plain characters stand in for the icons so it works offline.
+_PLAYER_ICONS = {
+    "fa-minus": "&minus;",
+    "fa-plus": "+",
+    "fa-fast-backward": "&#8676;",
+    "fa-fast-forward": "&#8677;",
+    "fa-step-backward": "&lsaquo;",
+    "fa-step-forward": "&rsaquo;",
+    "fa-pause": "&#10074;&#10074;",
+    "fa-play fa-flip-horizontal": "&#9664;",
+    "fa-play": "&#9654;",
+}
+
+
+def animation_html(anim, *, alt):
+    """A self-contained HTML player for an animation: frames inline, nothing loaded from the network.
+
+    Parameters
+    ----------
+    anim : matplotlib.animation.Animation
+    alt : str
+        Text alternative for the frames, for readers who cannot see them.
+
+    Returns
+    -------
+    str
+        HTML to show with ``IPython.display.HTML``.
+    """
+    if not alt or not alt.strip():
+        raise ValueError("alt must describe the animation for readers who cannot see it.")
+    drawing_log = logging.getLogger("matplotlib.axes._base")
+    level = drawing_log.level
+    drawing_log.setLevel(logging.ERROR)  # a fixed view with equal aspect is reported at every frame
+    try:
+        page = anim.to_jshtml()
+    finally:
+        drawing_log.setLevel(level)
+    page = re.sub(r'<link rel="stylesheet"\s+href="https?://[^"]*"\s*/?>', "", page)
+    for icon, text in _PLAYER_ICONS.items():
+        page = page.replace(f'<i class="fa {icon}"></i>', text)
+    page = page.replace("<img id=", f'<img alt="{html.escape(alt)}" id=', 1)
+    if re.search(r"(src|href)=[\"']https?://", page):
+        raise RuntimeError("The animation player still loads a resource from the network.")
+    return page

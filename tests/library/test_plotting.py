@@ -57,6 +57,23 @@ def test_animate_training_has_one_frame_per_update():
     assert html.count("frames[0]") == 1 and html.count("frames[1]") == 1 and "frames[2]" not in html
 
 
+def test_animation_html_is_self_contained_and_described():
+    X, y = pl.four_point_example()
+    page = plotting.animation_html(plotting.animate_training(X, y, fit_intercept=False, figsize=(2, 2)), alt="Two updates")
+    assert 'alt="Two updates"' in page
+    assert "http://" not in page and "https://" not in page
+    assert 'class="fa' not in page
+    with pytest.raises(ValueError, match="alt must describe"):
+        plotting.animation_html(object(), alt=" ")
+
+
+def test_plot_hyperplane_can_leave_the_sides_unshaded(ax):
+    plotting.plot_hyperplane([1.0, 0.0], 0.0, ax, shade=False)
+    assert len(ax.patches) == 0
+    plotting.plot_hyperplane([1.0, 0.0], 0.0, ax)
+    assert len(ax.patches) == 1
+
+
 def test_plot_data_rejects_data_that_is_not_2d(ax):
     with pytest.raises(ValueError, match="draws 2-D data; X has 3 features"):
         plotting.plot_data(np.zeros((2, 3)), [1, -1], ax)
