@@ -21,8 +21,9 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 
 install: $(STAMP)
 
-book: $(STAMP)
-	$(PY) -m tools.build_book
+# The chapters link the student notebooks, so the release comes first.
+book: $(STAMP) assignments
+	$(PY) book/build.py
 
 assignments: $(STAMP)
 	$(PY) -m autograder release

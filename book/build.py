@@ -1,0 +1,304 @@
+"""Build the course book into ``_build/html``, the way CI and ``make book`` do.
+
+The build is the book's first test: Sphinx warnings are errors (``--warningiserror``),
+``--keep-going`` reports every problem of a build instead of the first one, and a chapter
+whose code raises fails the build. Executed chapters are cached by jupyter-cache in
+``_build/.jupyter_cache``, so a chapter whose code did not change is not executed again.
+
+The pages work with no network: MathJax 3 is installed from the npm registry into
+``_build/.mathjax`` (once) and copied into ``_build/html/_static/mathjax``, where the
+``mathjax_path`` setting of ``_config.yml`` points. On a machine without npm, set
+``BOOK_MATHJAX_DIR`` to the ``es5`` folder of a MathJax 3 package.
+
+When the build fails, the execution reports that myst-nb writes to
+``_build/html/reports/`` (the traceback of each failing chapter) are printed, so the
+cause is visible in a CI log.
+
+Usage, from anywhere::
+
+    .venv/bin/python book/build.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "_build"
+HTML = BUILD / "html"
+REPORTS = HTML / "reports"
+RELEASE = ROOT / "notebooks" / "release"
+
+MATHJAX_VERSION = "3.2.2"
+MATHJAX_PREFIX = BUILD / ".mathjax"
+MATHJAX_TARGET = HTML / "_static" / "mathjax"
+# What tex-chtml.js loads at run time: the TeX input extensions, the CHTML fonts, the
+# menu and the accessibility components. The other bundles (SVG output, MathML input,
+# the combined "full" files) are not needed.
+MATHJAX_PARTS = (
+    "tex-chtml.js",
+    "input",
+    "output/chtml.js",
+    "output/chtml",
+    "ui",
+    "a11y",
+    "sre",
+    "adaptors",
+)
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_EXEC_LINE = re.compile(
+    r"^(?P<path>\S+?\.(?:md|ipynb)): "
+    r"(?P<what>Executing notebook|Using cached notebook|Executed notebook)"
+)
+
+
+class BuildError(RuntimeError):
+    """A step of the book build failed; the message says what to do."""
+
+
+def mathjax_es5() -> Path:
+    """Return the ``es5`` folder of MathJax 3, installing it with npm if needed."""
+    override = os.environ.get("BOOK_MATHJAX_DIR")
+    if override:
+        es5 = Path(override)
+        if not (es5 / "tex-chtml.js").is_file():
+            raise BuildError(
+                f"BOOK_MATHJAX_DIR={override} has no tex-chtml.js: it must be the es5 "
+                "folder of a MathJax 3 package."
+            )
+        return es5
+
+    package = MATHJAX_PREFIX / "node_modules" / "mathjax"
+    es5 = package / "es5"
+    if _installed_version(package) == MATHJAX_VERSION and (es5 / "tex-chtml.js").is_file():
+        return es5
+
+    npm = shutil.which("npm")
+    if npm is None:
+        raise BuildError(
+            "The book serves MathJax from its own files, and installs MathJax "
+            f"{MATHJAX_VERSION} with npm, which is not installed. Install Node.js and npm "
+            "(Debian and Ubuntu: apt-get install nodejs npm), or set BOOK_MATHJAX_DIR to "
+            "the es5 folder of a MathJax 3 package."
+        )
+    MATHJAX_PREFIX.mkdir(parents=True, exist_ok=True)
+    command = [
+        npm, "install", "--prefix", str(MATHJAX_PREFIX), "--no-save",
+        "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error",
+        f"mathjax@{MATHJAX_VERSION}",
+    ]
+    print(f"[book] installing MathJax {MATHJAX_VERSION} with npm into {MATHJAX_PREFIX}")
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0 or not (es5 / "tex-chtml.js").is_file():
+        raise BuildError(
+            f"`{' '.join(command)}` failed (exit code {result.returncode}):\n"
+            f"{result.stdout}{result.stderr}"
+        )
+    return es5
+
+
+def _installed_version(package: Path) -> str | None:
+    try:
+        return json.loads((package / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def copy_mathjax(es5: Path, target: Path = MATHJAX_TARGET) -> None:
+    """Copy the parts of MathJax that ``tex-chtml.js`` loads into the built site."""
+    target.mkdir(parents=True, exist_ok=True)
+    for part in MATHJAX_PARTS:
+        source = es5 / part
+        destination = target / part
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, destination, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, destination)
+    licence = es5.parent / "LICENSE"
+    if licence.is_file():
+        shutil.copy2(licence, target / "LICENSE")
+
+
+def run_jupyter_book() -> tuple[int, list[str]]:
+    """Run ``jupyter-book build``, echoing its output, and return (exit code, lines)."""
+    command = [
+        sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+        "build", str(ROOT), "--builder", "html",
+        "--warningiserror", "--keep-going",
+        # A fresh Sphinx environment, so the warnings of an unchanged page are reported
+        # again; execution results still come from the jupyter-cache.
+        "--all",
+    ]
+    env = dict(os.environ)
+    # Chapters import perceptron_lib from the repository, installed or not.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    lines: list[str] = []
+    with subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, bufsize=1,
+    ) as process:
+        for line in process.stdout or ():
+            sys.stdout.write(line)
+            lines.append(_ANSI.sub("", line.rstrip("\n")))
+    return process.returncode, lines
+
+
+def execution_summary(lines: list[str]) -> dict[str, list[str]]:
+    """Which chapters were executed and which came from the cache, from the build log."""
+    summary: dict[str, list[str]] = {"executed": [], "cached": []}
+    for line in lines:
+        match = _EXEC_LINE.match(line)
+        if not match:
+            continue
+        name = Path(match["path"]).stem
+        key = "cached" if match["what"] == "Using cached notebook" else "executed"
+        if name not in summary[key]:
+            summary[key].append(name)
+    return summary
+
+
+def notebook_pages() -> list[str]:
+    """Pages (as ``book/name``) whose source is a notebook, i.e. has a kernelspec."""
+    pages = []
+    for path in sorted((ROOT / "book").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        front_matter = text.split("\n---", 1)[0] if text.startswith("---") else ""
+        if "kernelspec:" in front_matter:
+            pages.append(f"book/{path.stem}")
+    return pages
+
+
+def check_notebook_downloads() -> list[str]:
+    """Every notebook page offers itself as an .ipynb download; return the problems."""
+    problems = []
+    for page in notebook_pages():
+        html_file = HTML / f"{page}.html"
+        if not html_file.is_file():
+            continue  # not in the table of contents
+        ipynb = HTML / "_sources" / f"{page}.ipynb"
+        link = f'href="../_sources/{page}.ipynb"'
+        if not ipynb.is_file() or link not in html_file.read_text(encoding="utf-8"):
+            problems.append(
+                f"{html_file.relative_to(ROOT)} does not offer {ipynb.relative_to(ROOT)} "
+                "for download. sphinx-book-theme adds the .ipynb download only while a "
+                "launch button is configured: keep binderhub_url (or another launch "
+                "button) set in _config.yml."
+            )
+    return problems
+
+
+def add_outputs_to_downloads() -> list[str]:
+    """Put the executed outputs into the chapters' .ipynb downloads.
+
+    sphinx-book-theme offers the notebook that myst-nb wrote, which has outputs only
+    when the chapter was executed in this build, not when its outputs came from the
+    cache. The cache holds the executed notebook either way, so the downloads always
+    get the outputs from there. Returns the pages for which that was not possible.
+    """
+    import nbformat
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(BUILD / ".jupyter_cache"))
+    skipped = []
+    for page in notebook_pages():
+        download = HTML / "_sources" / f"{page}.ipynb"
+        if not download.is_file():
+            continue
+        notebook = nbformat.read(download, as_version=4)
+        try:
+            _, executed = cache.merge_match_into_notebook(notebook)
+        except KeyError:
+            skipped.append(page)
+            continue
+        nbformat.write(executed, download)
+    return skipped
+
+
+def print_failure(lines: list[str]) -> None:
+    """Print the warnings and the execution reports of a failed build."""
+    bar = "=" * 78
+    print(f"\n{bar}\n[book] THE BOOK BUILD FAILED\n{bar}")
+    warnings = [line for line in lines if "WARNING" in line or "ERROR" in line]
+    warnings = [line for line in warnings if "[IPKernelApp]" not in line]
+    if warnings:
+        print("[book] warnings (each one fails the build):")
+        for line in warnings:
+            print(f"  {line}")
+    reports = sorted(REPORTS.rglob("*.err.log")) if REPORTS.is_dir() else []
+    for report in reports:
+        print(f"\n{bar}\n[book] execution report {report.relative_to(ROOT)}\n{bar}")
+        print(report.read_text(encoding="utf-8", errors="replace"))
+    if not reports:
+        print("[book] no chapter failed to execute (no reports in "
+              f"{REPORTS.relative_to(ROOT)}).")
+    missing_release = [
+        line.split("download file not readable:", 1)[1].strip()
+        for line in lines
+        if "download file not readable:" in line and str(RELEASE) in line
+    ]
+    if missing_release:
+        print(
+            "\n[book] These assignment notebooks, linked from the chapters, have not been "
+            "released:\n  " + "\n  ".join(missing_release) + "\n"
+            "Run `make assignments` (python -m autograder release) before building the "
+            "book; `make test` does both."
+        )
+
+
+def main() -> int:
+    start = time.perf_counter()
+    if not RELEASE.is_dir():
+        print(
+            "[book] notebooks/release/ does not exist yet: each chapter's assignment link "
+            "will fail the build as 'download file not readable' until "
+            "`make assignments` (python -m autograder release) has run."
+        )
+    try:
+        es5 = mathjax_es5()
+    except BuildError as error:
+        print(f"[book] {error}", file=sys.stderr)
+        return 1
+    # Old reports would blame chapters that have been fixed since.
+    shutil.rmtree(REPORTS, ignore_errors=True)
+
+    returncode, lines = run_jupyter_book()
+    if HTML.is_dir():
+        copy_mathjax(es5)
+        for page in add_outputs_to_downloads():
+            print(f"[book] note: no cached execution matches {page}; its .ipynb download "
+                  "has no outputs.")
+    summary = execution_summary(lines)
+    elapsed = time.perf_counter() - start
+    print(
+        f"[book] executed: {', '.join(summary['executed']) or 'none'}; "
+        f"from the cache: {', '.join(summary['cached']) or 'none'}"
+    )
+    if returncode != 0:
+        print_failure(lines)
+        print(f"[book] failed after {elapsed:.1f} s")
+        return returncode
+
+    problems = check_notebook_downloads()
+    if not (MATHJAX_TARGET / "tex-chtml.js").is_file():
+        problems.append(f"{MATHJAX_TARGET / 'tex-chtml.js'} is missing after the copy.")
+    if problems:
+        print("\n[book] the build finished, but:")
+        for problem in problems:
+            print(f"  {problem}")
+        return 1
+    print(f"[book] built {HTML.relative_to(ROOT)}/index.html in {elapsed:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

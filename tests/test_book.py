@@ -1,0 +1,232 @@
+"""Tests of the book: its table of contents, the built HTML in ``_build/html`` (no nbgrader
+solutions, no broken internal links, nothing loaded from the network) and an nbval run of
+every chapter.
+
+The tests of the built HTML need ``make book`` first (``make test`` runs it); without a
+built book they fail with a message that says so.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import jupytext
+import pytest
+
+NBGRADER_MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+# Link relations that make the browser fetch the target while the page loads.
+LOADING_RELS = {"stylesheet", "preload", "modulepreload", "icon", "shortcut", "manifest",
+                "prefetch", "preconnect", "dns-prefetch", "apple-touch-icon"}
+
+
+class PageParser(HTMLParser):
+    """Collects the ids of a page and the URLs its elements refer to."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, str, str]] = []  # (tag, attribute, url)
+        self.link_rels: list[tuple[str, str]] = []  # (rel, href) of <link>
+        self.inline_scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if attributes.get("id"):
+            self.ids.add(attributes["id"])
+        if tag == "a" and attributes.get("name"):
+            self.ids.add(attributes["name"])
+        for name in ("href", "src"):
+            if attributes.get(name) is not None:
+                self.links.append((tag, name, attributes[name]))
+        if tag == "link" and attributes.get("href"):
+            self.link_rels.append((attributes.get("rel") or "", attributes["href"]))
+        if tag == "script" and not attributes.get("src"):
+            self._in_script = True
+            self.inline_scripts.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.inline_scripts[-1] += data
+
+
+def parse_page(path: Path) -> PageParser:
+    parser = PageParser()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def html_pages(built_book: Path) -> list[Path]:
+    """The book's pages: every .html file except the theme's and MathJax's static files."""
+    return sorted(p for p in built_book.rglob("*.html") if "_static" not in p.relative_to(built_book).parts)
+
+
+def is_external(url: str) -> bool:
+    parts = urlsplit(url)
+    return bool(parts.scheme) or url.startswith("//")
+
+
+# --- the table of contents -------------------------------------------------------------
+
+def test_every_book_page_is_in_the_toc(repo_root, book_docnames):
+    pages = {f"book/{path.stem}" for path in (repo_root / "book").glob("*.md")}
+    missing = sorted(pages - set(book_docnames))
+    assert not missing, (
+        f"These pages are in book/ but not in _toc.yml, so they are not built: {missing}. "
+        "Add them to _toc.yml."
+    )
+
+
+def test_every_toc_entry_has_a_file(repo_root, book_docnames):
+    missing = [name for name in book_docnames
+               if not any((repo_root / f"{name}{suffix}").is_file() for suffix in (".md", ".ipynb"))]
+    assert not missing, f"_toc.yml lists documents that have no .md or .ipynb file: {missing}"
+
+
+def test_toc_has_no_duplicates(book_docnames):
+    duplicates = sorted({name for name in book_docnames if book_docnames.count(name) > 1})
+    assert not duplicates, f"_toc.yml lists these documents more than once: {duplicates}"
+
+
+# --- the built book --------------------------------------------------------------------
+
+def test_every_toc_page_is_built(built_book, book_docnames):
+    missing = [name for name in book_docnames if not (built_book / f"{name}.html").is_file()]
+    assert not missing, f"These pages are in _toc.yml but not in {built_book}: {missing}"
+
+
+def test_built_book_has_no_nbgrader_markers(built_book):
+    found = defaultdict(list)
+    for path in sorted(built_book.rglob("*")):
+        if not path.is_file():
+            continue
+        content = path.read_bytes()
+        for marker in NBGRADER_MARKERS:
+            if marker.encode() in content:
+                found[str(path.relative_to(built_book))].append(marker)
+    assert not found, (
+        "The built book contains nbgrader solution or hidden-test markers, so it would "
+        f"give away solutions: {dict(found)}"
+    )
+
+
+def test_internal_links_resolve(built_book):
+    pages = html_pages(built_book)
+    assert pages, f"no HTML pages under {built_book}"
+    parsed = {path.resolve(): parse_page(path) for path in pages}
+    broken = []
+    for path, page in parsed.items():
+        for tag, attribute, url in page.links:
+            if not url or is_external(url):
+                continue
+            parts = urlsplit(url)
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{path.relative_to(built_book.resolve())}: <{tag} {attribute}={url!r}>"
+            if not target.is_file():
+                broken.append(f"{where} -> missing file")
+                continue
+            fragment = unquote(parts.fragment)
+            if fragment and target.suffix == ".html":
+                ids = parsed[target].ids if target in parsed else parse_page(target).ids
+                if fragment not in ids:
+                    broken.append(f"{where} -> no element with id {fragment!r}")
+    assert not broken, "Broken internal links in the built book:\n" + "\n".join(broken)
+
+
+def test_pages_load_nothing_from_the_network(built_book):
+    """Scripts, stylesheets, fonts and images come from the build, not from a CDN.
+
+    Links that the reader follows (launch buttons, the repository, citations) are fine:
+    they act only on a click.
+    """
+    remote = []
+    for path in html_pages(built_book):
+        page = parse_page(path)
+        name = path.relative_to(built_book)
+        for tag, attribute, url in page.links:
+            if tag in {"script", "img", "iframe", "source", "embed", "video", "audio"} and is_external(url):
+                remote.append(f"{name}: <{tag} {attribute}={url!r}>")
+        for rel, href in page.link_rels:
+            if is_external(href) and LOADING_RELS & set(rel.lower().split()):
+                remote.append(f"{name}: <link rel={rel!r} href={href!r}>")
+        for script in page.inline_scripts:
+            for scheme in ("http://", "https://"):
+                if scheme in script:
+                    snippet = script[max(0, script.index(scheme) - 60):script.index(scheme) + 80]
+                    remote.append(f"{name}: inline script refers to {snippet.strip()!r}")
+    assert not remote, "Pages fetch resources from the network at load time:\n" + "\n".join(remote)
+
+
+def test_mathjax_is_served_locally(built_book, book_docnames):
+    mathjax = built_book / "_static" / "mathjax" / "tex-chtml.js"
+    assert mathjax.is_file(), f"{mathjax} is missing: book/build.py copies MathJax there"
+    pages_with_math = []
+    for name in book_docnames:
+        text = (built_book / f"{name}.html").read_text(encoding="utf-8")
+        if 'class="math' in text:
+            pages_with_math.append(name)
+            assert "_static/mathjax/tex-chtml.js" in text, f"{name}.html does not load the local MathJax"
+    assert pages_with_math, "no page of the book contains mathematics: is MathJax configured?"
+
+
+def test_chapters_offer_ipynb_download(built_book, book_docnames, repo_root):
+    """Every page with code offers itself as a notebook in the download menu."""
+    missing = []
+    for name in book_docnames:
+        source = repo_root / f"{name}.md"
+        if not source.is_file() or "```{code-cell}" not in source.read_text(encoding="utf-8"):
+            continue  # only chapters with code are notebooks
+        ipynb = built_book / "_sources" / f"{name}.ipynb"
+        html = (built_book / f"{name}.html").read_text(encoding="utf-8")
+        if not ipynb.is_file() or f'_sources/{name}.ipynb"' not in html:
+            missing.append(name)
+    assert not missing, f"These chapters have no .ipynb download: {missing}"
+
+
+# --- every chapter runs as a notebook --------------------------------------------------
+
+@pytest.mark.slow
+def test_chapters_run_under_nbval(repo_root, book_docnames, tmp_path, capsys):
+    """Convert each chapter to .ipynb with jupytext and run it with ``pytest --nbval-lax``."""
+    notebooks = []
+    for name in book_docnames:
+        source = repo_root / f"{name}.md"
+        if not source.is_file():
+            continue  # reported by test_every_toc_entry_has_a_file
+        notebook = jupytext.read(source)
+        if not any(cell.cell_type == "code" for cell in notebook.cells):
+            continue
+        target = tmp_path / f"{Path(name).name}.ipynb"
+        jupytext.write(notebook, target)
+        notebooks.append(target)
+    assert notebooks, "no chapter in _toc.yml has code cells"
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(repo_root), env.get("PYTHONPATH")]))
+    env["MPLBACKEND"] = "Agg"
+    command = [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-cell-timeout=300",
+               "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"),
+               "--rootdir", str(tmp_path), "-q", *map(str, notebooks)]
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    with capsys.disabled():
+        print(f"\n[nbval] {len(notebooks)} chapters ran in {elapsed:.1f} s")
+    assert result.returncode == 0, (
+        f"nbval failed on the chapters (exit code {result.returncode}, {elapsed:.1f} s):\n"
+        f"{result.stdout[-8000:]}\n{result.stderr[-4000:]}"
+    )
