@@ -51,8 +51,9 @@ class VotedPerceptron(OnlineLinearClassifier):
         Their offsets.
     counts_ : ndarray of shape (n_vectors,)
         Survival counts: the number of example visits after which each vector was
-        the current one. They add up to the number of visits. A vector that was
-        replaced at once has count 0 and no say in the vote.
+        the current one. They add up to the number of visits. Every vector counts
+        the visit that created it, so only the starting zero vector (which scores
+        0, a mistake, on the first visit) has count 0 and no say in the vote.
     coef_, intercept_ : ndarray of shape (n_features,), float
         The last weight vector and offset (what the plain perceptron returns).
     n_mistakes_, n_epochs_, converged_
