@@ -24,6 +24,7 @@ import importlib
 import json
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -139,12 +140,16 @@ def read_results(directory):
             return {}, {}
         with open(paths[0]) as f:
             records = json.load(f)
+        # The archive's declared sizes bound what np.load reads: refuse a zip bomb before loading it.
+        with zipfile.ZipFile(paths[1]) as archive:
+            if sum(info.file_size for info in archive.infolist()) > MAX_RESULTS_BYTES:
+                return {}, {}
         with np.load(paths[1], allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         if not isinstance(records, dict):
             return {}, {}
         return records, arrays
-    except (OSError, ValueError, EOFError):
+    except (OSError, ValueError, EOFError, RecursionError, MemoryError, zipfile.BadZipFile):
         return {}, {}
 
 
@@ -197,7 +202,8 @@ def _type_name(value):
         return value.description
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
-    return f"a {type(value).__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def _as_vector(value):

@@ -1,0 +1,259 @@
+"""The pages people read after a grading run: one feedback page per student, one report for the instructor.
+
+Both are single self-contained HTML files (inline CSS, plots as inline SVG
+drawn with matplotlib's Agg-based SVG backend, nothing fetched from the
+network), so they can be mailed, uploaded to a learning management system
+or opened from a USB stick.  Everything that came from a submission (student
+ids, messages quoting a student's exception, flag details) is escaped.
+Feedback shows each graded cell's points and the verdict message, which
+names a failed hidden case by its description only: never the hidden
+checks' code or expected values.
+"""
+
+import datetime
+import html
+import io
+import statistics
+from collections import Counter
+
+from .results import FLAG_TEXT, GRADED, STATUS_TEXT, STATUSES
+
+__all__ = ["feedback_html", "report_html"]
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 60em;
+       padding: 0 1em; color: #1d1d1f; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.8em; }
+table { border-collapse: collapse; margin: 0.8em 0; width: 100%; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.pass { color: #116329; font-weight: 600; } .fail { color: #a40e26; font-weight: 600; }
+.status { display: inline-block; padding: 0.1em 0.6em; border-radius: 0.8em; font-weight: 600; }
+.status-graded { background: #dafbe1; } .status-ungradable { background: #fff1c2; }
+.status-timeout { background: #ffe2cc; } .status-crashed { background: #ffd8d3; }
+.box { border-left: 4px solid #888; background: #f6f8fa; padding: 0.6em 1em; margin: 1em 0; }
+.warning { border-left-color: #d1242f; background: #fff0f0; }
+.muted { color: #57606a; font-size: 0.92em; } code { font-size: 0.95em; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; } .plots figure { margin: 0; flex: 1 1 26em; }
+figcaption { font-size: 0.9em; color: #57606a; }
+"""
+
+
+def _e(value):
+    return html.escape(str(value), quote=True)
+
+
+def _page(title, body):
+    return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def _points(value):
+    return f"{value:g}"
+
+
+def _status_badge(status):
+    return f'<span class="status status-{_e(status)}">{_e(status)}</span>'
+
+
+# -- feedback for one student -------------------------------------------------------
+
+def feedback_html(result, *, sandbox_text=""):
+    """The feedback page of one :class:`~autograder.results.Result`."""
+    parts = [f"<h1>{_e(result.assignment)}: feedback for {_e(result.student_id)}</h1>"]
+    parts.append(f"<p>Status: {_status_badge(result.status)} {_e(STATUS_TEXT[result.status])}</p>")
+    if result.reason:
+        parts.append(f'<div class="box">Why: {_e(result.reason)}.</div>')
+    manual_points = sum(points for _, points, _ in result.manual_cells)
+    parts.append(f"<p><strong>Autograded score: {_points(result.score)} / {_points(result.max_score)}</strong>"
+                 + (f"<br><span class=\"muted\">The written answers ({_points(manual_points)} points) are graded "
+                    f"by hand; those points come later.</span>" if result.manual_cells else "") + "</p>")
+    if result.cells:
+        rows = []
+        for cell in result.cells:
+            mark = '<span class="pass">passed</span>' if cell.passed else (
+                '<span class="fail">failed</span>' if cell.judged else "graded by hand")
+            rows.append(f"<tr><td><code>{_e(cell.grade_id)}</code></td><td>{mark}</td>"
+                        f"<td class=\"num\">{_points(cell.points)} / {_points(cell.max_points)}</td>"
+                        f"<td>{_e(cell.message)}</td></tr>")
+        parts.append("<h2>Tests</h2><table><tr><th>test cell</th><th>result</th><th class=\"num\">points</th>"
+                     "<th>message</th></tr>" + "".join(rows) + "</table>")
+    if result.manual_cells:
+        rows = "".join(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(points)}</td>"
+                       f"<td>{'no answer was written' if checksum is None else 'waiting for manual grading'}</td></tr>"
+                       for gid, points, checksum in result.manual_cells)
+        parts.append("<h2>Written answers</h2><table><tr><th>answer cell</th><th class=\"num\">points</th>"
+                     f"<th>state</th></tr>{rows}</table>")
+    if result.notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in result.notes) + "</ul>")
+    if result.flags:
+        items = "".join(f"<li><strong>{_e(f.code)}</strong>: {_e(FLAG_TEXT.get(f.code, ''))}"
+                        + (f"<br><span class=\"muted\">{_e(f.detail)}</span>" if f.detail else "") + "</li>"
+                        for f in result.flags)
+        parts.append("<h2>Flagged for the instructor</h2><p>These do not change the score by themselves; "
+                     f"the instructor will look at them.</p><ul>{items}</ul>")
+    parts.append("<p class=\"muted\">Your notebook ran in an isolated sandbox; the hidden tests called your "
+                 "functions there and judged what they returned outside it. Read-only and test cells were run as "
+                 "released, whatever the notebook contained.</p>" if result.sandboxed else "")
+    return _page(f"{result.assignment}: feedback for {result.student_id}", "\n".join(p for p in parts if p))
+
+
+# -- plots ------------------------------------------------------------------------------
+
+def _svg(fig):
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "autograder", "svg.fonttype": "none"}):
+        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _score_histogram(scores, max_score):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(5.2, 3.0))
+    top = max(max_score, max(scores, default=0), 1)
+    bins = np.linspace(0, top, int(min(top, 20)) + 1) if float(top).is_integer() else 10
+    ax.hist(scores, bins=bins, color="#4c72b0", edgecolor="white")
+    ax.set(xlabel=f"autograded score (out of {max_score:g})", ylabel="submissions", xlim=(0, top))
+    ax.spines[["top", "right"]].set_visible(False)
+    return _svg(fig)
+
+
+def _question_chart(names, means, failure_rates):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(5.2, 0.45 * len(names) + 1.2))
+    y = np.arange(len(names))
+    ax.barh(y - 0.2, means, height=0.4, color="#55a868", label="mean score (fraction of points)")
+    ax.barh(y + 0.2, failure_rates, height=0.4, color="#c44e52", label="failure rate")
+    ax.set_yticks(y, names)
+    ax.invert_yaxis()
+    ax.set(xlim=(0, 1), xlabel="fraction of graded submissions")
+    ax.legend(loc="lower right", fontsize="small", frameon=False, bbox_to_anchor=(1, 1.0), ncol=2)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _svg(fig)
+
+
+# -- the instructor's report -----------------------------------------------------------
+
+def _feedback_link(student_id):
+    return f'<a href="feedback/{_e(student_id)}.html">{_e(student_id)}</a>'
+
+
+def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=True, started=None, seconds=0.0,
+                settings=None):
+    """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time."""
+    counts = Counter(r.status for r in results)
+    graded = [r for r in results if r.status == GRADED]
+    max_score = max((r.max_score for r in results), default=0.0)
+    manual_points = max((sum(p for _, p, _ in r.manual_cells) for r in results), default=0.0)
+    when = datetime.datetime.fromtimestamp(started).strftime("%Y-%m-%d %H:%M:%S") if started else "?"
+    parts = [f"<h1>Grading report: {_e(assignment)}</h1>",
+             f"<p class=\"muted\">Run started {_e(when)}, took {seconds:.1f} s for {len(results)} submissions.</p>"]
+    if sandboxed:
+        parts.append(f'<div class="box">Sandbox: {_e(sandbox_text)}. Each submission ran in its own sandbox.</div>')
+    else:
+        parts.append('<div class="box warning"><strong>No sandbox.</strong> These submissions were graded with '
+                     '--unsafe-no-sandbox: student code ran with the grader\'s permissions, could read the hidden '
+                     f'checks and change files. {_e(sandbox_text)}</div>')
+    parts.append(f"<p>Scores cover the <strong>{_points(max_score)} autograded points</strong> only. "
+                 + (f"The {_points(manual_points)} points of written answers are graded by hand in nbgrader's "
+                    "formgrader and come later; <code>nbgrader export</code> then gives the totals."
+                    if manual_points else "") + "</p>")
+
+    summary = "".join(f"<tr><td>{_status_badge(s)}</td><td class=\"num\">{counts.get(s, 0)}</td>"
+                      f"<td>{_e(STATUS_TEXT[s])}</td></tr>" for s in STATUSES)
+    flagged = sum(bool(r.flags) for r in results)
+    summary += f"<tr><td><strong>flagged</strong></td><td class=\"num\">{flagged}</td><td>submissions with at least one flag (listed below)</td></tr>"
+    parts.append(f"<h2>Summary</h2><table><tr><th>status</th><th class=\"num\">submissions</th><th>meaning</th></tr>{summary}</table>")
+
+    if graded:
+        scores = [r.score for r in graded]
+        stats = (f"mean {statistics.mean(scores):.2f}, median {statistics.median(scores):g}, "
+                 f"min {min(scores):g}, max {max(scores):g} (over the {len(graded)} graded submissions)")
+        cell_ids = [c.grade_id for c in graded[0].cells]
+        per_cell = {gid: [] for gid in cell_ids}
+        for r in graded:
+            for c in r.cells:
+                if c.grade_id in per_cell and c.judged:
+                    per_cell[c.grade_id].append(c)
+        names, means, fails, rows = [], [], [], []
+        for gid in cell_ids:
+            cells = per_cell[gid]
+            if not cells:
+                continue
+            possible = cells[0].max_points or 1
+            mean = statistics.mean(c.points for c in cells) / possible
+            fail = sum(not c.passed for c in cells) / len(cells)
+            names.append(gid)
+            means.append(mean)
+            fails.append(fail)
+            rows.append(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(cells[0].max_points)}</td>"
+                        f"<td class=\"num\">{mean * cells[0].max_points:.2f}</td><td class=\"num\">{fail:.0%}</td></tr>")
+        plots = [f"<figure>{_score_histogram(scores, max_score)}<figcaption>Autograded scores of the graded "
+                 f"submissions: {_e(stats)}.</figcaption></figure>"]
+        if names:
+            plots.append(f"<figure>{_question_chart(names, means, fails)}<figcaption>Per test cell: mean score as a "
+                         "fraction of its points, and the fraction of graded submissions that failed it."
+                         "</figcaption></figure>")
+        parts.append("<h2>Scores</h2><div class=\"plots\">" + "".join(plots) + "</div>")
+        parts.append("<table><tr><th>test cell</th><th class=\"num\">points</th><th class=\"num\">mean</th>"
+                     "<th class=\"num\">failed</th></tr>" + "".join(rows) + "</table>")
+
+        messages = Counter((c.grade_id, c.message) for r in graded for c in r.cells if c.judged and not c.passed)
+        if messages:
+            rows = "".join(f"<tr><td class=\"num\">{n}</td><td><code>{_e(gid)}</code></td><td>{_e(msg)}</td></tr>"
+                           for (gid, msg), n in messages.most_common(15))
+            parts.append("<h2>Most common failures</h2><table><tr><th class=\"num\">count</th><th>test cell</th>"
+                         f"<th>message</th></tr>{rows}</table>")
+        times = [r.run_seconds for r in results if r.run_seconds]
+        if times:
+            parts.append(f"<p class=\"muted\">Time to run one notebook: mean {statistics.mean(times):.1f} s, "
+                         f"longest {max(times):.1f} s.</p>")
+    else:
+        parts.append("<h2>Scores</h2><p>No submission could be graded, so there is no score distribution.</p>")
+
+    problems = [r for r in results if r.status != GRADED]
+    if problems:
+        rows = "".join(f"<tr><td>{_feedback_link(r.student_id)}</td><td>{_status_badge(r.status)}</td>"
+                       f"<td>{_e(r.reason)}</td></tr>" for r in problems)
+        parts.append("<h2>Not graded normally</h2><p>Each of these scores 0 on every test cell.</p>"
+                     f"<table><tr><th>student</th><th>status</th><th>reason</th></tr>{rows}</table>")
+    flagged_results = [r for r in results if r.flags]
+    if flagged_results:
+        rows = "".join(f"<tr><td>{_feedback_link(r.student_id)}</td><td><strong>{_e(f.code)}</strong></td>"
+                       f"<td>{_e(FLAG_TEXT.get(f.code, ''))}<br><span class=\"muted\">{_e(f.detail)}</span></td></tr>"
+                       for r in flagged_results for f in r.flags)
+        parts.append("<h2>Flags</h2><p>Signs of tampering or trouble worth a look; flags do not change scores."
+                     f"</p><table><tr><th>student</th><th>flag</th><th>what it means, and where</th></tr>{rows}</table>")
+    if skipped:
+        rows = "".join(f"<tr><td><code>{_e(s.name)}</code></td><td>{_e(s.reason)}</td></tr>" for s in skipped)
+        parts.append("<h2>Skipped entries</h2><p>These were in the submissions but are not submissions; they have "
+                     f"no row in grades.csv.</p><table><tr><th>entry</th><th>why</th></tr>{rows}</table>")
+
+    rows = "".join(f"<tr><td>{_feedback_link(r.student_id)}</td><td class=\"num\">{_points(r.score)} / "
+                   f"{_points(r.max_score)}</td><td>{_status_badge(r.status)}</td>"
+                   f"<td>{_e(', '.join(r.flag_codes))}</td></tr>" for r in results)
+    parts.append("<h2>All submissions</h2><table><tr><th>student</th><th class=\"num\">score</th><th>status</th>"
+                 f"<th>flags</th></tr>{rows}</table>")
+    if settings is not None:
+        parts.append(f"<p class=\"muted\">Limits: {settings.timeout:g} s per notebook, {settings.cell_timeout} s per "
+                     f"cell, {settings.memory_bytes // 2**20} MiB of memory per process, "
+                     f"{settings.max_processes} processes, {settings.max_cell_output_bytes:,} bytes of output kept "
+                     "per cell.</p>")
+    return _page(f"Grading report: {assignment}", "\n".join(parts))

@@ -1,0 +1,126 @@
+"""The records that travel between the grading workers and the host: jobs, flags and results.
+
+A :class:`Job` says what to grade and how (everything a worker needs, as
+plain picklable data, so any ``concurrent.futures.Executor`` can run
+:func:`autograder.grade.grade_one` on it); a :class:`Result` is everything
+the host needs to write the gradebook, ``grades.csv``, the feedback and the
+report.  Statuses and flag codes are fixed strings, defined here once, with
+the sentences the feedback and the report use to explain them.
+"""
+
+from dataclasses import dataclass, field
+
+GRADED = "graded"
+UNGRADABLE = "ungradable"
+TIMEOUT = "timeout"
+CRASHED = "crashed"
+STATUSES = (GRADED, UNGRADABLE, TIMEOUT, CRASHED)
+
+STATUS_TEXT = {
+    GRADED: "The notebook ran and every hidden test was judged.",
+    UNGRADABLE: "The file could not be graded, so no code was run and every test scores 0.",
+    TIMEOUT: "The notebook used up its time budget before the hidden tests could run, so every test scores 0.",
+    CRASHED: "The notebook's Python process died before the hidden tests could run, so every test scores 0.",
+}
+
+# Flag code -> what it means, in words for the instructor and the student.
+FLAG_TEXT = {
+    "edited-locked-cell": "A read-only or test cell was changed; the original cell was run instead.",
+    "deleted-locked-cell": "A read-only or test cell was deleted; the original cell was put back and run.",
+    "duplicated-cell": "A cell appears twice (the same nbgrader cell id); only the first copy of an answer "
+                       "was graded, and copies of test cells were dropped.",
+    "ipython-hooks": "The code reaches into IPython (get_ipython(), input or AST transformers, event hooks, "
+                     "or magics that change how cells run).",
+    "patched-modules": "The code replaces attributes of modules or built-ins (for example numpy.testing or "
+                       "builtins), which could change what tests see.",
+    "import-system": "The code edits sys.modules, sys.path or Python's import and trace hooks, or imports "
+                     "modules by computed names.",
+    "module-file": "The code writes (or left behind) a file named like a Python module, which could replace "
+                   "that module for code run later.",
+    "outside-paths": "The code refers to files or folders outside its own folder, or lists directories.",
+    "grading-detection": "The code looks at environment variables, the user, the host or grading paths, as a "
+                         "way to tell whether it is being graded.",
+    "processes": "The code starts, stops or signals processes, or runs shell commands.",
+    "custom-equality": "The code defines a class with its own ==, != or truth value; such objects never pass "
+                       "a hidden test.",
+    "reference-solution": "The code imports the course's reference implementation (perceptron_lib) of "
+                          "something the assignment asks you to write.",
+    "output-truncated": "A cell printed more output than is kept; the rest was dropped.",
+    "cell-interrupted": "A cell ran longer than the per-cell time limit and was interrupted; later cells still ran.",
+    "background-processes": "Processes started by the notebook were still running at the end; they were killed.",
+}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something in a submission the instructor should look at."""
+
+    code: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """The score of one graded cell of one submission."""
+
+    grade_id: str
+    points: float
+    max_points: float
+    passed: bool
+    message: str
+    judged: bool = True  # False when no hidden check covers the cell: it needs a human
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How every submission of a run is graded."""
+
+    timeout: float = 300.0
+    cell_timeout: int = 60
+    probe_seconds: float = 3.0
+    use_sandbox: bool = True
+    memory_bytes: int = 3 * 2**30
+    max_processes: int = 256
+    max_file_bytes: int = 64 * 2**20
+    max_cell_output_bytes: int = 100_000
+    max_total_output_bytes: int = 2_000_000
+    max_notebook_bytes: int = 20 * 2**20
+    max_work_bytes: int = 512 * 2**20
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade."""
+
+    student_id: str
+    assignment: str
+    notebook_path: str  # on the host; None when the submission was found unusable already
+    release_dir: str
+    settings: Settings
+    problem: str = None  # why it cannot be graded, when that is known before reading it
+    source_sha256: str = ""
+
+
+@dataclass
+class Result:
+    """Everything the host records about one graded submission."""
+
+    student_id: str
+    assignment: str
+    status: str
+    reason: str = ""
+    score: float = 0.0
+    max_score: float = 0.0
+    cells: list = field(default_factory=list)  # CellResult, in notebook order
+    manual_cells: list = field(default_factory=list)  # (grade_id, max_points, answer checksum)
+    flags: list = field(default_factory=list)  # Flag
+    notes: list = field(default_factory=list)  # plain sentences for the feedback
+    autograded_notebook: str = None  # nbformat JSON text
+    seconds: float = 0.0  # wall time of grade_one
+    run_seconds: float = 0.0  # wall time of the notebook run (sandbox included)
+    sandboxed: bool = True
+    source_sha256: str = ""
+
+    @property
+    def flag_codes(self):
+        return sorted({f.code for f in self.flags})
