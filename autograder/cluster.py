@@ -38,8 +38,10 @@ def dask_executor(address, *, timeout=30):
     except (OSError, TimeoutError) as exc:
         raise ClusterUnavailable(f"Could not connect to the Dask scheduler at {address!r}: {exc}") from exc
     try:
-        if not client.scheduler_info().get("workers"):
+        try:
             client.wait_for_workers(1, timeout=timeout)
+        except TimeoutError as exc:
+            raise ClusterUnavailable(f"The Dask scheduler at {address!r} has no workers (waited {timeout:g} s).") from exc
         yield client.get_executor(pure=False)
     finally:
         client.close()

@@ -1,12 +1,14 @@
 """``python -m autograder grade``: grade a batch of submissions safely, in parallel, and report.
 
-The run has two sides.  Workers (any ``concurrent.futures.Executor``; a
-process pool by default) each call :func:`grade_one` on one submission: it
-reads the notebook as untrusted data, rebuilds it around the release's
-locked cells (:mod:`autograder.integrity`), runs it in a fresh sandbox
-(:mod:`autograder.sandbox`, :mod:`autograder.runner`), and judges the plain
-data the student's functions returned with the hidden checks
-(:mod:`autograder.checks`) outside the sandbox.  The host process alone
+The run has two sides.  Workers (any ``concurrent.futures.Executor``: a
+process pool by default, or a Dask cluster with ``--scheduler``) each call
+:func:`run_submission` on one submission: it reads the notebook as untrusted
+data, rebuilds it around the release's locked cells
+(:mod:`autograder.integrity`), runs it in a fresh sandbox
+(:mod:`autograder.sandbox`, :mod:`autograder.runner`), and returns the plain
+data the student's functions returned.  The host process judges that data
+with the hidden checks (:mod:`autograder.checks`, :func:`judge`), so the
+verdicts never depend on a worker, and alone
 writes: as results arrive it records them, in submission order, in the
 gradebook (:mod:`autograder.gradebook`), the autograded notebook and the
 student's feedback page; at the end it writes ``grades.csv`` (to a temporary
@@ -22,6 +24,7 @@ says what to do.
 import argparse
 import concurrent.futures
 import csv
+import functools
 import json
 import multiprocessing
 import os
@@ -33,7 +36,7 @@ import time
 from .results import (CRASHED, GRADED, STATUSES, TIMEOUT, UNGRADABLE, CellResult, Flag, Job, Result,
                       Settings)
 
-__all__ = ["main", "grade_one", "grade_submissions", "make_jobs", "write_grades_csv"]
+__all__ = ["main", "grade_one", "run_submission", "judge", "grade_submissions", "make_jobs", "write_grades_csv"]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE_DIR = os.path.join(ROOT, "notebooks")
@@ -368,17 +371,38 @@ def _score(checks, autograded, records, arrays, status, reason):
     return cells
 
 
-def grade_one(job):
-    """Grade one submission; a pure function of ``job`` (picklable in, picklable out)."""
+def run_submission(job):
+    """Run one submission and collect what it returned, unjudged; a pure function of ``job``.
+
+    Picklable in and out, so any executor can run it.  The result carries the
+    probe data (``probe_results``) for :func:`judge` to turn into verdicts.
+    """
     started = time.monotonic()
     result = Result(job.student_id, job.assignment, UNGRADABLE, sandboxed=job.settings.use_sandbox,
                     source_sha256=job.source_sha256)
     try:
         _grade_into(job, result)
     finally:
-        result.score = sum(c.points for c in result.cells)
         result.seconds = time.monotonic() - started
     return result
+
+
+def judge(result):
+    """Turn the probe data of a run into one verdict per autograded cell, and the score."""
+    from .checks import load_checks
+
+    if result.autograded_cells is not None:
+        records, arrays = result.probe_results or ({}, {})
+        result.cells = _score(load_checks(result.assignment), result.autograded_cells, records, arrays,
+                              result.status, result.reason)
+        result.autograded_cells = result.probe_results = None
+    result.score = sum(c.points for c in result.cells)
+    return result
+
+
+def grade_one(job):
+    """Run and judge one submission in this process."""
+    return judge(run_submission(job))
 
 
 def _grade_into(job, result):
@@ -426,9 +450,9 @@ def _grade_into(job, result):
         result.run_seconds = time.monotonic() - run_started
         report = _read_json(os.path.join(out, "runner.json"), 1 << 20) or {}
         status, reason = _status_from_outcome(outcome, report, settings, prepared)
-        records, arrays = read_results(out) if status == GRADED else ({}, {})
         result.status, result.reason = status, reason
-        result.cells = _score(checks, autograded, records, arrays, status, reason)
+        result.autograded_cells = autograded
+        result.probe_results = read_results(out) if status == GRADED else ({}, {})
         executed = _read_json(os.path.join(out, "executed.ipynb"), MAX_EXECUTED_BYTES)
         result.autograded_notebook = _autograded_notebook(prepared, executed, settings)
         more_flags, notes = _runner_flags(report, prepared)
@@ -563,12 +587,12 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     written = 0
     gb = open_gradebook(course_dir)
     try:
-        futures = {executor.submit(grade_one, job): i for i, job in enumerate(jobs)}
+        futures = {executor.submit(run_submission, job): i for i, job in enumerate(jobs)}
         done = 0
         for future in concurrent.futures.as_completed(futures):
             i = futures[future]
             try:
-                results[i] = future.result()
+                results[i] = judge(future.result())
             except Exception as exc:  # a broken worker must not stop the batch
                 results[i] = _internal_error(jobs[i], exc)
             done += 1
@@ -657,6 +681,9 @@ def main(argv=None):
                         help="time limit of one cell; a cell past it is interrupted and the next runs (default: %(default)s)")
     parser.add_argument("--course-dir", default=COURSE_DIR, metavar="DIR",
                         help="the nbgrader course directory with release/ and gradebook.db (default: %(default)s)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="grade on a Dask cluster: the scheduler's address (tcp://host:8786) or its scheduler "
+                             "file (.json). Workers need this course directory and the submissions at the same paths")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="grade even where no sandbox can be made: student code then runs with your permissions")
     args = parser.parse_args(argv)
@@ -707,9 +734,19 @@ def main(argv=None):
             print("autograder grade: WARNING: grading without a sandbox; student code runs with your permissions.",
                   file=sys.stderr)
         started = time.monotonic()
-        results = grade_submissions(args.assignment, submissions, course_dir=course_dir, out_dir=args.out,
-                                    settings=settings, workers=args.workers, progress=_Progress(),
-                                    skipped=skipped, sandbox_text=sandbox_text)
+        run = functools.partial(grade_submissions, args.assignment, submissions, course_dir=course_dir,
+                                out_dir=args.out, settings=settings, workers=args.workers, progress=_Progress(),
+                                skipped=skipped, sandbox_text=sandbox_text)
+        if args.scheduler:
+            from .cluster import ClusterUnavailable, dask_executor
+
+            try:
+                with dask_executor(args.scheduler) as executor:
+                    results = run(executor=executor)
+            except ClusterUnavailable as exc:
+                return _fail(str(exc))
+        else:
+            results = run()
         seconds = time.monotonic() - started
     for line in summary_lines(results, skipped, seconds, sandbox_text, use_sandbox):
         print(line)

@@ -120,6 +120,10 @@ class Result:
     run_seconds: float = 0.0  # wall time of the notebook run (sandbox included)
     sandboxed: bool = True
     source_sha256: str = ""
+    # Set by the worker, consumed by the host's judge: the autograded cells'
+    # (grade_id, points) and the probe's untrusted (records, arrays).
+    autograded_cells: list = None
+    probe_results: tuple = None
 
     @property
     def flag_codes(self):
