@@ -157,18 +157,20 @@ def _bwrap_command(command, *, mounts, cwd, env, limits, uid):
         args += ["--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"]
     args += _system_args()
     all_mounts = list(_python_mounts()) + list(mounts)
-    # Directories to create for the mount points; under /home (a tmpfs) they must come after it.
+    # Directories to create for the mount points. Those under the private
+    # /tmp and /home must be made after those tmpfs mounts, or the mounts hide
+    # them (a checkout or virtual environment may well live under /tmp).
     parents = sorted({p for m in all_mounts for p in _ancestors(m.target)} - {"/tmp", "/home"})
     parents = [p for p in parents if not any(p == d or p.startswith(d + "/") for d in SYSTEM_DIRS)]
+    on_tmpfs = [p for p in parents if p.startswith(("/tmp/", "/home/"))]
     for parent in parents:
-        if not parent.startswith("/home/"):
+        if parent not in on_tmpfs:
             args += ["--perms", "0755", "--dir", parent]
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
              "--perms", "0755", "--size", str(limits.tmp_bytes), "--tmpfs", "/home"]
-    for parent in parents:
-        if parent.startswith("/home/"):
-            args += ["--perms", "1777", "--dir", parent]
+    for parent in on_tmpfs:
+        args += ["--perms", "1777" if parent.startswith("/home/") else "0755", "--dir", parent]
     for mount in all_mounts:
         args += ["--bind" if mount.writable else "--ro-bind", mount.source, mount.target]
     args += ["--remount-ro", "/", "--chdir", cwd, "--clearenv"]

@@ -589,6 +589,20 @@ def test_sandbox_hides_the_repository_and_the_network(tmp_path, sandbox_ready):
     assert outcome.leftover_processes == 0 and sandbox_processes() == []
 
 
+def test_sandbox_reads_mounts_nested_under_its_private_tmp(tmp_path, sandbox_ready):
+    # A checkout or virtual environment under /tmp (as in a CI clone) is
+    # mounted beneath the sandbox's own /tmp; the directories leading to it
+    # must exist there and be traversable by the sandbox's user.
+    shared = tmp_path / "lib"
+    shared.mkdir()
+    (shared / "data.txt").write_text("visible", encoding="utf-8")
+    target = "/tmp/checkout/nested/lib"
+    outcome = sandbox.run_sandboxed(["/bin/cat", f"{target}/data.txt"], mounts=[sandbox.Mount(str(shared), target)],
+                                    cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=60)
+    assert outcome.returncode == 0, outcome.output
+    assert outcome.output.strip() == "visible"
+
+
 def test_sandbox_is_stopped_by_its_watch_and_its_timeout(tmp_path, sandbox_ready):
     work = tmp_path / "work"
     work.mkdir()
