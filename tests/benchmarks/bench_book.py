@@ -34,7 +34,9 @@ def run(quick=False):
         return []
     with tempfile.TemporaryDirectory(prefix="bench-book-") as tmp:
         copy = Path(tmp)
-        shutil.copytree(ROOT / "book", copy / "book", ignore=shutil.ignore_patterns("__pycache__"))
+        # The chapters include the library's source with literalinclude.
+        for folder in ("book", "perceptron_lib"):
+            shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
         for name in ("_config.yml", "_toc.yml"):
             shutil.copy2(ROOT / name, copy / name)
         if (ROOT / "notebooks" / "release").is_dir():
