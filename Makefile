@@ -8,7 +8,7 @@ SUBMISSIONS ?=
 OUT ?= grading-output
 WORKERS ?=
 
-.PHONY: all install book test bench assignments grade clean
+.PHONY: all install system-book system-test system-grade book test bench assignments grade clean
 
 all: test
 
@@ -21,20 +21,31 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 
 install: $(STAMP)
 
+# The Debian packages each target uses (npm for MathJax; bubblewrap for the sandbox;
+# chromium and its driver for the browser tests): installed when missing, or a message
+# that names them and the command that installs them.
+system-book:
+	@tools/system-packages.sh book
+system-test:
+	@tools/system-packages.sh test
+system-grade:
+	@tools/system-packages.sh grade
+
 # The chapters link the student notebooks, so the release comes first.
-book: $(STAMP) assignments
+book: system-book $(STAMP) assignments
 	$(PY) book/build.py
 
 assignments: $(STAMP)
 	$(PY) -m autograder release
 
-test: $(STAMP) book
+test: system-test $(STAMP) book
 	$(PY) -m pytest
 
-bench: $(STAMP)
+# The book benchmark builds the book, which links the released notebooks.
+bench: system-test $(STAMP) assignments
 	$(PY) -m tests.benchmarks
 
-grade: $(STAMP)
+grade: system-grade $(STAMP)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n]"; exit 2; }
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n]"; exit 2; }
 	$(PY) -m autograder grade $(ASSIGNMENT) $(SUBMISSIONS) --out $(OUT) $(if $(WORKERS),--workers $(WORKERS))
