@@ -9,6 +9,7 @@ Plotting lives in :mod:`perceptron_lib.plotting` and needs matplotlib.
 
 from ._base import ConvergenceWarning, sign
 from .averaged import AveragedPerceptron
+from .bounds import deviation_mistake_bound, hinge_deviations, make_small_margin, make_tight, small_margin_weights
 from .datasets import (
     OffsetUpdateExample,
     flip_labels,
