@@ -19,6 +19,7 @@ Chromium, ChromeDriver and npm (axe-core is installed from npm into ``_build/.ax
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -32,6 +33,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from perceptron_lib import (
+    AveragedPerceptron,
     absorb_offset,
     four_point_example,
     make_xor,
@@ -68,11 +70,18 @@ def control(driver, selector: str):
     return driver.find_element(By.CSS_SELECTOR, f".perceptron-lab {selector}")
 
 
-def open_lab(driver, built_book: Path, viewport: dict = DESKTOP):
-    errors = open_page(driver, built_book / f"{LAB_PAGE}.html", viewport)
-    assert not errors, f"console errors on {LAB_PAGE}: {errors}"
+def click(driver, element) -> None:
+    """Click like a reader: the element is scrolled to the middle of the screen first, out
+    from under the theme's sticky header."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    element.click()
+
+
+def open_lab(driver, built_book: Path, viewport: dict = DESKTOP, page: str = LAB_PAGE):
+    errors = open_page(driver, built_book / f"{page}.html", viewport)
+    assert not errors, f"console errors on {page}: {errors}"
     count = driver.execute_script("return window.PerceptronLab ? PerceptronLab.instances.length : 0;")
-    assert count == 1, f"{LAB_PAGE} should hold exactly one perceptron lab, found {count}"
+    assert count == 1, f"{page} should hold exactly one perceptron lab, found {count}"
     driver.execute_script("document.querySelector('.perceptron-lab').scrollIntoView({block: 'start'});")
 
 
@@ -169,7 +178,7 @@ def test_every_step_matches_trace_perceptron(browser, built_book, preset):
     reference = trace_perceptron(X, y, fit_intercept=fit_intercept, max_epochs=max_epochs)
     announced = []
     for visit in range(1, len(reference) + 1):
-        step.click()
+        click(browser, step)
         state = lab_state(browser)
         assert len(state["history"]) == visit, "one press of Step should make exactly one visit"
         last = state["history"][-1]
@@ -179,13 +188,13 @@ def test_every_step_matches_trace_perceptron(browser, built_book, preset):
         assert ("Mistake" in state["announced"]) == last["mistake"]
     state = lab_state(browser)
     assert state["finished"], "the lab should stop where trace_perceptron stops"
-    step.click()  # a press after the end makes no visit, and says why
+    click(browser, step)  # a press after the end makes no visit, and says why
     after_end = lab_state(browser)
     assert len(after_end["history"]) == len(reference)
     assert announced[-1].endswith(" " + after_end["announced"])
 
     compare_with_trace(state["history"], X, y, fit_intercept=fit_intercept, max_epochs=max_epochs)
-    control(browser, "details:nth-of-type(2) summary").click()  # open the log
+    click(browser, control(browser, "details:nth-of-type(2) summary"))  # open the log
     assert log_rows(browser) == expected_log_rows(X, y, fit_intercept=fit_intercept, max_epochs=max_epochs)
     check_bound(state, control(browser, ".lab-bound").text, X, y, fit_intercept=fit_intercept)
     converged = not any(s.mistake for s in reference if s.epoch == reference[-1].epoch)
@@ -197,15 +206,57 @@ def test_every_step_matches_trace_perceptron(browser, built_book, preset):
 def test_run_and_reset_buttons(browser, built_book):
     X, y, fit_intercept, max_epochs = PRESETS["four-point"]
     open_lab(browser, built_book)
-    control(browser, "button.lab-run").click()
+    click(browser, control(browser, "button.lab-run"))
     WebDriverWait(browser, 20).until(lambda d: lab_state(d)["finished"])
     assert control(browser, "button.lab-run").text == "Run"
     compare_with_trace(lab_state(browser)["history"], X, y, fit_intercept=False, max_epochs=100)
-    control(browser, "button.lab-reset").click()
+    click(browser, control(browser, "button.lab-reset"))
     state = lab_state(browser)
     assert state["history"] == [] and state["w"] == [0, 0] and state["b"] == 0 and not state["finished"]
-    control(browser, "button.lab-skip").click()
+    click(browser, control(browser, "button.lab-skip"))
     compare_with_trace(lab_state(browser)["history"], X, y, fit_intercept=False, max_epochs=100)
+
+
+def test_lifted_lab_on_the_offset_chapter_is_the_offset_perceptron(browser, built_book):
+    """The offset chapter's lab runs through the origin on (x, 1): theta equals (w, b) at every visit."""
+    X, y = one_dimensional_example()
+    open_lab(browser, built_book, page="book/offset")
+    state = lab_state(browser)
+    assert state["preset"] == "one-dimensional-lifted" and state["fitIntercept"] is False
+    assert state["X"] == absorb_offset(X).tolist() and state["y"] == y.tolist()
+    step = control(browser, "button.lab-step")
+    while not lab_state(browser)["finished"]:
+        click(browser, step)
+    lifted = lab_state(browser)["history"]
+    compare_with_trace(lifted, absorb_offset(X), y, fit_intercept=False, max_epochs=100)
+    with_offset = trace_perceptron(X, y, fit_intercept=True)
+    assert [s["w"] for s in lifted] == [[*t.w, t.b] for t in with_offset]
+    # The points slide along x2 = 1 only.
+    control(browser, ".lab-point").send_keys(Keys.ARROW_UP)
+    browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    assert lab_state(browser)["X"][0] == [1.25, 1]
+
+
+def test_averaged_boundary_is_the_averaged_perceptron(browser, built_book):
+    """The voted-and-averaged chapter's lab draws the AveragedPerceptron's weights."""
+    open_lab(browser, built_book, page="book/voted_averaged")
+    assert control(browser, "input[id$='-average']").is_selected()
+    for preset in ("four-point", "xor"):
+        X, y, fit_intercept, max_epochs = PRESETS[preset]
+        choose_preset(browser, preset, max_epochs)
+        click(browser, control(browser, "button.lab-skip"))
+        state = lab_state(browser)
+        compare_with_trace(state["history"], X, y, fit_intercept=fit_intercept, max_epochs=max_epochs)
+        model = AveragedPerceptron(fit_intercept=fit_intercept, max_epochs=max_epochs)
+        with pytest.warns(UserWarning) if preset == "xor" else contextlib.nullcontext():
+            model.fit(X, y)
+        average = state["average"]
+        assert average["visits"] == len(state["history"])
+        assert average["w"] == pytest.approx(model.coef_.tolist(), rel=1e-12, abs=1e-12)
+        assert average["b"] == pytest.approx(model.intercept_, rel=1e-12, abs=1e-12)
+        assert control(browser, ".lab-average").text.startswith("Averaged boundary (dash-dot)")
+        if np.any(model.coef_ != 0):
+            assert browser.find_elements(By.CSS_SELECTOR, ".perceptron-lab .lab-boundary-average")
 
 
 # ------------------------------------------------------------------------- the keyboard
@@ -221,7 +272,7 @@ def tab_until(driver, predicate_js: str, limit: int = 60):
 
 def test_every_control_is_reachable_by_tab_with_a_visible_focus(browser, built_book):
     open_lab(browser, built_book)
-    control(browser, "details:nth-of-type(2) summary").click()  # the log box is focusable too
+    click(browser, control(browser, "details:nth-of-type(2) summary"))  # the log box is focusable too
     browser.execute_script("document.querySelector('.perceptron-lab .lab-step').click();")
     expected = browser.execute_script(
         """const lab = document.querySelector('.perceptron-lab');
@@ -306,6 +357,7 @@ def test_points_move_and_flip_with_the_keyboard(browser, built_book):
 def test_points_are_placed_moved_and_flipped_with_the_mouse(browser, built_book):
     open_lab(browser, built_book)
     plot = control(browser, "svg.lab-plot")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", plot)
 
     def offset(x, y):
         """Pixel offset of a data point from the plot's centre, as ActionChains wants it."""
@@ -327,7 +379,7 @@ def test_points_are_placed_moved_and_flipped_with_the_mouse(browser, built_book)
      .release().perform())
     state = lab_state(browser)
     assert state["X"][-1] == [-2, 1.5] and state["y"][-1] == -1 and len(state["y"]) == 5
-    control(browser, "button.lab-skip").click()
+    click(browser, control(browser, "button.lab-skip"))
     state = lab_state(browser)
     compare_with_trace(state["history"], np.array(state["X"]), np.array(state["y"]),
                        fit_intercept=False, max_epochs=100)
@@ -381,12 +433,12 @@ def test_axe_finds_no_violation_in_the_lab(browser, built_book, axe_source, arti
     open_lab(browser, built_book)
     browser.execute_script("document.documentElement.dataset.theme = arguments[0];", mode)
     for summary in browser.find_elements(By.CSS_SELECTOR, ".perceptron-lab details:not([open]) summary"):
-        summary.click()
+        click(browser, summary)
     for _ in range(3):
-        control(browser, "button.lab-step").click()
+        click(browser, control(browser, "button.lab-step"))
     control(browser, ".lab-point").send_keys(Keys.ARROW_UP)  # a focused point, its ring shown
-    control(browser, "button.lab-step").click()
-    control(browser, "button.lab-step").click()
+    click(browser, control(browser, "button.lab-step"))
+    click(browser, control(browser, "button.lab-step"))
     browser.execute_script("document.querySelector('.perceptron-lab').scrollIntoView({block: 'start'});")
     browser.find_element(By.CSS_SELECTOR, ".perceptron-lab").screenshot(str(artifacts / f"lab-{mode}.png"))
     violations = lab_violations(browser, axe_source)
@@ -421,7 +473,7 @@ def test_plot_colours_meet_wcag_contrast(browser, built_book, mode):
     open_lab(browser, built_book)
     browser.execute_script("document.documentElement.dataset.theme = arguments[0];", mode)
     for _ in range(2):  # two updates: the plot shows the boundary before and after, and y x
-        control(browser, "button.lab-step").click()
+        click(browser, control(browser, "button.lab-step"))
     colours = browser.execute_script(
         """const lab = document.querySelector('.perceptron-lab');
            const get = (selector, property) => {
@@ -463,7 +515,7 @@ def test_lab_fits_a_phone_screen(browser, built_book, artifacts):
     X, y, fit_intercept, max_epochs = PRESETS["one-dimensional"]
     open_lab(browser, built_book, PHONE)
     choose_preset(browser, "one-dimensional", max_epochs)
-    control(browser, "button.lab-skip").click()
+    click(browser, control(browser, "button.lab-skip"))
     compare_with_trace(lab_state(browser)["history"], X, y, fit_intercept=True, max_epochs=max_epochs)
     layout = browser.execute_script(
         """const box = document.querySelector('.perceptron-lab').getBoundingClientRect();

@@ -238,6 +238,12 @@
     this.epochsInput = el("input", { type: "number", id: id + "-epochs", min: "1", max: "1000",
                                      step: "1", value: "100", inputmode: "numeric" });
     this.epochsInput.addEventListener("change", function () { self.readMaxEpochs(); });
+    this.averageBox = el("input", { type: "checkbox", id: id + "-average" });
+    if (this.root.getAttribute("data-averaged") === "on") this.averageBox.checked = true;
+    this.averageBox.addEventListener("change", function () {
+      self.render();
+      self.announce(self.averageBox.checked ? self.averageSentence() : "The averaged boundary is hidden.");
+    });
     this.newLabel = el("select", { id: id + "-newlabel" });
     this.newLabel.appendChild(el("option", { value: "1", text: "+1 (circle)" }));
     this.newLabel.appendChild(el("option", { value: "-1", text: MINUS + "1 (square)" }));
@@ -250,7 +256,9 @@
       el("div", { "class": "lab-field" }, [
         el("label", { "for": id + "-epochs", text: "Max epochs" }), this.epochsInput]),
       el("div", { "class": "lab-field" }, [
-        el("label", { "for": id + "-newlabel", text: "Label of new points" }), this.newLabel])
+        el("label", { "for": id + "-newlabel", text: "Label of new points" }), this.newLabel]),
+      el("div", { "class": "lab-field lab-check" }, [
+        this.averageBox, el("label", { "for": id + "-average", text: "Show the averaged boundary" })])
     ]);
 
     this.stepButton = el("button", { type: "button", "class": "lab-step", text: "Step" });
@@ -271,12 +279,18 @@
                             "aria-label": "Plot of the points and the decision boundary",
                             "aria-describedby": id + "-plot-help" });
     this.plotHelp = el("p", { "class": "lab-help", id: id + "-plot-help" });
+    var legend = el("p", { "class": "lab-help", text:
+      "Solid line: the boundary now, with the direction of its normal (arrow) and its positive side " +
+      "shaded. Dotted: the boundary before the last update. Dashed arrow from the origin: the update " +
+      "y x. Ring: the example just visited. Dash-dot: the averaged boundary, when shown." });
 
     // The state: weights, the last visit, the mistakes against the bound.
     this.weightsText = el("p", { "class": "lab-weights" });
     this.visitText = el("p", { "class": "lab-visit" });
     this.boundText = el("p", { "class": "lab-bound" });
-    var state = el("div", { "class": "lab-state" }, [this.weightsText, this.visitText, this.boundText]);
+    this.averageText = el("p", { "class": "lab-average" });
+    var state = el("div", { "class": "lab-state" },
+                   [this.weightsText, this.visitText, this.boundText, this.averageText]);
 
     // What a screen reader hears after each action.
     this.live = el("p", { "class": "lab-live", role: "status", "aria-live": "polite",
@@ -301,7 +315,7 @@
     this.logBox = el("div", { "class": "lab-log-box", tabindex: "0", role: "region",
                               "aria-label": "Log of visits" }, [logTable]);
 
-    var plotColumn = el("div", { "class": "lab-plot-column" }, [this.svg, this.plotHelp]);
+    var plotColumn = el("div", { "class": "lab-plot-column" }, [this.svg, legend, this.plotHelp]);
     var sideColumn = el("div", { "class": "lab-side-column" }, [buttons, state, this.live]);
     this.root.appendChild(title);
     this.root.appendChild(settings);
@@ -367,6 +381,9 @@
     this.mistakesInEpoch = 0;
     this.mistakes = 0;
     this.history = [];
+    // Sums of the weights held after each visit, for the averaged perceptron.
+    this.sumW = zeros(this.dim);
+    this.sumB = 0;
     this.finished = this.points.length === 0;
     this.converged = false;
     // The separator the bound is computed for: the one this run ends with, if it ends
@@ -407,6 +424,8 @@
       this.mistakesInEpoch += 1;
     }
     this.history.push(record);
+    for (var k = 0; k < this.dim; k++) this.sumW[k] += r.w[k];
+    this.sumB += r.b;
     this.next += 1;
     if (this.next === this.points.length) {
       if (this.mistakesInEpoch === 0) {
@@ -486,6 +505,25 @@
       " mistakes without an epoch free of mistakes: the data may not be linearly separable.";
   };
 
+  /* The averaged perceptron's weights: the mean of the weights held after each visit
+     (what perceptron_lib.AveragedPerceptron predicts with), or null before the first. */
+  Lab.prototype.average = function () {
+    var T = this.history.length;
+    if (!T) return null;
+    return { w: this.sumW.map(function (v) { return v / T; }), b: this.sumB / T, visits: T };
+  };
+
+  Lab.prototype.averageSentence = function () {
+    var a = this.average();
+    if (!a) return "Averaged boundary (dash-dot): shown after the first visit.";
+    var text = "Averaged boundary (dash-dot): the mean of the weights after each of the " + a.visits +
+      " visits, w\u0304 = " + fmtVec(a.w) + (this.fitIntercept ? ", b\u0304 = " + fmt(a.b) : "");
+    if (norm(a.w) === 0) return text + "; it is zero, so there is no line.";
+    var X = this.X(), y = this.Y(), right = 0;
+    for (var i = 0; i < X.length; i++) if ((dot(a.w, X[i]) + a.b > 0 ? 1 : -1) === y[i]) right += 1;
+    return text + ". It classifies " + right + " of the " + X.length + " points correctly.";
+  };
+
   Lab.prototype.announce = function (text) {
     // Clear first, so that the same sentence twice is still read twice.
     var live = this.live;
@@ -526,6 +564,13 @@
     var x = p.x.slice();
     x[0] = snap(x[0] + dx, lim.x[0], lim.x[1]);
     if (this.dim === 2 && !this.lift) x[1] = snap(x[1] + dy, lim.y[0], lim.y[1]);
+    if (x.join() === p.x.join()) {
+      // Nothing moved: the run goes on.
+      this.announce((this.lift || this.dim === 1) && dy
+        ? "Point " + (i + 1) + " moves only left and right."
+        : "Point " + (i + 1) + " is at the edge of the plot, at " + fmtVec(x) + ".");
+      return;
+    }
     p.x = x;
     this.resetRun("Point " + (i + 1) + " moved to " + fmtVec(x) + ".");
   };
@@ -782,6 +827,8 @@
     // The boundary before the last update (dotted), the boundary now, and its normal.
     var layer = svg("g", { "class": "lab-geometry" });
     if (last && last.mistake) this.drawBoundary(layer, G, plane, last.wBefore, last.bBefore, true);
+    var average = this.average();
+    if (average && this.averageBox.checked) this.drawBoundary(layer, G, plane, average.w, average.b, "average");
     this.drawBoundary(layer, G, plane, this.w, this.b, false);
     // The update y x, drawn from the origin.
     if (last && last.mistake) {
@@ -821,7 +868,7 @@
   };
 
   Lab.prototype.drawBoundary = function (layer, G, plane, w, b, before) {
-    var cls = before ? "lab-boundary-before" : "lab-boundary";
+    var cls = before === "average" ? "lab-boundary-average" : (before ? "lab-boundary-before" : "lab-boundary");
     if (this.dim === 1) {
       if (w[0] === 0) return;
       var t = -b / w[0];
@@ -877,7 +924,8 @@
     }
 
     var boundText = "Mistakes so far: " + this.mistakes + ". ";
-    var space = this.fitIntercept ? " the points (x, 1) and the vector (w, b)" : " the points and w";
+    var space = this.fitIntercept ? " the points (x, 1) and the vector (w, b)"
+      : (this.lift ? " the points (x, 1) and \u03b8" : " the points and w");
     if (this.separator) {
       var sep = this.separator;
       boundText += "Bound (R/\u03b3)\u00b2 = " + fmt(sep.bound) + ", for the separator the run ends with, w = " +
@@ -889,6 +937,8 @@
         (this.fitIntercept ? "." : " through the origin.");
     }
     this.boundText.textContent = boundText;
+    this.averageText.textContent = this.averageBox.checked ? this.averageSentence() : "";
+    this.averageText.hidden = !this.averageBox.checked;
     this.stepButton.disabled = false;
     this.skipButton.disabled = false;
   };
@@ -979,7 +1029,8 @@
         return { epoch: s.epoch, index: s.index, x: s.x, y: s.y, score: s.score,
                  prediction: s.prediction, mistake: s.mistake, w: s.w, b: s.b };
       }),
-      bound: this.separator, announced: this.live.getAttribute("data-last") || ""
+      bound: this.separator, average: this.average(),
+      announced: this.live.getAttribute("data-last") || ""
     };
   };
 
