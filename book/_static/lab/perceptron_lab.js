@@ -315,11 +315,13 @@
     this.logBox = el("div", { "class": "lab-log-box", tabindex: "0", role: "region",
                               "aria-label": "Log of visits" }, [logTable]);
 
-    var plotColumn = el("div", { "class": "lab-plot-column" }, [this.svg, legend, this.plotHelp]);
+    var plotColumn = el("div", { "class": "lab-plot-column" }, [this.svg]);
     var sideColumn = el("div", { "class": "lab-side-column" }, [buttons, state, this.live]);
     this.root.appendChild(title);
     this.root.appendChild(settings);
     this.root.appendChild(el("div", { "class": "lab-main" }, [plotColumn, sideColumn]));
+    this.root.appendChild(legend);
+    this.root.appendChild(this.plotHelp);
     this.root.appendChild(el("details", { "class": "lab-details", open: "" }, [
       el("summary", { text: "Points" }), pointsBox]));
     this.root.appendChild(el("details", { "class": "lab-details" }, [
@@ -887,7 +889,8 @@
     if (!before) {
       // The direction of w (one unit long), from the middle of the visible boundary.
       var mx = (ends[0][0] + ends[1][0]) / 2, my = (ends[0][1] + ends[1][1]) / 2, n = norm(w);
-      arrow(layer, G.sx(mx), G.sy(my), G.sx(mx + w[0] / n), G.sy(my + w[1] / n), "lab-normal", "w");
+      arrow(layer, G.sx(mx), G.sy(my), G.sx(mx + w[0] / n), G.sy(my + w[1] / n), "lab-normal",
+            this.lift ? "\u03b8" : "w");
     }
   };
 
@@ -898,7 +901,7 @@
       : "w = " + fmtVec(this.w) + (this.fitIntercept ? ",  b = " + fmt(this.b) : "  (no offset: b = 0)");
     var boundary;
     if (norm(this.w) === 0) {
-      boundary = "w = 0, so there is no boundary yet: every score equals b = " + fmt(this.b) + ".";
+      boundary = "w = 0, so there is no boundary: every score equals b = " + fmt(this.b) + ".";
     } else if (this.dim === 1) {
       boundary = "Boundary: the threshold x = " + fmt(-this.b / this.w[0]) + "; the arrow shows the direction of w.";
     } else {
