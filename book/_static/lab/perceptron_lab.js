@@ -26,6 +26,7 @@
   var GRID = 0.25;            // coordinates snap to this step (an exact binary fraction)
   var MAX_POINTS = 24;
   var RUN_INTERVAL_MS = 700;
+  var LOG_ROWS = 1000;        // the log shows the newest visits only
   var MINUS = "\u2212";
 
   /* ---------------------------------------------------------------- the algorithm */
@@ -310,7 +311,8 @@
     this.logBody = el("tbody");
     this.logHead = el("tr");
     var logTable = el("table", { "class": "lab-log" }, [
-      el("caption", { text: "Every visit so far (the newest at the bottom)" }),
+      el("caption", { text: "The visits so far, the newest at the bottom (at most the last " +
+                               LOG_ROWS + ")" }),
       el("thead", {}, [this.logHead]), this.logBody]);
     this.logBox = el("div", { "class": "lab-log-box", tabindex: "0", role: "region",
                               "aria-label": "Log of visits" }, [logTable]);
@@ -378,9 +380,8 @@
     this.maxEpochs = Number(this.epochsInput.value) || 100;
     this.w = zeros(this.dim);
     this.b = 0;
-    this.epoch = 1;
-    this.next = 0;
-    this.mistakesInEpoch = 0;
+    this.epoch = 1;        // of the next visit (of the last one once the run is over)
+    this.next = 0;         // the index of the next example
     this.mistakes = 0;
     this.history = [];
     // Sums of the weights held after each visit, for the averaged perceptron.
@@ -388,8 +389,8 @@
     this.sumB = 0;
     this.finished = this.points.length === 0;
     this.converged = false;
-    // The separator the bound is computed for: the one this run ends with, if it ends
-    // with one (the run is computed ahead; it is the same run the buttons step through).
+    // The whole run, computed ahead: Step reveals it one visit at a time, and the bound
+    // is computed for the separator it ends with, when it ends with one.
     var X = this.X(), y = this.Y();
     this.ahead = this.points.length ? trace(X, y, this.fitIntercept, this.maxEpochs) : null;
     this.separator = null;
@@ -408,40 +409,34 @@
 
   /* ---------------------------------------------------------------- running */
 
+  /* One visit: the next visit of the run that resetRun computed with trace(), which holds
+     the loop and the stopping rule; the lab only reveals that run one visit at a time. */
   Lab.prototype.step = function () {
     if (this.finished) {
       this.announce(this.endSentence());
       return null;
     }
-    var i = this.next;
-    var p = this.points[i];
-    var r = visit(this.w, this.b, p.x, p.y, this.fitIntercept);
-    var record = { epoch: this.epoch, index: i, x: p.x.slice(), y: p.y, score: r.score,
-                   prediction: r.prediction, mistake: r.mistake, w: r.w.slice(), b: r.b,
+    var s = this.ahead.steps[this.history.length];
+    var record = { epoch: s.epoch, index: s.index, x: s.x.slice(), y: s.y, score: s.score,
+                   prediction: s.prediction, mistake: s.mistake, w: s.w.slice(), b: s.b,
                    wBefore: this.w.slice(), bBefore: this.b };
-    this.w = r.w;
-    this.b = r.b;
-    if (r.mistake) {
-      this.mistakes += 1;
-      this.mistakesInEpoch += 1;
-    }
+    this.w = s.w.slice();
+    this.b = s.b;
+    if (s.mistake) this.mistakes += 1;
     this.history.push(record);
-    for (var k = 0; k < this.dim; k++) this.sumW[k] += r.w[k];
-    this.sumB += r.b;
-    this.next += 1;
-    if (this.next === this.points.length) {
-      if (this.mistakesInEpoch === 0) {
-        this.finished = true;
-        this.converged = true;
-      } else if (this.epoch >= this.maxEpochs) {
-        this.finished = true;
-      } else {
-        this.epoch += 1;
-        this.next = 0;
-        this.mistakesInEpoch = 0;
-      }
+    for (var k = 0; k < this.dim; k++) this.sumW[k] += s.w[k];
+    this.sumB += s.b;
+    var following = this.ahead.steps[this.history.length];
+    if (following) {
+      this.epoch = following.epoch;
+      this.next = following.index;
+    } else {
+      this.epoch = s.epoch;
+      this.finished = true;
+      this.converged = this.ahead.converged;
+      this.pause();
     }
-    if (this.finished) this.pause();
+    if (this.batch) return record;
     this.appendLogRow(record);
     this.render();
     var sentence = this.stepSentence(record);
@@ -471,13 +466,20 @@
 
   Lab.prototype.skipToEnd = function () {
     var count = 0;
-    var quiet = this.announce;
-    this.announce = function () {};  // one summary instead of hundreds of sentences
+    // One drawing and one summary at the end, instead of one per visit.
+    this.batch = true;
     try {
       while (!this.finished) { this.step(); count += 1; }
     } finally {
-      this.announce = quiet;
+      this.batch = false;
     }
+    var rows = this.history.slice(-LOG_ROWS);
+    var fragment = document.createDocumentFragment();
+    for (var k = 0; k < rows.length; k++) fragment.appendChild(this.logRow(rows[k]));
+    this.logBody.textContent = "";
+    this.logBody.appendChild(fragment);
+    this.logBox.scrollTop = this.logBox.scrollHeight;
+    this.render();
     this.announce((count ? "Ran " + count + " more visits. " : "") + this.endSentence());
   };
 
@@ -699,12 +701,18 @@
     cells.forEach(function (text) { head.appendChild(el("th", { scope: "col", text: text })); });
   };
 
-  Lab.prototype.appendLogRow = function (s) {
+  Lab.prototype.logRow = function (s) {
     var cells = [String(s.epoch), String(s.index + 1), fmtVec(s.x), fmtSigned(s.y), fmt(s.score),
                  fmtSigned(s.prediction), s.mistake ? "yes" : "no", fmtVec(s.w), fmt(s.b)];
     var row = el("tr", s.mistake ? { "class": "lab-mistake-row" } : {});
     cells.forEach(function (text) { row.appendChild(el("td", { text: text })); });
-    this.logBody.appendChild(row);
+    return row;
+  };
+
+  Lab.prototype.appendLogRow = function (s) {
+    this.logBody.appendChild(this.logRow(s));
+    // Only the newest rows stay: a long run on data that are not separable has many.
+    while (this.logBody.rows.length > LOG_ROWS) this.logBody.removeChild(this.logBody.rows[0]);
     this.logBox.scrollTop = this.logBox.scrollHeight;
   };
 
