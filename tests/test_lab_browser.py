@@ -203,6 +203,35 @@ def test_every_step_matches_trace_perceptron(browser, built_book, preset):
     assert live_text(browser) == after_end["announced"]
 
 
+def test_random_data_sets_match_trace_perceptron(browser, built_book):
+    """Twenty random data sets on the lab's quarter grid, with and without an offset, some
+    separable and some not, loaded through the lab's setPoints and run to the end."""
+    open_lab(browser, built_book)
+    rng = np.random.default_rng(12)
+    for case in range(20):
+        n = int(rng.integers(1, 13))
+        X = rng.integers(-12, 13, size=(n, 2)) / 4
+        y = rng.choice([-1, 1], size=n)
+        fit_intercept = bool(case % 2)
+        max_epochs = int(rng.integers(1, 30))
+        state = browser.execute_script(
+            """const lab = PerceptronLab.instances[0];
+               lab.offsetBox.checked = arguments[2];
+               lab.offsetBox.dispatchEvent(new Event('change'));
+               lab.epochsInput.value = String(arguments[3]);
+               lab.epochsInput.dispatchEvent(new Event('change'));
+               lab.setPoints(arguments[0].map((x, i) => ({x: x, y: arguments[1][i]})));
+               lab.skipToEnd();
+               return lab.snapshot();""",
+            X.tolist(), y.tolist(), fit_intercept, max_epochs)
+        assert state["X"] == X.tolist(), f"case {case}: the lab changed the data"
+        try:
+            compare_with_trace(state["history"], X, y, fit_intercept=fit_intercept, max_epochs=max_epochs)
+        except AssertionError as error:
+            raise AssertionError(f"case {case} (n={n}, fit_intercept={fit_intercept}, "
+                                 f"max_epochs={max_epochs}): {error}") from error
+
+
 def test_run_and_reset_buttons(browser, built_book):
     X, y, fit_intercept, max_epochs = PRESETS["four-point"]
     open_lab(browser, built_book)
