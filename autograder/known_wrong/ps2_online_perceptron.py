@@ -80,7 +80,7 @@ KNOWN_WRONG = [
     # -- train_perceptron -------------------------------------------------------------
     KnownWrong("train_on_plane_is_not_a_mistake", _train(test="y_i * (w @ x_i + b) < 0"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
-    KnownWrong("train_forgets_offset", _train(b_step="pass"), ("train_with_offset",)),
+    KnownWrong("train_forgets_offset", _train(b_step="pass"), ("train_with_offset", "train_stopping_rule")),
     KnownWrong("train_wrong_sign", _train(w_step="w = w - y_i * x_i", b_step="b = b - float(y_i)"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
     KnownWrong("train_updates_on_every_example", _train(test="True"),
@@ -96,10 +96,11 @@ KNOWN_WRONG = [
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
     KnownWrong("train_counts_last_epoch_mistakes_only", _train(result="w, float(b), made, epoch"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
-    KnownWrong("train_one_epoch_short", _train(epochs="range(1, max_epochs)"), ("train_stopping_rule",)),
+    KnownWrong("train_one_epoch_short", _train(epochs="range(1, max_epochs)"),
+               ("train_through_origin", "train_stopping_rule")),
     KnownWrong("train_visits_in_random_order",
                _train(order="[(X[i], y[i]) for i in np.random.default_rng(0).permutation(len(y))]"),
-               ("train_with_offset", "train_stopping_rule")),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
     KnownWrong("train_shuffles_the_caller_data", """
         def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
             order = np.random.default_rng(0).permutation(len(y))
