@@ -338,6 +338,10 @@ def plan(path, *, assignment=None, course_dir=COURSE_DIR):
     prepared, flags, authored, answers = prepare_notebook(student, release_nb)
 
     findings = []
+    if os.path.realpath(path) == os.path.realpath(release_path):
+        findings.append(Finding(FILE, False, f"this is the course's own release copy, which `make book` and `make "
+                                              f"assignments` overwrite, and against which edits cannot be seen: "
+                                              f"copy it out (cp {release_path} ~/) and work on the copy"))
     expected = f"{assignment}.ipynb"
     if name != expected:
         findings.append(Finding(FILE, False, f"the file is named {name!r}; the grader expects {expected!r}: "

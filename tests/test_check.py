@@ -232,6 +232,14 @@ def test_a_file_that_is_not_a_notebook_is_not_ready(course, tmp_path, capsys):
     assert out[-1] == "Not ready: 1 thing to fix (marked [fix] above)."
 
 
+def test_the_release_copy_itself_is_not_the_students_copy(course):
+    path = course / "release" / PS4 / f"{PS4}.ipynb"
+    planned = check.plan(str(path), course_dir=str(course))
+    assert [f.text for f in planned.findings if f.part == "The file"] == [
+        "this is the course's own release copy, which `make book` and `make assignments` overwrite, and against "
+        f"which edits cannot be seen: copy it out (cp {path} ~/) and work on the copy"]
+
+
 @pytest.mark.parametrize("make_args, message", [
     (lambda course, tmp: [str(tmp / "nothing.ipynb"), "--course-dir", str(course)], "there is no file"),
     (lambda course, tmp: [str(tmp / "x.ipynb"), "--course-dir", str(tmp)], "no released assignment in"),
