@@ -420,7 +420,7 @@ def main(argv=None):
         return CANNOT_CHECK
     settings = Settings(timeout=args.timeout, cell_timeout=args.cell_timeout)
     try:
-        assignment, findings = check_notebook(args.notebook, assignment=args.assignment,
+        assignment, findings = check_notebook(os.path.expanduser(args.notebook), assignment=args.assignment,
                                               course_dir=args.course_dir, settings=settings)
     except CheckError as exc:
         print(f"autograder check: {exc}.", file=sys.stderr)
