@@ -33,6 +33,7 @@ import copy
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -107,8 +108,9 @@ def execute(notebook, cwd, *, timeout=EXECUTION_TIMEOUT):
 
     executed = copy.deepcopy(notebook)
     os.environ.setdefault("MPLBACKEND", "Agg")
+    # The kernel's own log (not the notebook's output, which arrives as messages) is of no use here.
     NotebookClient(executed, timeout=timeout, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": cwd}}).execute()
+                   resources={"metadata": {"path": cwd}}).execute(stderr=subprocess.DEVNULL)
     return executed
 
 
