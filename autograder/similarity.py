@@ -36,7 +36,7 @@ import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-__all__ = ["SharedLine", "SimilarPair", "normalise", "find_similar", "similarity_html"]
+__all__ = ["SharedLine", "SimilarPair", "normalise", "find_similar", "release_stubs", "similarity_html"]
 
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_MIN_SHARED_LINES = 5
@@ -170,6 +170,17 @@ def _stub_names(stubs):
         except (tokenize.TokenError, IndentationError, SyntaxError):
             found.update(re.findall(r"[A-Za-z_]\w*", source))
     return frozenset(found)
+
+
+def release_stubs(release_nb):
+    """The sources of a release notebook's code answer cells: the ``stubs`` :func:`find_similar` leaves out."""
+    stubs = []
+    for cell in release_nb.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.get("cell_type") == "code" and meta.get("solution"):
+            source = cell.get("source", "")
+            stubs.append("".join(source) if isinstance(source, list) else source)
+    return stubs
 
 
 def _where(line):

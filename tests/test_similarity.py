@@ -5,7 +5,9 @@ Every test is pure and fast: the input is code as text, no notebook is run.
 
 import pytest
 
-from autograder.similarity import find_similar, normalise, similarity_html
+import nbformat
+
+from autograder.similarity import find_similar, normalise, release_stubs, similarity_html
 
 STUB = '''def train(X, y, *, max_epochs=100):
     """Train the perceptron."""
@@ -197,3 +199,15 @@ def test_the_report_fragment_escapes_everything_and_shows_both_sides():
 def test_the_report_fragment_says_when_no_pair_was_found():
     page = similarity_html([], threshold=0.9)
     assert "at least 90% the same" in page and "No pair reached that figure." in page and "<table>" not in page
+
+
+def test_the_stubs_are_the_release_notebooks_code_answer_cells():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("import numpy as np", metadata={"nbgrader": {"grade_id": "imports", "locked": True}}),
+        nbformat.v4.new_code_cell(STUB, metadata={"nbgrader": {"grade_id": "train", "solution": True}}),
+        nbformat.v4.new_markdown_cell("YOUR ANSWER HERE", metadata={"nbgrader": {"grade_id": "why", "solution": True}}),
+        nbformat.v4.new_code_cell("train(X, y)"),
+    ]
+    assert release_stubs(nb) == [STUB]
+    assert release_stubs(nbformat.reads(nbformat.writes(nb), as_version=4)) == [STUB]
