@@ -7,8 +7,9 @@ ASSIGNMENT ?=
 SUBMISSIONS ?=
 OUT ?= grading-output
 WORKERS ?=
+NOTEBOOK ?=
 
-.PHONY: all install system-book system-test system-grade book test bench assignments grade clean
+.PHONY: all install system-book system-test system-grade book test bench assignments grade check verify clean
 
 all: test
 
@@ -49,6 +50,16 @@ grade: system-grade $(STAMP)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n]"; exit 2; }
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n]"; exit 2; }
 	$(PY) -m autograder grade $(ASSIGNMENT) $(SUBMISSIONS) --out $(OUT) $(if $(WORKERS),--workers $(WORKERS))
+
+# A student's check compares the notebook with its release, so release first if that was never done.
+check: $(STAMP)
+	@test -n "$(NOTEBOOK)" || { echo "usage: make check NOTEBOOK=path/to/ps1_hyperplanes.ipynb"; exit 2; }
+	@test -d notebooks/release || $(PY) -m autograder release
+	$(PY) -m autograder check "$(NOTEBOOK)"
+
+# Every assignment, or only ASSIGNMENT=...; releases into a temporary copy, never into notebooks/release.
+verify: $(STAMP)
+	$(PY) -m autograder verify $(ASSIGNMENT)
 
 clean:
 	rm -rf _build notebooks/release notebooks/autograded notebooks/feedback notebooks/gradebook.db

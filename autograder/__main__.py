@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder release ...`` and ``python -m autograder grade ...``."""
+"""Command line: ``python -m autograder release|grade|verify|check ...``."""
 
 import sys
 
@@ -8,6 +8,8 @@ commands:
   release [ASSIGNMENT ...]   build the student versions in notebooks/release/
   grade ASSIGNMENT SUBMISSIONS --out DIR [--workers N] [--timeout SECONDS]
                              grade a folder or .zip of submissions
+  verify [ASSIGNMENT ...]    check that the hidden checks still grade each assignment right
+  check NOTEBOOK.ipynb       (students) say whether a notebook is ready to submit
 
 Run 'python -m autograder COMMAND --help' for a command's options."""
 
@@ -22,8 +24,12 @@ def main(argv=None):
         from .release import main as run
     elif command == "grade":
         from .grade import main as run
+    elif command == "verify":
+        from .verify import main as run
+    elif command == "check":
+        from .check import main as run
     else:
-        print(f"autograder: unknown command {command!r}; expected 'release' or 'grade'.\n\n{USAGE}", file=sys.stderr)
+        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'verify' or 'check'.\n\n{USAGE}", file=sys.stderr)
         return 2
     return run(rest)
 

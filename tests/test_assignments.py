@@ -1,23 +1,22 @@
-"""The five assignments: their notebooks, their hidden checks, and their release.
+"""The five assignments: their release, and everything ``python -m autograder verify`` checks.
 
-* The reference solutions (the source notebooks' solution cells) get full marks
-  from the hidden checks; the blank student versions get zero; every
-  known-wrong implementation in ``tests/known_wrong`` loses the grade cells it
-  names.
-* Every source notebook runs top to bottom without an error (its hidden
-  ``run_in_notebook`` calls then pass); every released notebook runs with no
-  error other than the stubs' ``NotImplementedError``.
 * ``python -m autograder release`` builds all five into a copy of the course
   directory, is idempotent, rejects unknown names, and refuses a release that
   leaks a solution or a hidden test.
-* Grade ids are unique, every test cell has hidden checks and every check a
-  test cell, and the points add up to what the headings say.
+* Every requirement of :mod:`autograder.verify` holds for every assignment,
+  computed by the same functions the instructor's command runs: the solution
+  gets full marks and the blank release zero; every known-wrong
+  implementation (``autograder/known_wrong/``) loses exactly the grade cells
+  it names; every test cell has hidden cases and catches a known-wrong
+  implementation; defaults are exercised; nothing leaks; the cells, points
+  and visible cases agree; the source notebook runs without an error and the
+  release fails only on its stubs.
 
-Each notebook is executed once per session (module-scoped fixtures).
+The release is built once per module (a fixture); each assignment's
+requirements share one :class:`autograder.verify.Assignment`.
 """
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -26,8 +25,8 @@ import nbformat
 import pytest
 
 from autograder import release as release_module
-from autograder.checks import evaluate_namespace, load_checks
-from tests.known_wrong import load as load_known_wrong
+from autograder import verify
+from autograder.checks import load_checks
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -36,54 +35,6 @@ COURSE = os.path.join(ROOT, "notebooks")
 ASSIGNMENTS = release_module.ASSIGNMENTS
 
 pytestmark = pytest.mark.timeout(600)
-
-
-def source_path(assignment):
-    return os.path.join(COURSE, "source", assignment, f"{assignment}.ipynb")
-
-
-def nbgrader_meta(cell):
-    return cell.metadata.get("nbgrader", {})
-
-
-def is_test_cell(cell):
-    meta = nbgrader_meta(cell)
-    return cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
-
-
-def is_answer_cell(cell):
-    meta = nbgrader_meta(cell)
-    return meta.get("grade") and meta.get("solution")
-
-
-def namespace_from(notebook):
-    """Run the notebook's imports, helpers and solution cells (not its tests) in a fresh namespace."""
-    namespace = {"__name__": "assignment"}
-    for cell in notebook.cells:
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and (meta.get("solution") or meta.get("grade_id") in ("imports", "test_helpers")):
-            exec(compile(cell.source, f"<{meta.get('grade_id')}>", "exec"), namespace)
-    return namespace
-
-
-def execute(notebook, cwd):
-    """Execute a notebook in a fresh kernel, continuing after errors; return the executed copy."""
-    from nbclient import NotebookClient
-
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": cwd}})
-    client.execute()
-    return notebook
-
-
-def errors_of(notebook):
-    """``(grade_id or cell index, error name, error value)`` for every cell that raised."""
-    found = []
-    for index, cell in enumerate(notebook.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                found.append((nbgrader_meta(cell).get("grade_id", f"cell {index}"), output["ename"], output["evalue"]))
-    return found
 
 
 # -- fixtures -----------------------------------------------------------------
@@ -104,19 +55,6 @@ def released(course_copy):
     course, result = course_copy
     assert result.returncode == 0, f"release failed:\n{result.stdout}\n{result.stderr}"
     return course
-
-
-@pytest.fixture(scope="module", params=ASSIGNMENTS)
-def executed_source(request, tmp_path_factory):
-    notebook = nbformat.read(source_path(request.param), as_version=4)
-    return request.param, execute(notebook, str(tmp_path_factory.mktemp("run")))
-
-
-@pytest.fixture(scope="module", params=ASSIGNMENTS)
-def executed_release(request, released, tmp_path_factory):
-    path = released / "release" / request.param / f"{request.param}.ipynb"
-    notebook = nbformat.read(str(path), as_version=4)
-    return request.param, execute(notebook, str(tmp_path_factory.mktemp("run")))
 
 
 # -- the release command ----------------------------------------------------------
@@ -179,125 +117,21 @@ def test_release_refuses_a_planted_leak(tmp_path):
     assert not (tmp_path / "release" / "ps1_hyperplanes").exists()
 
 
-# -- grading the reference, the blank and the wrong solutions ---------------------
+# -- what `python -m autograder verify` checks ---------------------------------------------
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_reference_solution_gets_full_marks(assignment):
-    notebook = nbformat.read(source_path(assignment), as_version=4)
-    verdicts = evaluate_namespace(load_checks(assignment), namespace_from(notebook))
-    failed = [(v.grade_id, v.message) for v in verdicts if not v.passed]
-    assert failed == []
+@pytest.fixture(scope="module", params=ASSIGNMENTS)
+def assignment(request, released):
+    """The real source notebook and checks, with the release built in the course copy."""
+    return verify.Assignment(request.param, COURSE, release_dir=str(released / "release" / request.param))
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_blank_release_gets_zero(released, assignment):
-    notebook = nbformat.read(str(released / "release" / assignment / f"{assignment}.ipynb"), as_version=4)
-    verdicts = evaluate_namespace(load_checks(assignment), namespace_from(notebook))
-    assert verdicts, "no verdicts"
-    passed = [v.grade_id for v in verdicts if v.passed]
-    assert passed == []
-    assert all("not implemented yet" in v.message for v in verdicts), [v.message for v in verdicts]
+@pytest.mark.parametrize("requirement", verify.REQUIREMENTS, ids=lambda r: r.__name__)
+def test_requirement_holds(assignment, requirement):
+    outcome = requirement(assignment)
+    assert outcome.problems == (), f"{assignment.name}: {outcome.requirement}:\n" + "\n".join(outcome.problems)
 
 
-KNOWN_WRONG = [(a, wrong) for a in ASSIGNMENTS for wrong in load_known_wrong(a)]
-
-
-@pytest.mark.parametrize("assignment, wrong", KNOWN_WRONG, ids=[f"{a}-{w.name}" for a, w in KNOWN_WRONG])
-def test_known_wrong_implementation_loses_points(assignment, wrong):
-    notebook = nbformat.read(source_path(assignment), as_version=4)
-    namespace = namespace_from(notebook)
-    exec(compile(wrong.code(), f"<{wrong.name}>", "exec"), namespace)
-    verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks(assignment), namespace)}
-    assert wrong.must_fail, f"{wrong.name} names no grade cell that must reject it"
-    unknown = set(wrong.must_fail) - set(verdicts)
-    assert not unknown, f"{wrong.name} names grade cells that have no checks: {sorted(unknown)}"
-    passed = [grade_id for grade_id in wrong.must_fail if verdicts[grade_id].passed]
-    assert passed == [], f"{wrong.name} passed {passed}, which must reject it"
-    for grade_id in wrong.must_fail:
-        assert verdicts[grade_id].message.strip(), f"{grade_id} failed without a message"
-
-
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_every_tested_function_has_a_known_wrong_version(assignment):
-    caught = {g for wrong in load_known_wrong(assignment) for g in wrong.must_fail}
-    assert caught == {c.grade_id for c in load_checks(assignment)}
-
-
-# -- executing the notebooks ----------------------------------------------------------
-
-def test_source_notebook_runs_with_full_marks(executed_source):
-    assignment, notebook = executed_source
-    assert errors_of(notebook) == []
-    ran = [c for c in notebook.cells if is_test_cell(c)]
-    assert ran and all(c.get("execution_count") for c in ran), "some test cells did not run"
-
-
-def test_release_notebook_fails_only_on_the_stubs(executed_release):
-    assignment, notebook = executed_release
-    errors = errors_of(notebook)
-    assert [e for e in errors if e[1] != "NotImplementedError"] == []
-    failing_tests = {e[0] for e in errors}
-    assert {nbgrader_meta(c)["grade_id"] for c in notebook.cells if is_test_cell(c)} <= failing_tests
-
-
-# -- structure and points ---------------------------------------------------------------
-
-HIDDEN = (
-    "### BEGIN HIDDEN TESTS\n"
-    "from autograder.checks import run_in_notebook\n"
-    'run_in_notebook("{assignment}", "{grade_id}", globals())\n'
-    "### END HIDDEN TESTS"
-)
-
-
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_grade_cells_match_the_checks_and_the_points_add_up(assignment):
-    notebook = nbformat.read(source_path(assignment), as_version=4)
-    grade_ids = [nbgrader_meta(c)["grade_id"] for c in notebook.cells if "grade_id" in nbgrader_meta(c)]
-    assert len(grade_ids) == len(set(grade_ids)), f"duplicate grade_ids: {sorted(grade_ids)}"
-
-    tests = [c for c in notebook.cells if is_test_cell(c)]
-    for cell in tests:
-        grade_id = nbgrader_meta(cell)["grade_id"]
-        assert cell.source.startswith("# Check that"), f"{grade_id}: the first line must say what it checks"
-        assert cell.source.rstrip().endswith(HIDDEN.format(assignment=assignment, grade_id=grade_id)), (
-            f"{grade_id}: the hidden part must be exactly the run_in_notebook call for this cell")
-        assert nbgrader_meta(cell).get("points", 0) > 0
-    test_ids = {nbgrader_meta(c)["grade_id"] for c in tests}
-    check_ids = {c.grade_id for c in load_checks(assignment)}
-    assert test_ids == check_ids, f"test cells without checks: {test_ids - check_ids}; checks without cells: {check_ids - test_ids}"
-
-    for cell in notebook.cells:
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and meta.get("solution"):
-            assert "### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source, meta["grade_id"]
-
-    auto = sum(nbgrader_meta(c)["points"] for c in tests)
-    manual = sum(nbgrader_meta(c)["points"] for c in notebook.cells if is_answer_cell(c))
-    header = notebook.cells[0].source
-    total = re.search(r"\*\*Total: (\d+) points\*\* \((\d+) points from autograded tests, (\d+) points for written answers\)", header)
-    assert total, "the header must state the total points"
-    assert [int(g) for g in total.groups()] == [auto + manual, auto, manual]
-
-    # Each part's heading states the points of the grade cells under it.
-    part_points, current = {}, None
-    for cell in notebook.cells:
-        heading = re.match(r"## (Part [A-Z]):.*\((\d+) points?\)", cell.source) if cell.cell_type == "markdown" else None
-        if heading:
-            current = heading.group(1)
-            part_points[current] = [int(heading.group(2)), 0]
-        elif nbgrader_meta(cell).get("grade"):
-            assert current, f"{nbgrader_meta(cell)['grade_id']} comes before the first part"
-            part_points[current][1] += nbgrader_meta(cell)["points"]
-    assert part_points and {p: s for p, (s, _) in part_points.items()} == {p: g for p, (_, g) in part_points.items()}
-
-
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_visible_cases_are_in_the_notebook(assignment):
-    # Every case marked visible is one the student can see: its description appears in a test cell.
-    notebook = nbformat.read(source_path(assignment), as_version=4)
-    tests_text = "\n".join(c.source for c in notebook.cells if is_test_cell(c))
-    for check in load_checks(assignment):
-        visible = [case for case in check.cases if case.visible]
-        for case in visible:
-            assert case.describe in tests_text, f"{check.grade_id}: visible case {case.describe!r} is not in the notebook"
+@pytest.mark.parametrize("requirement", verify.RUN_REQUIREMENTS, ids=lambda r: r.__name__)
+def test_notebook_runs_as_expected(assignment, requirement):
+    outcome = requirement(assignment)
+    assert outcome.problems == (), f"{assignment.name}: {outcome.requirement}:\n" + "\n".join(outcome.problems)

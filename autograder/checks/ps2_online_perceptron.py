@@ -1,8 +1,11 @@
-"""Hidden checks of problem set 2: the perceptron update and the training loop.
+"""Hidden checks of problem set 2: the perceptron update, the training loop, the training error.
 
 The hidden cases start from zero weights (where ``<`` instead of ``<=`` never
 updates), use both labels (a wrong sign), learn with and without an offset, and
 need several epochs, or never converge (the stopping rule and the epoch count).
+The training error after each epoch is checked on data where it differs from
+the mistakes made during the epoch, goes up as well as down, and never
+reaches zero.
 """
 
 import numpy as np
@@ -21,6 +24,17 @@ def _update(w, b, x, y):
 def _train(X, y, *, fit_intercept=True, max_epochs=100):
     result = pl.train_perceptron(X, y, fit_intercept=fit_intercept, max_epochs=max_epochs)
     return result.w, float(result.b), int(result.n_mistakes), int(result.n_epochs)
+
+
+def _training_errors(X, y, *, max_epochs=100):
+    # The weights after epoch k are those of a run stopped after k epochs.
+    X = np.asarray(X, dtype=float)
+    n_epochs = pl.train_perceptron(X, y, max_epochs=max_epochs).n_epochs
+    errors = []
+    for k in range(1, int(n_epochs) + 1):
+        result = pl.train_perceptron(X, y, max_epochs=k)
+        errors.append(float(np.mean(y * (X @ result.w + result.b) <= 0)))
+    return np.array(errors)
 
 
 EX = pl.offset_update_example()
@@ -111,5 +125,22 @@ CHECKS = [
         ],
         expected=_train,
         hint="Stop after the first epoch without a mistake (and count it), or after max_epochs epochs.",
+    ),
+    Check(
+        grade_id="training_errors_values",
+        function="training_errors",
+        cases=[
+            Case("the four-point example", (X4, y4), visible=True),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1", (X1, y1), visible=True),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1, with max_epochs=8", (X1, y1), {"max_epochs": 8}),
+            Case("separable data in 3-D", (X_sep, y_sep)),
+            Case("separable data with a fifth of the labels flipped", (X_sep, y_flip)),
+            Case("the four XOR points with max_epochs=6", (XOR4, XOR4_y), {"max_epochs": 6}),
+            Case("integer data in the plane with integer labels", (X_int, y_int)),
+            Case("data in the plane that only a line with an offset separates", (X_off, y_off)),
+        ],
+        expected=_training_errors,
+        hint="After each epoch, count the training examples the weights of that moment get wrong or put on "
+             "the plane, divided by the number of examples; one entry per epoch run.",
     ),
 ]

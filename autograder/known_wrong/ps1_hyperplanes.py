@@ -63,11 +63,11 @@ KNOWN_WRONG = [
     KnownWrong("margin_forgets_norm", """
         def margin(X, y, w, b=0.0):
             return float(np.min(y * (np.asarray(X, dtype=float) @ w + b)))
-        """, ("margin_separating",)),
+        """, ("margin_separating", "margin_not_separating")),
     KnownWrong("margin_ignores_labels", """
         def margin(X, y, w, b=0.0):
             return float(np.min(np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w))
-        """, ("margin_separating",)),
+        """, ("margin_separating", "margin_not_separating")),
     KnownWrong("margin_takes_max", """
         def margin(X, y, w, b=0.0):
             return float(np.max(y * (np.asarray(X, dtype=float) @ w + b)) / np.linalg.norm(w))

@@ -51,32 +51,37 @@ def _bound(gamma="np.min(y * (X @ w)) / np.linalg.norm(w)", value="float((radius
         """
 
 
+# A wrong radius or bound also gives a wrong bound in the experiment; a wrong count, wrong mistakes.
+RADIUS = ("radius_values", "bound_values", "bound_experiment_values")
+BOUND = ("bound_values", "bound_experiment_values")
+COUNT = ("count_mistakes_values", "bound_experiment_values")
+
 KNOWN_WRONG = [
     # -- radius ----------------------------------------------------------------------
     KnownWrong("radius_largest_coordinate", """
         def radius(X):
             return float(np.max(np.abs(X)))
-        """, ("radius_values",)),
+        """, RADIUS),
     KnownWrong("radius_squared", """
         def radius(X):
             return float(np.max(np.sum(np.asarray(X, dtype=float) ** 2, axis=1)))
-        """, ("radius_values",)),
+        """, RADIUS),
     KnownWrong("radius_mean_norm", """
         def radius(X):
             return float(np.mean(np.linalg.norm(np.asarray(X, dtype=float), axis=1)))
-        """, ("radius_values",)),
+        """, RADIUS),
     KnownWrong("radius_norm_of_the_matrix", """
         def radius(X):
             return float(np.linalg.norm(np.asarray(X, dtype=float)))
-        """, ("radius_values",)),
+        """, RADIUS),
     KnownWrong("radius_column_norms", """
         def radius(X):
             return float(np.max(np.linalg.norm(np.asarray(X, dtype=float), axis=0)))
-        """, ("radius_values",)),
+        """, RADIUS),
     # -- mistake_bound --------------------------------------------------------------------
     KnownWrong("bound_forgets_norm_of_w", _bound(gamma="np.min(y * (X @ w))"), ("bound_values",)),
-    KnownWrong("bound_not_squared", _bound(value="float(radius(X) / gamma)"), ("bound_values",)),
-    KnownWrong("bound_inverted", _bound(value="float((gamma / radius(X)) ** 2)"), ("bound_values",)),
+    KnownWrong("bound_not_squared", _bound(value="float(radius(X) / gamma)"), BOUND),
+    KnownWrong("bound_inverted", _bound(value="float((gamma / radius(X)) ** 2)"), BOUND),
     KnownWrong("bound_margin_with_abs", _bound(gamma="np.min(np.abs(y * (X @ w))) / np.linalg.norm(w)"),
                ("bound_not_separating",)),
     KnownWrong("bound_returns_none_when_not_separating", _bound(otherwise="None"), ("bound_not_separating",)),
@@ -90,14 +95,14 @@ KNOWN_WRONG = [
             return float((radius(X) / gamma) ** 2)
         """, ("bound_not_separating",)),
     # -- count_mistakes -------------------------------------------------------------------------
-    KnownWrong("count_on_plane_is_not_a_mistake", _count(test="y_i * (w @ x_i) < 0"), ("count_mistakes_values",)),
+    KnownWrong("count_on_plane_is_not_a_mistake", _count(test="y_i * (w @ x_i) < 0"), COUNT),
     KnownWrong("count_with_an_offset", _count(test="y_i * (w @ x_i + b) <= 0",
                                               step="w = w + y_i * x_i\n                        b = b + y_i"),
-               ("count_mistakes_values",)),
+               COUNT),
     KnownWrong("count_always_converged", _count(converged="True"), ("count_mistakes_values",)),
-    KnownWrong("count_epochs_not_mistakes", _count(total="epoch"), ("count_mistakes_values",)),
-    KnownWrong("count_last_epoch_only", _count(total="made"), ("count_mistakes_values",)),
-    KnownWrong("count_wrong_sign", _count(step="w = w - y_i * x_i"), ("count_mistakes_values",)),
+    KnownWrong("count_epochs_not_mistakes", _count(total="epoch"), COUNT),
+    KnownWrong("count_last_epoch_only", _count(total="made"), COUNT),
+    KnownWrong("count_wrong_sign", _count(step="w = w - y_i * x_i"), COUNT),
     # -- bound_experiment -------------------------------------------------------------------------
     KnownWrong("experiment_bound_from_the_requested_margin", _experiment(bound="1 / g ** 2"),
                ("bound_experiment_values",)),

@@ -1,4 +1,4 @@
-"""Mistakes in problem set 2: the perceptron update and the training loop."""
+"""Mistakes in problem set 2: the perceptron update, the training loop and the training error."""
 
 from . import KnownWrong
 
@@ -27,6 +27,31 @@ def _train(*, test="y_i * (w @ x_i + b) <= 0", w_step="w = w + y_i * x_i", b_ste
             return {result}
         """
 
+
+def _errors(*, measure="float(np.mean(y * (X @ w + b) <= 0))", record="errors.append({measure})", epochs="max_epochs",
+            before=""):
+    """The training error after each epoch, with one of its lines replaced by a mistake."""
+    return f"""
+        def training_errors(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            b = 0.0
+            errors = []
+            for _ in range({epochs}):
+                made = 0{before}
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w = w + y_i * x_i
+                        b = b + float(y_i)
+                        made += 1
+                {record.format(measure=measure)}
+                if made == 0:
+                    break
+            return np.array(errors)
+        """
+
+
+ERRORS = ("training_errors_values",)
 
 KNOWN_WRONG = [
     # -- perceptron_update --------------------------------------------------------
@@ -80,7 +105,7 @@ KNOWN_WRONG = [
     # -- train_perceptron -------------------------------------------------------------
     KnownWrong("train_on_plane_is_not_a_mistake", _train(test="y_i * (w @ x_i + b) < 0"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
-    KnownWrong("train_forgets_offset", _train(b_step="pass"), ("train_with_offset",)),
+    KnownWrong("train_forgets_offset", _train(b_step="pass"), ("train_with_offset", "train_stopping_rule")),
     KnownWrong("train_wrong_sign", _train(w_step="w = w - y_i * x_i", b_step="b = b - float(y_i)"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
     KnownWrong("train_updates_on_every_example", _train(test="True"),
@@ -96,10 +121,11 @@ KNOWN_WRONG = [
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
     KnownWrong("train_counts_last_epoch_mistakes_only", _train(result="w, float(b), made, epoch"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
-    KnownWrong("train_one_epoch_short", _train(epochs="range(1, max_epochs)"), ("train_stopping_rule",)),
+    KnownWrong("train_one_epoch_short", _train(epochs="range(1, max_epochs)"),
+               ("train_through_origin", "train_stopping_rule")),
     KnownWrong("train_visits_in_random_order",
                _train(order="[(X[i], y[i]) for i in np.random.default_rng(0).permutation(len(y))]"),
-               ("train_with_offset", "train_stopping_rule")),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
     KnownWrong("train_shuffles_the_caller_data", """
         def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
             order = np.random.default_rng(0).permutation(len(y))
@@ -121,4 +147,13 @@ KNOWN_WRONG = [
         """, ("train_through_origin", "train_with_offset", "train_stopping_rule")),
     KnownWrong("train_returns_weights_only", _train(result="w"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    # -- training_errors ---------------------------------------------------------------------------
+    KnownWrong("errors_are_the_mistakes_during_the_epoch", _errors(measure="made / len(y)"), ERRORS),
+    KnownWrong("errors_counted_not_divided", _errors(measure="int(np.sum(y * (X @ w + b) <= 0))"), ERRORS),
+    KnownWrong("errors_on_plane_is_correct", _errors(measure="float(np.mean(y * (X @ w + b) < 0))"), ERRORS),
+    KnownWrong("errors_forget_the_offset", _errors(measure="float(np.mean(y * (X @ w) <= 0))"), ERRORS),
+    KnownWrong("errors_measured_before_the_epoch", _errors(
+        record="pass", before="\n                errors.append(float(np.mean(y * (X @ w + b) <= 0)))"), ERRORS),
+    KnownWrong("errors_ignore_max_epochs", _errors(epochs="100"), ERRORS),
+    KnownWrong("errors_one_epoch_short", _errors(epochs="max_epochs - 1"), ERRORS),
 ]

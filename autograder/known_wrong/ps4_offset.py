@@ -41,7 +41,7 @@ KNOWN_WRONG = [
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.vstack([X, np.ones((1, X.shape[1]))])
-        """, ("absorb_offset_values",)),
+        """, ("absorb_offset_values", "lifting_one_dimensional", "lifting_general")),
     KnownWrong("absorb_offset_returns_X", """
         def absorb_offset(X):
             return np.asarray(X, dtype=float)

@@ -1,0 +1,429 @@
+"""``python -m autograder check NOTEBOOK.ipynb``: will this notebook grade? Students run it before submitting.
+
+It runs on the student's own machine, without a sandbox, and does what
+grading does up to the hidden checks: it rebuilds the notebook around the
+release's locked cells (:func:`autograder.integrity.prepare_notebook`, so an
+edited or deleted test cell runs as the original, exactly as when graded),
+copies it with the release's other files into an empty folder, and runs it
+top to bottom in a fresh kernel with the grader's time limits: a cell past
+the per-cell limit is interrupted and the next one runs.
+
+Then it prints, part by part: each visible test passed or failed with its
+message; functions still missing or still raising ``NotImplementedError``;
+cells that raised or ran past the time limit; written answers still empty;
+then the locked cells that were edited, deleted or copied, and whether the
+file has the name the grader expects.  It exits 0 only when nothing is left
+to fix.
+
+It never runs or shows a hidden check: the test cells come from the release,
+which has none, and nothing here imports :mod:`autograder.checks`.  A
+notebook to run that contains any instructor-only marker is refused.
+"""
+
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+from .integrity import prepare_notebook
+from .release import COURSE_DIR, LEAK_MARKERS
+from .results import Settings
+
+__all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main"]
+
+READY, NOT_READY, CANNOT_CHECK = 0, 1, 2
+WRITTEN_STUB = "YOUR ANSWER HERE"
+MAX_MESSAGE = 300
+PART_HEADING = re.compile(r"##\s+(Part [A-Z]):\s*(.*?)\s*\((\d+) points?\)")
+FILE = "The file"
+SETUP = "Set-up"
+
+
+class CheckError(Exception):
+    """The notebook cannot be checked at all (no such file, no released assignment to compare it with)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One printed line: ``ok`` is False for anything the student must fix before submitting."""
+
+    part: str
+    ok: bool
+    text: str
+
+
+def _nbgrader(cell):
+    meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _source(cell):
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _released(course_dir):
+    """``{assignment: path of its release notebook}`` for every released assignment of the course."""
+    release = os.path.join(course_dir, "release")
+    found = {}
+    if os.path.isdir(release):
+        for name in sorted(os.listdir(release)):
+            path = os.path.join(release, name, f"{name}.ipynb")
+            if os.path.isfile(path):
+                found[name] = path
+    return found
+
+
+def _grade_ids(notebook):
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    return {_nbgrader(c).get("grade_id") for c in cells if isinstance(c, dict)} - {None} \
+        if isinstance(cells, list) else set()
+
+
+def _which_assignment(path, student, released):
+    """The assignment a notebook belongs to: by its file name, else by the grade cells it shares with a release."""
+    import nbformat
+
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem in released:
+        return stem
+    ids = _grade_ids(student)
+    best, shared = None, 0
+    for name, release_path in released.items():
+        overlap = len(ids & _grade_ids(nbformat.read(release_path, as_version=4)))
+        if overlap > shared:
+            best, shared = name, overlap
+    return best
+
+
+def _parts(release_nb):
+    """``(part titles in order, {grade_id: part title})`` from the release's ``## Part X: ... (N points)`` headings."""
+    titles, of_cell, current = [FILE, SETUP], {}, SETUP
+    for cell in release_nb.cells:
+        match = PART_HEADING.match(cell.source) if cell.cell_type == "markdown" else None
+        if match:
+            current = f"{match.group(1)}: {match.group(2)} ({match.group(3)} points)"
+            titles.append(current)
+        gid = _nbgrader(cell).get("grade_id")
+        if gid:
+            of_cell[gid] = current
+    return titles, of_cell
+
+
+def _stub_functions(source):
+    try:
+        return [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+    except SyntaxError:
+        return []
+
+
+def _raises_not_implemented(function):
+    for node in ast.walk(function):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(target, ast.Name) and target.id == "NotImplementedError":
+                return True
+    return False
+
+
+def _answer_findings(release_nb, answers, authored, part_of):
+    """Missing functions, functions still raising NotImplementedError, code that does not parse, empty answers."""
+    findings = []
+    defined = {}
+    for label, source in authored:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                defined[node.name] = node
+    for cell in release_nb.cells:
+        meta = _nbgrader(cell)
+        gid = meta.get("grade_id")
+        if not meta.get("solution") or gid is None:
+            continue
+        part = part_of.get(gid, SETUP)
+        answer = answers.get(gid, "")
+        if cell.cell_type == "markdown":
+            if not answer.strip() or answer.strip() == WRITTEN_STUB:
+                findings.append(Finding(part, False, f"written answer {gid} is still empty"))
+            continue
+        try:
+            ast.parse(answer)
+        except SyntaxError as exc:
+            findings.append(Finding(part, False, f"answer cell {gid} is not valid Python: line {exc.lineno}: {exc.msg}"))
+            continue
+        for name in _stub_functions(cell.source):
+            if name not in defined:
+                findings.append(Finding(part, False, f"{name} is not defined: keep the function's name and signature "
+                                                     f"(answer cell {gid})"))
+            elif _raises_not_implemented(defined[name]):
+                findings.append(Finding(part, False, f"{name} still raises NotImplementedError: write its body and "
+                                                     f"delete that line (answer cell {gid})"))
+    return findings
+
+
+def _first_line(text):
+    text = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
+
+
+def _run(notebook, cwd, *, cell_timeout, budget):
+    """Execute ``notebook`` in a fresh kernel, cell by cell.
+
+    Returns ``(interrupted, stopped, died)``: the indices of the cells
+    interrupted at the time limit, the cell the budget ran out at, and the cell
+    the kernel died in (each ``None`` when it did not happen).
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import DeadKernelError
+
+    class Client(NotebookClient):
+        async def _async_handle_timeout(self, timeout, cell=None):
+            self.interrupted.add(self.current_index)
+            return await super()._async_handle_timeout(timeout, cell)
+
+    client = Client(notebook, timeout=cell_timeout, interrupt_on_timeout=True, allow_errors=True,
+                    error_on_timeout={"ename": "CellTimeoutError", "evalue": "interrupted", "traceback": []},
+                    kernel_name="python3", record_timing=False, resources={"metadata": {"path": cwd}})
+    client.interrupted = set()
+    client.current_index = None
+    started = time.monotonic()
+    stopped = died = None
+    # The kernel's own log (not the notebook's output, which arrives as messages) is of no use here.
+    with client.setup_kernel(cwd=cwd, stderr=subprocess.DEVNULL):
+        count = 0
+        for index, cell in enumerate(notebook.cells):
+            if cell.cell_type != "code":
+                continue
+            if time.monotonic() - started > budget:
+                stopped = index
+                break
+            count += 1
+            client.current_index = index
+            try:
+                client.execute_cell(cell, index, execution_count=count)
+            except DeadKernelError:
+                died = index
+                break
+    return client.interrupted, stopped, died
+
+
+def _label(cell, index):
+    """``(grade_id or None, how to name the cell to the student)``."""
+    gid = _nbgrader(cell).get("grade_id")
+    if gid:
+        return gid, f"cell {gid}"
+    first = _first_line(cell.source)
+    first = first if len(first) <= 60 else first[:57].rstrip() + "..."
+    return None, f"cell {index + 1}" + (f" ({first})" if first else "")
+
+
+def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout, budget):
+    """What running showed: each visible test passed or failed, other cells that raised or were interrupted."""
+    findings = []
+    part = SETUP
+    end = stopped if stopped is not None else died
+    for index, cell in enumerate(notebook.cells):
+        gid, label = _label(cell, index)
+        part = part_of.get(gid, part)
+        if cell.cell_type != "code":
+            continue
+        meta = _nbgrader(cell)
+        is_test = bool(meta.get("grade")) and not meta.get("solution")
+        if index == died:
+            findings.append(Finding(part, False, f"{label} stopped Python itself (the kernel died): grading marks "
+                                                 "the notebook crashed and scores every test 0"))
+            continue
+        if end is not None and index >= end:
+            if is_test:
+                findings.append(Finding(part, False, f"test {gid} did not run: the notebook stopped before it"))
+            continue
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        if index in interrupted:
+            problem = (f"ran for more than {cell_timeout:g} s and was interrupted: look for a loop that never ends "
+                       "(grading interrupts it too, and a function that never returns scores 0)")
+            findings.append(Finding(part, False, f"test {gid} {problem}" if is_test else f"{label} {problem}"))
+        elif errors:
+            error = errors[0]
+            message = f"{error.get('ename', 'an error')}: {_first_line(error.get('evalue', ''))}".rstrip(": ")
+            findings.append(Finding(part, False, f"test {gid} failed: {message}" if is_test else f"{label} raised {message}"))
+        elif is_test:
+            findings.append(Finding(part, True, f"test {gid} passed"))
+    if stopped is not None:
+        findings.append(Finding(SETUP, False, f"the notebook ran for more than {budget:g} s in all and was stopped; "
+                                              "grading stops it too and scores every test 0 (status timeout)"))
+    return findings
+
+
+def _locked_findings(flags, part_of):
+    """Edited, deleted and copied locked cells, from the flags of :func:`prepare_notebook`."""
+    findings = []
+    what = {
+        "edited-locked-cell": "was edited: grading runs the original cell instead, so your change has no effect; "
+                              "undo it, or the notebook is flagged for your instructor",
+        "deleted-locked-cell": "was deleted: grading puts the original back and runs it; restore it from the "
+                               "release notebook, or the notebook is flagged for your instructor",
+        "duplicated-cell": "appears more than once: grading keeps the first copy; delete the others",
+    }
+    for flag in flags:
+        if flag.code in what:
+            for gid in re.findall(r"[A-Za-z0-9_-]+", flag.detail.split(":", 1)[-1]):
+                findings.append(Finding(part_of.get(gid, SETUP), False, f"locked cell {gid} {what[flag.code]}"))
+    return findings
+
+
+@dataclass
+class Plan:
+    """What :func:`plan` found before anything runs: the notebook to run and the findings so far."""
+
+    assignment: str
+    notebook: object  # the nbformat notebook to execute, locked cells as released
+    release_path: str
+    titles: list
+    part_of: dict
+    findings: list
+
+
+def plan(path, *, assignment=None, course_dir=COURSE_DIR):
+    """Read a student's notebook and build what :func:`check_notebook` runs, without running anything.
+
+    Returns a :class:`Plan`, or ``(None, findings)`` when the file is not a
+    notebook at all.  Raises :class:`CheckError` when the file or the release it
+    is checked against cannot be found, or the release holds instructor-only
+    text (then it is not a student version, and nothing of it may run).
+    """
+    import nbformat
+
+    if not os.path.isfile(path):
+        raise CheckError(f"there is no file {path}")
+    released = _released(course_dir)
+    if not released:
+        raise CheckError(f"no released assignment in {os.path.join(course_dir, 'release')}: "
+                         "run `python -m autograder release` (or `make assignments`) first")
+    name = os.path.basename(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            student = json.load(f)
+        if not isinstance(student, dict) or not isinstance(student.get("cells"), list):
+            raise ValueError("it has no list of cells")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return None, [Finding(FILE, False, f"{name} is not a notebook the grader can read ({_first_line(exc)}): "
+                                            "grading will mark it ungradable; save it again from Jupyter")]
+    if assignment is None:
+        assignment = _which_assignment(path, student, released)
+        if assignment is None:
+            raise CheckError(f"{name} shares no graded cell with any released assignment "
+                             f"({', '.join(released)}); name the assignment with --assignment")
+    elif assignment not in released:
+        raise CheckError(f"assignment {assignment!r} is not released; released: {', '.join(released)}")
+
+    release_path = released[assignment]
+    with open(release_path, encoding="utf-8") as f:
+        release_text = f.read()
+    leaked = [marker for marker in LEAK_MARKERS if marker in release_text]
+    if leaked:
+        raise CheckError(f"the release notebook {release_path} contains instructor-only text ({leaked[0]!r}); "
+                         "it is not a student version, so nothing is run")
+    release_nb = nbformat.reads(release_text, as_version=4)
+    titles, part_of = _parts(release_nb)
+    prepared, flags, authored, answers = prepare_notebook(student, release_nb)
+
+    findings = []
+    if os.path.realpath(path) == os.path.realpath(release_path):
+        findings.append(Finding(FILE, False, f"this is the course's own release copy, which `make book` and `make "
+                                              f"assignments` overwrite, and against which edits cannot be seen: "
+                                              f"copy it out (cp {release_path} ~/) and work on the copy"))
+    expected = f"{assignment}.ipynb"
+    if name != expected:
+        findings.append(Finding(FILE, False, f"the file is named {name!r}; the grader expects {expected!r}: "
+                                              "rename it before you submit"))
+    findings += _locked_findings(flags, part_of)
+    findings += _answer_findings(release_nb, answers, authored, part_of)
+    return Plan(assignment, prepared, release_path, titles, part_of, findings)
+
+
+def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Settings()):
+    """Check one notebook; return ``(assignment, list of Finding)`` in the order they are printed.
+
+    Raises :class:`CheckError` as :func:`plan` does.
+    """
+    planned = plan(path, assignment=assignment, course_dir=course_dir)
+    if not isinstance(planned, Plan):
+        return planned
+    findings = list(planned.findings)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    with tempfile.TemporaryDirectory(prefix="autograder-check-") as work:
+        # The release's other files (data), as grading gives them; nothing else from the student's folder.
+        release_dir = os.path.dirname(planned.release_path)
+        for entry in sorted(os.listdir(release_dir)):
+            source = os.path.join(release_dir, entry)
+            if entry == os.path.basename(planned.release_path) or entry.startswith(".") or os.path.islink(source):
+                continue
+            (shutil.copytree if os.path.isdir(source) else shutil.copy)(source, os.path.join(work, entry))
+        interrupted, stopped, died = _run(planned.notebook, work, cell_timeout=settings.cell_timeout,
+                                          budget=settings.timeout)
+    findings += _run_findings(planned.notebook, interrupted, stopped, died, planned.part_of,
+                              cell_timeout=settings.cell_timeout, budget=settings.timeout)
+    order = {title: i for i, title in enumerate(planned.titles)}
+    findings.sort(key=lambda f: order.get(f.part, 0))  # stable: within a part, the order found
+    return planned.assignment, findings
+
+
+def format_report(path, assignment, findings, settings=Settings()):
+    """The text printed for the student."""
+    lines = [f"Checking {path}" + (f" (assignment {assignment})" if assignment else ""),
+             f"as grading runs it: a fresh kernel, at most {settings.cell_timeout:g} s per cell and "
+             f"{settings.timeout:g} s in all, locked cells as released.",
+             "Only the tests you can see run here; grading adds hidden checks of the same kind.", ""]
+    current = None
+    for finding in findings:
+        if finding.part != current:
+            current = finding.part
+            lines.append(current)
+        lines.append(f"  {'[ok]  ' if finding.ok else '[fix] '} {finding.text}")
+    to_fix = sum(not f.ok for f in findings)
+    lines.append("")
+    if to_fix:
+        lines.append(f"Not ready: {to_fix} thing{'s' if to_fix > 1 else ''} to fix (marked [fix] above).")
+    else:
+        lines.append("Ready to submit: every visible test passes, nothing is missing, and the file name is right.")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    """Check a notebook; exit 0 when it is ready to submit, 1 when not, 2 when it cannot be checked."""
+    defaults = Settings()
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder check",
+        description="Run your notebook as grading does (fresh kernel, the grader's time limits, locked cells as "
+                    "released) and say what to fix before you submit. Hidden checks are never run.",
+    )
+    parser.add_argument("notebook", metavar="NOTEBOOK.ipynb")
+    parser.add_argument("--assignment", help="the assignment (default: found from the file name or its cells)")
+    parser.add_argument("--course-dir", default=COURSE_DIR, help="the course directory (default: %(default)s)")
+    parser.add_argument("--cell-timeout", type=int, default=defaults.cell_timeout, metavar="SECONDS",
+                        help="interrupt a cell after this long (default: the grader's, %(default)g)")
+    parser.add_argument("--timeout", type=float, default=defaults.timeout, metavar="SECONDS",
+                        help="stop the whole notebook after this long (default: the grader's, %(default)g)")
+    args = parser.parse_args(argv)
+    if args.cell_timeout <= 0 or args.timeout <= 0:
+        print("autograder check: --cell-timeout and --timeout must be positive numbers of seconds.", file=sys.stderr)
+        return CANNOT_CHECK
+    settings = Settings(timeout=args.timeout, cell_timeout=args.cell_timeout)
+    try:
+        assignment, findings = check_notebook(os.path.expanduser(args.notebook), assignment=args.assignment,
+                                              course_dir=args.course_dir, settings=settings)
+    except CheckError as exc:
+        print(f"autograder check: {exc}.", file=sys.stderr)
+        return CANNOT_CHECK
+    print(format_report(args.notebook, assignment, findings, settings))
+    return NOT_READY if any(not f.ok for f in findings) else READY
