@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from .results import (CRASHED, GRADED, STATUSES, TIMEOUT, UNGRADABLE, CellResult, Flag, Job, Result,
+from .results import (CRASHED, GRADED, MISSING, STATUSES, TIMEOUT, UNGRADABLE, CellResult, Flag, Job, Result,
                       Settings)
 
 __all__ = ["main", "grade_one", "run_submission", "judge", "grade_submissions", "make_jobs", "write_grades_csv"]
@@ -494,6 +494,23 @@ def _internal_error(job, exc):
                          "grade it again or by hand", sandboxed=job.settings.use_sandbox)
 
 
+def with_download_facts(result, submission):
+    """``result`` with what the download said about the submission: its name there, its time, its flags."""
+    result.source = submission.source
+    result.submitted_at = submission.submitted_at
+    if submission.flags:
+        codes = {f.code for f in result.flags}
+        result.flags = sorted(result.flags + [Flag(code, detail) for code, detail in submission.flags
+                                              if code not in codes], key=lambda f: f.code)
+    return result
+
+
+def missing_result(submission, assignment, max_score, sandboxed):
+    """The row of a roster student with no submission: status missing, score 0 out of the assignment's points."""
+    return Result(submission.student_id, assignment, MISSING, reason=submission.problem, max_score=max_score,
+                  sandboxed=sandboxed)
+
+
 def write_grades_csv(path, results):
     """Write ``grades.csv`` atomically: to a temporary file in the same folder, then renamed."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -501,10 +518,11 @@ def write_grades_csv(path, results):
     try:
         with os.fdopen(fd, "w", newline="") as f:
             writer = csv.writer(f)
-            writer.writerow(["student_id", "assignment", "score", "max_score", "status", "flags"])
+            writer.writerow(["student_id", "assignment", "score", "max_score", "status", "flags", "source",
+                             "submitted_at"])
             for r in results:
                 writer.writerow([r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status,
-                                 ";".join(r.flag_codes)])
+                                 ";".join(r.flag_codes), r.source, r.submitted_at])
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -560,21 +578,25 @@ def _record(result, *, gb, course_dir, out_dir, notebook_name, sandbox_text):
 
 
 def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=Settings(), executor=None,
-                      workers=None, progress=None, skipped=(), sandbox_text=""):
+                      workers=None, progress=None, skipped=(), sandbox_text="", notes=()):
     """Grade ``submissions`` through ``executor`` and write every output; return the results in order.
 
     ``executor`` is any ``concurrent.futures.Executor`` (default: a process
     pool of ``workers`` processes, one per core).  ``progress(done, total,
     result)`` is called as each result arrives.  The gradebook, the
     autograded notebooks and the feedback are written by this process only,
-    in submission order.
+    in submission order.  A roster student with no submission (``missing``)
+    gets a row, and nothing is run for them.
     """
     from . import report
+    from .exports import CANVAS_FILE, MOODLE_FILE, ExportRow, canvas_csv, moodle_csv
     from .gradebook import open_gradebook
 
     started = time.time()
     release_dir = os.path.join(course_dir, "release", assignment)
     notebook_name = f"{assignment}.ipynb"
+    absent = [s for s in submissions if s.missing]
+    submissions = [s for s in submissions if not s.missing]
     jobs = make_jobs(assignment, submissions, release_dir, settings)
     os.makedirs(os.path.join(out_dir, "feedback"), exist_ok=True)
     own_executor = executor is None
@@ -595,6 +617,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
                 results[i] = judge(future.result())
             except Exception as exc:  # a broken worker must not stop the batch
                 results[i] = _internal_error(jobs[i], exc)
+            results[i] = with_download_facts(results[i], submissions[i])
             done += 1
             if progress:
                 progress(done, len(jobs), results[i])
@@ -606,11 +629,19 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
         gb.close()
         if own_executor:
             executor.shutdown(wait=True, cancel_futures=True)
+    max_score = max((r.max_score for r in results), default=0.0)
+    results = sorted(results + [missing_result(s, assignment, max_score, settings.use_sandbox) for s in absent],
+                     key=lambda r: r.student_id)
     write_grades_csv(os.path.join(out_dir, "grades.csv"), results)
+    people = {s.student_id: s for s in submissions + absent}
+    rows = [ExportRow(r.student_id, r.score, people[r.student_id].name, people[r.student_id].email,
+                      people[r.student_id].canvas_user_id) for r in results]
+    _write_text_atomic(os.path.join(out_dir, CANVAS_FILE), canvas_csv(assignment, max_score, rows))
+    _write_text_atomic(os.path.join(out_dir, MOODLE_FILE), moodle_csv(assignment, rows))
     _write_text_atomic(os.path.join(out_dir, "report.html"),
                        report.report_html(assignment, results, skipped=skipped, sandbox_text=sandbox_text,
                                           sandboxed=settings.use_sandbox, started=started,
-                                          seconds=time.time() - started, settings=settings))
+                                          seconds=time.time() - started, settings=settings, notes=notes))
     return results
 
 
@@ -644,8 +675,9 @@ def summary_lines(results, skipped, seconds, sandbox_text, sandboxed):
     lines = [f"{len(results)} submissions in {seconds:.1f} s: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES)
              + f"; {flagged} flagged"]
     if skipped:
-        lines.append(f"{len(skipped)} {'entry' if len(skipped) == 1 else 'entries'} skipped (not submissions): "
-                     + ", ".join(s.name for s in skipped[:5]))
+        lines.append(f"{len(skipped)} {'entry' if len(skipped) == 1 else 'entries'} of the download not graded "
+                     "(receipts, metadata, earlier attempts ...; report.html says why): "
+                     + ", ".join(s.name for s in skipped[:5]) + (" ..." if len(skipped) > 5 else ""))
     lines.append(("sandbox: " + sandbox_text) if sandboxed else
                  "WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox): student code ran with your permissions")
     return lines
@@ -663,7 +695,8 @@ def main(argv=None):
     from . import sandbox
     from .checks import load_checks
     from .gradebook import GradebookError, assignment_info, open_gradebook
-    from .submissions import SubmissionsError, collect
+    from .roster import RosterError, load_roster, parse_deadline
+    from .submissions import SubmissionsError, collect_batch
 
     parser = argparse.ArgumentParser(
         prog="python -m autograder grade",
@@ -671,7 +704,8 @@ def main(argv=None):
                     "feedback pages and report.html, and record the grades in nbgrader's gradebook.")
     parser.add_argument("assignment", metavar="ASSIGNMENT")
     parser.add_argument("submissions", metavar="SUBMISSIONS",
-                        help="a folder of <student_id>.ipynb files or <student_id>/ folders, or a .zip of one")
+                        help="the LMS's download (Canvas, Moodle, Blackboard, Gradescope export), or a folder of "
+                             "<student_id>.ipynb files or <student_id>/ folders; a folder or a .zip")
     parser.add_argument("--out", required=True, metavar="DIR", help="where to write grades.csv, feedback/ and report.html")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="submissions graded at the same time (default: one per core)")
@@ -684,6 +718,12 @@ def main(argv=None):
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="grade on a Dask cluster: the scheduler's address (tcp://host:8786) or its scheduler "
                              "file (.json). Workers need this course directory and the submissions at the same paths")
+    parser.add_argument("--roster", metavar="FILE.csv",
+                        help="the class list: a student_id column and any of name, email, lms_id. Submissions are "
+                             "matched to it; a student with no submission gets a row with status missing")
+    parser.add_argument("--deadline", metavar="WHEN",
+                        help="flag submissions the LMS recorded after this time as late (no penalty), in ISO 8601: "
+                             "2025-01-31T23:59 (local time) or 2025-01-31T23:59+01:00")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="grade even where no sandbox can be made: student code then runs with your permissions")
     args = parser.parse_args(argv)
@@ -692,6 +732,14 @@ def main(argv=None):
     if args.timeout <= 0 or args.cell_timeout <= 0:
         return _fail("--timeout and --cell-timeout must be positive numbers of seconds")
 
+    try:
+        deadline = parse_deadline(args.deadline) if args.deadline else None
+    except ValueError as exc:
+        return _fail(str(exc))
+    try:
+        roster = load_roster(args.roster) if args.roster else None
+    except RosterError as exc:
+        return _fail(str(exc))
     try:
         load_checks(args.assignment)
     except ValueError as exc:
@@ -726,17 +774,18 @@ def main(argv=None):
         return _fail(f"cannot create the output folder {args.out}: {exc.strerror}")
     with tempfile.TemporaryDirectory(prefix="autograde-batch-") as scratch:
         try:
-            submissions, skipped = collect(args.submissions, args.assignment, scratch,
-                                           max_notebook_bytes=settings.max_notebook_bytes)
+            batch = collect_batch(args.submissions, args.assignment, scratch,
+                                  max_notebook_bytes=settings.max_notebook_bytes, roster=roster, deadline=deadline)
         except SubmissionsError as exc:
             return _fail(str(exc))
+        submissions, skipped = batch.submissions, batch.skipped
         if not use_sandbox:
             print("autograder grade: WARNING: grading without a sandbox; student code runs with your permissions.",
                   file=sys.stderr)
         started = time.monotonic()
         run = functools.partial(grade_submissions, args.assignment, submissions, course_dir=course_dir,
                                 out_dir=args.out, settings=settings, workers=args.workers, progress=_Progress(),
-                                skipped=skipped, sandbox_text=sandbox_text)
+                                skipped=skipped, sandbox_text=sandbox_text, notes=batch.notes)
         if args.scheduler:
             from .cluster import ClusterUnavailable, dask_executor
 
@@ -748,8 +797,10 @@ def main(argv=None):
         else:
             results = run()
         seconds = time.monotonic() - started
-    for line in summary_lines(results, skipped, seconds, sandbox_text, use_sandbox):
+    for line in summary_lines(results, skipped, seconds, sandbox_text, use_sandbox) + batch.notes:
         print(line)
-    print(f"wrote {os.path.join(args.out, 'grades.csv')}, {os.path.join(args.out, 'report.html')} "
-          f"and {len(results)} feedback pages; grades recorded in {os.path.join(course_dir, 'gradebook.db')}")
+    print(f"wrote {os.path.join(args.out, 'grades.csv')}, {os.path.join(args.out, 'report.html')}, "
+          f"the gradebook imports canvas_import.csv and moodle_import.csv, "
+          f"and {sum(r.status != MISSING for r in results)} feedback pages; "
+          f"grades recorded in {os.path.join(course_dir, 'gradebook.db')}")
     return 0

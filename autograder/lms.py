@@ -257,16 +257,16 @@ def read_gradescope_metadata(path):
 # -- the files of one submission ---------------------------------------------------------
 
 def _files_under(folder):
-    """Every file (and link) under ``folder``, as paths relative to it, skipping the OS's litter."""
+    """Every file under ``folder``, as paths relative to it, skipping the OS's litter.
+
+    A link (to a file or a folder) is listed as a file and never followed.
+    """
     found = []
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED and not os.path.islink(os.path.join(root, d)))
-        for name in sorted(files) + sorted(d for d in os.listdir(root) if os.path.islink(os.path.join(root, d))
-                                            and os.path.isdir(os.path.join(root, d))):
-            if name in IGNORED:
-                continue
-            found.append(os.path.relpath(os.path.join(root, name), folder))
-    return sorted(set(found))
+        links = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+        dirs[:] = [d for d in dirs if d not in IGNORED and d not in links]
+        found += [os.path.relpath(os.path.join(root, n), folder) for n in files + links if n not in IGNORED]
+    return sorted(found)
 
 
 def choose_notebook(names, assignment):
@@ -352,8 +352,8 @@ def scan(folder, assignment, *, extraction_problems=None):
         metadata, metadata_problem = read_gradescope_metadata(os.path.join(folder, GRADESCOPE_METADATA))
         unused.append(Unused(GRADESCOPE_METADATA, metadata_problem and
                              f"Gradescope's metadata file, which could not be used: {metadata_problem}" or
-                             f"Gradescope's metadata file: read for the names, ids and times of "
-                             f"{len(metadata)} submissions", "read"))
+                             f"Gradescope's metadata file: read for the names, ids and times of its "
+                             f"{len(metadata)} submission(s)", "read"))
     receipts = {}
     for name in names:
         match = BLACKBOARD.match(name)

@@ -14,13 +14,15 @@ GRADED = "graded"
 UNGRADABLE = "ungradable"
 TIMEOUT = "timeout"
 CRASHED = "crashed"
-STATUSES = (GRADED, UNGRADABLE, TIMEOUT, CRASHED)
+MISSING = "missing"
+STATUSES = (GRADED, UNGRADABLE, TIMEOUT, CRASHED, MISSING)
 
 STATUS_TEXT = {
     GRADED: "The notebook ran and every hidden test was judged.",
     UNGRADABLE: "The file could not be graded, so no code was run and every test scores 0.",
     TIMEOUT: "The notebook used up its time budget before the hidden tests could run, so every test scores 0.",
     CRASHED: "The notebook's Python process died before the hidden tests could run, so every test scores 0.",
+    MISSING: "The roster lists this student, but the download holds no submission from them; the score is 0.",
 }
 
 # Flag code -> what it means, in words for the instructor and the student.
@@ -48,6 +50,10 @@ FLAG_TEXT = {
     "output-truncated": "A cell printed more output than is kept; the rest was dropped.",
     "cell-interrupted": "A cell ran longer than the per-cell time limit and was interrupted; later cells still ran.",
     "background-processes": "Processes started by the notebook were still running at the end; they were killed.",
+    "late": "Submitted after the deadline (as the LMS recorded it, or after --deadline); no penalty was applied.",
+    "extra-files": "The submission holds files besides the notebook; they were not given to the notebook, so "
+                   "code that relied on them (or tried to replace a module such as numpy) did not see them.",
+    "not-on-roster": "The submission matches no student of the roster; it was graded under the id shown.",
 }
 
 
@@ -119,6 +125,8 @@ class Result:
     seconds: float = 0.0  # wall time of grade_one
     run_seconds: float = 0.0  # wall time of the notebook run (sandbox included)
     sandboxed: bool = True
+    source: str = ""  # the entry's name in the download
+    submitted_at: str = ""  # ISO 8601, when the LMS recorded it
     source_sha256: str = ""
     # Set by the worker, consumed by the host's judge: the autograded cells'
     # (grade_id, points) and the probe's untrusted (records, arrays).

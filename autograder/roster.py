@@ -62,6 +62,7 @@ class Resolved:
     entry: object  # autograder.lms.Entry, or None when missing
     flags: tuple = ()  # (code, detail)
     roster: RosterStudent = None
+    matched_by: str = ""  # how the entry was matched to the roster: "LMS id", "email", "student id" or "name"
 
 
 @dataclass
@@ -279,13 +280,10 @@ def resolve(entries, *, roster=None, deadline=None, local_zone=None):
             shown = ", ".join(latest.extra_files[:10]) + (f" and {len(latest.extra_files) - 10} more"
                                                           if len(latest.extra_files) > 10 else "")
             flags.append(("extra-files", shown))
-        student = None
-        if index is not None:
-            if key in matched_by:
-                student = matched_by[key][0]
-            else:
-                flags.append(("not-on-roster", f"{_describe(latest)} matches no student of the roster"))
-        graded.append(Resolved(student_id, latest, tuple(flags), student))
+        student, how = matched_by.get(key, (None, ""))
+        if index is not None and student is None:
+            flags.append(("not-on-roster", f"{_describe(latest)} matches no student of the roster"))
+        graded.append(Resolved(student_id, latest, tuple(flags), student, how))
 
     # 3. Roster students with no entry (members of a group submission count as having one).
     missing = []

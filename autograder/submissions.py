@@ -1,13 +1,14 @@
 """Finding the submissions in a folder or a ``.zip``, and reading one notebook, without trusting either.
 
-A batch of submissions is a folder (or a ``.zip`` of one, as a learning
-management system hands them out) holding ``<student_id>.ipynb`` files or
-``<student_id>/`` folders with the notebook inside.  Every entry becomes a
-:class:`Submission`: either a path to a notebook to grade, or the reason it
-cannot be graded (a symbolic link, not a regular file, empty, too large, no
-notebook in the folder ...).  Names that are not safe student ids are
-skipped, with the reason, because the id becomes a file name and a
-gradebook key.
+A batch of submissions is a folder (or a ``.zip`` of one) as a learning
+management system hands it out: Canvas, Moodle, Blackboard, a Gradescope
+export, or plain ``<student_id>.ipynb`` files and ``<student_id>/`` folders
+(:mod:`autograder.lms` recognises the layout, :mod:`autograder.roster` gives
+each student one id and picks the attempt to grade).  Every student becomes
+one :class:`Submission`: either a path to a notebook to grade, or the reason
+it cannot be graded (a symbolic link, not a regular file, empty, too large,
+no notebook in the folder ...).  Everything else in the download (receipts,
+metadata, earlier attempts) becomes a :class:`Skipped` with the reason.
 
 A ``.zip`` is extracted member by member into a fresh folder: no absolute
 paths or ``..``, no links (a link member becomes an ungradable entry), at
@@ -20,12 +21,14 @@ import re
 import stat
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["Submission", "Skipped", "SubmissionsError", "collect", "read_notebook_bytes", "is_safe_student_id"]
+from .lms import IGNORED, LMS_NAMES, is_safe_student_id, scan
+from .roster import resolve
 
-STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,99}")
-IGNORED = {"__MACOSX", ".DS_Store", "Thumbs.db", ".ipynb_checkpoints", "desktop.ini"}
+__all__ = ["Submission", "Skipped", "Batch", "SubmissionsError", "collect", "collect_batch", "read_notebook_bytes",
+           "is_safe_student_id"]
+
 MAX_ZIP_MEMBERS = 20_000
 MAX_ZIP_BYTES = 2 * 2**30
 LINK_PLACEHOLDER = "(a link in the zip file; never followed)"
@@ -37,24 +40,42 @@ class SubmissionsError(Exception):
 
 @dataclass(frozen=True)
 class Submission:
-    """One student's entry: ``path`` of the notebook to grade, or ``problem`` saying why not."""
+    """One student's row: ``path`` of the notebook to grade, or ``problem`` saying why not.
+
+    ``source`` is the entry's name in the download; ``flags`` are
+    ``(code, detail)`` pairs found before grading (``late``, ``extra-files``,
+    ``not-on-roster``); ``missing`` marks a roster student with no entry.
+    """
 
     student_id: str
     path: str = None
     problem: str = None
+    source: str = ""
+    submitted_at: str = ""  # ISO 8601, when the LMS recorded it
+    flags: tuple = ()
+    missing: bool = False
+    name: str = ""
+    email: str = ""
+    canvas_user_id: str = ""
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """An entry that is not a submission at all (unsafe name, duplicate id)."""
+    """Something in the download that is not graded: ``kind`` is "read" (receipts, metadata),
+    "superseded" (an earlier attempt) or "skipped" (not a submission)."""
 
     name: str
     reason: str
+    kind: str = "skipped"
 
 
-def is_safe_student_id(name):
-    """Letters, digits and ``_ . @ + -``, starting with a letter or digit, at most 100 characters."""
-    return bool(STUDENT_ID.fullmatch(name)) and ".." not in name
+@dataclass
+class Batch:
+    """Everything found in a download: one :class:`Submission` per row, the rest, and notes for the report."""
+
+    submissions: list
+    skipped: list
+    notes: list = field(default_factory=list)
 
 
 def _check_file(path, max_bytes):
@@ -74,59 +95,67 @@ def _check_file(path, max_bytes):
     return None
 
 
-def _notebook_in_folder(folder, assignment, max_bytes):
-    """The notebook inside a student's folder: ``(path, None)`` or ``(None, reason)``."""
-    if os.path.islink(folder):
-        return None, "the student's folder is a symbolic link"
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError as exc:
-        return None, f"the student's folder cannot be read ({exc.strerror})"
-    notebooks = [n for n in names if n.endswith(".ipynb") and not n.startswith(".")]
-    if not notebooks:
-        return None, "there is no notebook (.ipynb file) in the student's folder"
-    if f"{assignment}.ipynb" in notebooks:
-        chosen = f"{assignment}.ipynb"
-    elif len(notebooks) == 1:
-        chosen = notebooks[0]
-    else:
-        return None, (f"the student's folder holds {len(notebooks)} notebooks and none is named "
-                      f"{assignment}.ipynb, so it is not clear which one to grade")
-    path = os.path.join(folder, chosen)
-    problem = _check_file(path, max_bytes)
-    return (None, problem) if problem else (path, None)
+def _submission(resolved, max_bytes):
+    entry, student = resolved.entry, resolved.roster
+    name = (student.name if student else "") or entry.name
+    email = (student.email if student else "") or entry.email
+    canvas_id = entry.identity.split(":", 1)[1] if entry.lms == "canvas" else ""
+    if not canvas_id and student and student.lms_id.isdigit():
+        canvas_id = student.lms_id
+    notebook, problem = entry.notebook, entry.problem
+    if notebook and not problem:
+        problem = _check_file(notebook, max_bytes)
+        notebook = None if problem else notebook
+    return Submission(resolved.student_id, notebook, problem, source=entry.source,
+                      submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else "",
+                      flags=resolved.flags, name=name, email=email, canvas_user_id=canvas_id)
 
 
-def _collect_folder(folder, assignment, max_bytes, problems):
-    submissions, skipped, seen = [], [], {}
-    for name in sorted(os.listdir(folder)):
-        if name in IGNORED or name.startswith("."):
-            continue
-        path = os.path.join(folder, name)
-        is_dir = os.path.isdir(path) and not os.path.islink(path)
-        student = name if is_dir else (name[:-len(".ipynb")] if name.endswith(".ipynb") else os.path.splitext(name)[0])
-        if not is_safe_student_id(student):
-            skipped.append(Skipped(name, "the name is not a usable student id (letters, digits and _ . @ + - only)"))
-            continue
-        if student in seen:
-            skipped.append(Skipped(name, f"another entry ({seen[student]}) already has the student id {student!r}"))
-            continue
-        seen[student] = name
-        if is_dir:
-            notebook, problem = _notebook_in_folder(path, assignment, max_bytes)
-            if notebook in problems:
-                notebook, problem = None, problems[notebook]
-        elif path in problems:
-            notebook, problem = None, problems[path]
-        elif os.path.islink(path):
-            notebook, problem = None, "it is a symbolic link, not a regular file"
-        elif not name.endswith(".ipynb"):
-            notebook, problem = None, f"it is not a notebook: expected {student}.ipynb, found {name}"
-        else:
-            problem = _check_file(path, max_bytes)
-            notebook = None if problem else path
-        submissions.append(Submission(student, notebook, problem))
-    return submissions, skipped
+def _count(n, thing):
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
+
+
+def _notes(entries, resolution, roster, deadline):
+    """Sentences for the report: which layouts were found, how the roster matched, what the deadline found."""
+    counts = {}
+    for entry in entries:
+        counts[entry.lms] = counts.get(entry.lms, 0) + 1
+    notes = []
+    if counts:
+        notes.append("Entries found in the download: " + ", ".join(
+            f"{n} {LMS_NAMES[lms]}" for lms, n in sorted(counts.items(), key=lambda kv: -kv[1])) + ".")
+    if roster is not None:
+        how = {}
+        for r in resolution.graded:
+            if r.matched_by:
+                how[r.matched_by] = how.get(r.matched_by, 0) + 1
+        unmatched = sum(1 for r in resolution.graded if not r.matched_by)
+        notes.append(f"Roster: {_count(len(roster), 'student')}; {_count(sum(how.values()), 'submission')} matched"
+                     + (f" ({', '.join(f'{n} by {k}' for k, n in sorted(how.items()))})" if how else "")
+                     + f"; {_count(len(resolution.missing), 'student')} submitted nothing (status missing); "
+                     f"{_count(unmatched, 'submission')} matched no roster student (flag not-on-roster).")
+    if deadline is not None:
+        late = sum(1 for r in resolution.graded if any(code == "late" for code, _ in r.flags))
+        notes.append(f"Deadline {deadline.isoformat()}: {_count(late, 'submission')} flagged late (no penalty "
+                     "applied)." + (f" {_count(resolution.untimed, 'submission')} had no recorded time (Canvas "
+                                    "and Moodle downloads and plain folders carry none; Canvas's own LATE marker is "
+                                    "used), so the deadline could not be checked for them."
+                                    if resolution.untimed else ""))
+    return notes
+
+
+def _collect_folder(folder, assignment, max_bytes, problems, roster=None, deadline=None):
+    entries, unused = scan(folder, assignment, extraction_problems=problems)
+    resolution = resolve(entries, roster=roster, deadline=deadline)
+    submissions = [_submission(r, max_bytes) for r in resolution.graded]
+    for r in resolution.missing:
+        s = r.roster
+        submissions.append(Submission(r.student_id, None, "no submission from this student is in the download",
+                                      missing=True, name=s.name, email=s.email,
+                                      canvas_user_id=s.lms_id if s.lms_id.isdigit() else ""))
+    skipped = [Skipped(u.name, u.reason, u.kind) for u in unused + resolution.superseded]
+    return Batch(sorted(submissions, key=lambda s: s.student_id), sorted(skipped, key=lambda s: (s.kind, s.name)),
+                 _notes(entries, resolution, roster, deadline))
 
 
 def _safe_member_path(name):
@@ -196,10 +225,18 @@ def _extract_zip(archive, target, max_member_bytes):
 
 
 def collect(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20):
-    """Every submission in ``source`` (a folder or a ``.zip``), sorted by student id.
+    """Every submission in ``source`` (a folder or a ``.zip``): ``(submissions, skipped)`` of :func:`collect_batch`."""
+    batch = collect_batch(source, assignment, work_dir, max_notebook_bytes=max_notebook_bytes)
+    return batch.submissions, batch.skipped
 
-    A zip is extracted under ``work_dir``.  Returns ``(submissions, skipped)``;
-    raises :class:`SubmissionsError` when ``source`` cannot be read at all.
+
+def collect_batch(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20, roster=None, deadline=None):
+    """Every submission in ``source`` (a folder or a ``.zip``), as a :class:`Batch` sorted by student id.
+
+    A zip is extracted under ``work_dir``.  ``roster`` (a list of
+    :class:`~autograder.roster.RosterStudent`) and ``deadline`` (an aware
+    datetime) are applied as :func:`autograder.roster.resolve` says.
+    Raises :class:`SubmissionsError` when ``source`` cannot be read at all.
     """
     if not os.path.exists(source):
         raise SubmissionsError(f"{source} does not exist; pass a folder of submissions or a .zip of one")
@@ -222,10 +259,9 @@ def collect(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20):
     else:
         raise SubmissionsError(f"{source} is neither a folder nor a zip file")
     try:
-        submissions, skipped = _collect_folder(folder, assignment, max_notebook_bytes, problems)
+        return _collect_folder(folder, assignment, max_notebook_bytes, problems, roster, deadline)
     except OSError as exc:
         raise SubmissionsError(f"cannot read the submissions folder {source}: {exc.strerror}") from None
-    return sorted(submissions, key=lambda s: s.student_id), skipped
 
 
 def read_notebook_bytes(path, max_bytes):

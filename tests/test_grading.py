@@ -279,16 +279,16 @@ def test_batch_gets_the_scores_the_checks_give_in_process(basic):
         assert rows[student]["assignment"] == PS1
     assert {s: rows[s]["status"] for s in rows} == {
         "alice": "graded", "bob": "graded", "carol": "graded", "dave": "ungradable", "erin": "graded",
-        "frank": "ungradable"}
+        "frank": "ungradable", "bad-name": "ungradable"}
     assert all(rows[s]["flags"] == "" for s in ("alice", "bob", "carol", "erin")), rows
-    assert "1 entry skipped (not submissions): bad name!.ipynb" in run.stdout
+    assert rows["bad-name"]["source"] == "bad name!.ipynb" and rows["bad-name"]["status"] == "ungradable"
 
 
 @pytest.mark.slow
 def test_command_reports_progress_and_summary(basic):
     run = basic["runs"]["folder"]
-    assert re.search(r"^1/6 \w+: \w+", run.stderr, re.M), run.stderr
-    assert "6 submissions in" in run.stdout and "4 graded, 2 ungradable, 0 timeout, 0 crashed" in run.stdout
+    assert re.search(r"^1/7 [\w-]+: \w+", run.stderr, re.M), run.stderr
+    assert "7 submissions in" in run.stdout and "4 graded, 3 ungradable, 0 timeout, 0 crashed" in run.stdout
     assert "sandbox: bubblewrap" in run.stdout
 
 
@@ -642,8 +642,8 @@ def test_grades_csv_is_replaced_whole_or_not_at_all(tmp_path):
     assert path.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv"]
     grade_module.write_grades_csv(str(path), [good])
-    assert path.read_text().splitlines() == ["student_id,assignment,score,max_score,status,flags",
-                                             f"ann,{PS1},1,2,graded,"]
+    assert path.read_text().splitlines() == ["student_id,assignment,score,max_score,status,flags,source,submitted_at",
+                                             f"ann,{PS1},1,2,graded,,,"]
 
 
 def test_zip_extraction_refuses_escapes_links_and_bombs(tmp_path):
@@ -694,7 +694,8 @@ def test_folder_entries_become_submissions_or_reasons(tmp_path):
     assert "not a notebook" in problems["cy"]
     assert "empty" in problems["dee"]
     assert "not a regular file" in problems["eve"]
-    assert [s.name for s in skipped] == ["<script>.ipynb"]
+    # A name that is not a safe id becomes one; the original is kept as the row's source.
+    assert {s.student_id: s.source for s in submissions}["script"] == "<script>.ipynb" and skipped == []
 
 
 def _locked_release():
