@@ -78,6 +78,7 @@ class Entry:
     extra_files: tuple = ()
     co_submitters: tuple = ()  # (name, sid, email) of the other members of a group submission
     receipt: str = ""
+    members: tuple = ()  # the names in the download this entry is made of (a folder, or a flat layout's files)
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,7 @@ def _entry_from_files(group, assignment, unused):
     return Entry(lms=group.lms, source=source, identity=group.identity, suggested_id=group.suggested_id,
                  name=group.name, notebook=group.files[chosen] if chosen else None, problem=problem,
                  submitted_at=group.submitted_at, marked_late=group.marked_late, order=order,
-                 extra_files=extra, receipt=group.receipt)
+                 extra_files=extra, receipt=group.receipt, members=tuple(sorted(group.sources)))
 
 
 def _shown(group, name):
@@ -456,7 +457,7 @@ def scan(folder, assignment, *, extraction_problems=None):
         else:
             notebook, problem = path, None
         entries.append(Entry("plain", name, identity, safe_id(base), name=base, notebook=notebook, problem=problem,
-                             order=(copy,)))
+                             order=(copy,), members=(name,)))
 
     for group in groups.values():
         entries.append(_entry_from_files(group, assignment, unused))
@@ -470,7 +471,7 @@ def _folder_entry(lms, path, folder_name, identity, suggested, assignment, probl
     try:
         files = _files_under(path)
     except OSError as exc:
-        return Entry(lms, folder_name, identity, suggested, name=person, order=order,
+        return Entry(lms, folder_name, identity, suggested, name=person, order=order, members=(folder_name,),
                      problem=f"the folder cannot be read ({exc.strerror})", **extra)
     chosen, problem, earlier = choose_notebook(files, assignment)
     notebook = os.path.join(path, chosen) if chosen else None
@@ -481,5 +482,6 @@ def _folder_entry(lms, path, folder_name, identity, suggested, assignment, probl
                                                        f"{folder_name}/{chosen} was graded", "superseded"))
     extra_files = tuple(f for f in files if f != chosen and f not in earlier)
     return Entry(lms, folder_name, identity, suggested, name=person, notebook=notebook, problem=problem,
+                 members=(folder_name,),
                  order=order + ((notebook_stem(os.path.basename(chosen))[1],) if chosen else ()),
                  extra_files=extra_files, **extra)

@@ -234,3 +234,78 @@ def test_mixed_download_gives_every_student_one_entry(tmp_path):
     assert {u.name for u in unused} == {"submission_metadata.yml",
                                         "PS1 Hyperplanes_kjohnson_attempt_2025-01-30-22-15-07.txt"}
     assert all(u.kind == "read" for u in unused)
+
+
+# -- generated downloads: nothing is lost, every id is safe and unique -----------------------
+
+PEOPLE = ["Ada Lovelace", "Zoë Ångström", "Barbara Liskov (2)", "O'Brien Seán", "李雷", "x", "Jean-Luc Picard",
+          "Anne_Marie", "..", "ALL CAPS", "tab\there", "émilie", "Emilie"]
+
+
+def random_download(rng, folder):
+    """A download mixing every layout, with names drawn to collide, accent and break patterns."""
+    def person():
+        return rng.choice(PEOPLE)
+
+    def file_name():
+        return rng.choice([NB, f"{A}-{rng.randint(1, 3)}.ipynb", "helper.py", "numpy.py", "notes.txt",
+                           "Other Name.ipynb", f"{A} (1).ipynb"])
+
+    for _ in range(rng.randint(1, 12)):
+        kind = rng.randrange(9)
+        uid, sub = rng.randint(1, 5), rng.randint(100, 105)
+        if kind == 0:
+            name = person().replace("_", " ").replace("/", " ").lower().replace(" ", rng.choice(["", " "]))
+            write(folder, f"{name or 'x'}_{'LATE_' if rng.random() < .3 else ''}{uid}_{sub}_{file_name()}", b"{}")
+        elif kind == 1:
+            write(folder, f"{person().replace('_', ' ')}_{uid}_assignsubmission_file_/{file_name()}", b"{}")
+        elif kind == 2:
+            write(folder, f"{person().replace('_', ' ')}_{uid}_assignsubmission_file_{file_name()}", b"{}")
+        elif kind == 3:
+            stamp = f"2025-01-{rng.randint(10, 31):02d}-{rng.randint(0, 23):02d}-00-00"
+            user = rng.choice(["ada", "j_smith", "bob"])
+            if rng.random() < .7:
+                blackboard_attempt(folder, rng.choice(["PS1", "PS 1 (hyperplanes)"]), user, person(), stamp,
+                                   [(file_name(), None)])
+            else:
+                write(folder, f"PS1_{user}_attempt_{stamp}_{file_name()}", b"{}")
+        elif kind == 4:
+            write(folder, f"submission_{uid}/{file_name()}", b"{}")
+            if rng.random() < .5:
+                write(folder, "submission_metadata.yml", f"submission_{uid}:\n  :submitters:\n  - :name: {person()!r}\n"
+                                                         f"    :sid: '{rng.choice(['', 's1', 's2'])}'\n")
+        elif kind == 5:
+            write(folder, f"{person()}.ipynb", b"{}")
+        elif kind == 6:
+            write(folder, f"{person()}/{file_name()}", b"{}")
+        elif kind == 7:
+            write(folder, rng.choice(["README.txt", ".DS_Store", ".hidden", "grades.xlsx", "__MACOSX/x"]), b"")
+        else:
+            write(folder, f"{person()}/sub/dir/{file_name()}", b"{}")
+
+
+def test_generated_downloads_lose_nothing_and_give_safe_unique_ids(tmp_path):
+    import random
+
+    from autograder.lms import IGNORED, is_safe_student_id
+    from autograder.roster import resolve
+
+    rng = random.Random(20250131)
+    for case in range(300):
+        folder = tmp_path / f"case{case}"
+        folder.mkdir()
+        random_download(rng, str(folder))
+        entries, unused = scan(str(folder), A)
+        accounted = {m for e in entries for m in e.members} | {u.name for u in unused}
+        for name in os.listdir(folder):
+            assert name in IGNORED or name in accounted, (case, name, sorted(os.listdir(folder)))
+        for e in entries:
+            assert (e.notebook is None) != (e.problem is None), (case, e)
+        result = resolve(entries)
+        ids = [r.student_id for r in result.graded]
+        assert len(ids) == len(set(ids)) and all(is_safe_student_id(i) for i in ids), (case, ids)
+        assert len(result.graded) + len(result.superseded) == len(entries)
+        shuffled = entries[:]
+        rng.shuffle(shuffled)
+        assert [(r.student_id, r.entry.source) for r in resolve(shuffled).graded] == \
+            [(r.student_id, r.entry.source) for r in result.graded], "the outcome does not depend on order"
