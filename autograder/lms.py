@@ -33,10 +33,11 @@ import stat
 import unicodedata
 from dataclasses import dataclass, field
 
-__all__ = ["Entry", "Unused", "scan", "safe_id", "is_safe_student_id", "notebook_stem", "IGNORED"]
+__all__ = ["Entry", "Unused", "scan", "safe_id", "is_safe_student_id", "is_submission_folder", "notebook_stem",
+           "IGNORED"]
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,99}")
-IGNORED = {"__MACOSX", ".DS_Store", "Thumbs.db", ".ipynb_checkpoints", "desktop.ini", "__pycache__"}
+IGNORED = {"__MACOSX", ".DS_Store", "Thumbs.db", ".ipynb_checkpoints", "desktop.ini"}
 MAX_RECEIPT_BYTES = 256 * 2**10
 MAX_METADATA_BYTES = 16 * 2**20
 
@@ -88,6 +89,11 @@ class Unused:
     name: str
     reason: str
     kind: str = "skipped"  # "read": receipts and metadata; "superseded": an earlier attempt; "skipped": the rest
+
+
+def is_submission_folder(name):
+    """Whether a folder's name says it holds one submission (Moodle's participant folder, Gradescope's)."""
+    return bool(MOODLE_FOLDER.match(name) or GRADESCOPE_FOLDER.match(name))
 
 
 # -- names and ids -------------------------------------------------------------------

@@ -23,7 +23,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 
-from .lms import IGNORED, LMS_NAMES, is_safe_student_id, scan
+from .lms import IGNORED, LMS_NAMES, is_safe_student_id, is_submission_folder, scan
 from .roster import resolve
 
 __all__ = ["Submission", "Skipped", "Batch", "SubmissionsError", "collect", "collect_batch", "read_notebook_bytes",
@@ -247,9 +247,10 @@ def collect_batch(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20
         os.makedirs(folder)
         problems = _extract_zip(source, folder, max_notebook_bytes)
         entries = [n for n in os.listdir(folder) if n not in IGNORED and not n.startswith(".")]
-        # A zip of a folder of submissions: look inside that folder.
+        # A zip of a folder of submissions: look inside that folder (but a lone Moodle participant's or
+        # Gradescope submission's folder is itself the submission).
         if len(entries) == 1 and os.path.isdir(os.path.join(folder, entries[0])) \
-                and not os.path.islink(os.path.join(folder, entries[0])):
+                and not os.path.islink(os.path.join(folder, entries[0])) and not is_submission_folder(entries[0]):
             inner = os.path.join(folder, entries[0])
             names = os.listdir(inner)
             if any(os.path.isdir(os.path.join(inner, n)) for n in names) or sum(n.endswith(".ipynb") for n in names) > 1:

@@ -309,3 +309,19 @@ def test_generated_downloads_lose_nothing_and_give_safe_unique_ids(tmp_path):
         rng.shuffle(shuffled)
         assert [(r.student_id, r.entry.source) for r in resolve(shuffled).graded] == \
             [(r.student_id, r.entry.source) for r in result.graded], "the outcome does not depend on order"
+
+
+def test_zip_of_one_moodle_folder_is_that_participants_submission(tmp_path):
+    import zipfile
+
+    from autograder.submissions import collect
+
+    archive = tmp_path / "one.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(f"Alan Turing_88123_assignsubmission_file_/{NB}", '{"cells": []}')
+        zf.writestr("Alan Turing_88123_assignsubmission_file_/scratch.ipynb", '{"cells": []}')
+    work = tmp_path / "work"
+    work.mkdir()
+    submissions, skipped = collect(str(archive), A, str(work))
+    assert [(s.student_id, s.source) for s in submissions] == [("alan-turing", "Alan Turing_88123_assignsubmission_file_")]
+    assert dict(submissions[0].flags)["extra-files"] == "scratch.ipynb"
