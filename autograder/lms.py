@@ -317,17 +317,21 @@ class _Group:
     receipt: str = ""
 
 
-def _entry_from_files(group, assignment, unused):
+def _entry_from_files(group, assignment, unused, problems):
     names = sorted(group.files)
     chosen, problem, earlier = choose_notebook(names, assignment)
+    notebook = group.files[chosen] if chosen else None
+    if notebook in problems:
+        notebook, problem = None, problems[notebook]
     for name in earlier:
-        unused.append(Unused(_shown(group, name), f"an earlier upload of the same notebook by {group.name or group.identity}; "
-                             f"the later {_shown(group, chosen)} was graded", "superseded"))
+        unused.append(Unused(_shown(group, name), f"an earlier upload of the same notebook by "
+                                                  f"{group.name or group.identity}; the later {_shown(group, chosen)} "
+                                                  "was graded", "superseded"))
     extra = tuple(n for n in names if n != chosen and n not in earlier)
     source = _shown(group, chosen) if chosen else ", ".join(sorted(group.sources)[:3])
     order = group.order + ((notebook_stem(chosen)[1],) if chosen else ())
     return Entry(lms=group.lms, source=source, identity=group.identity, suggested_id=group.suggested_id,
-                 name=group.name, notebook=group.files[chosen] if chosen else None, problem=problem,
+                 name=group.name, notebook=notebook, problem=problem,
                  submitted_at=group.submitted_at, marked_late=group.marked_late, order=order,
                  extra_files=extra, receipt=group.receipt, members=tuple(sorted(group.sources)))
 
@@ -466,7 +470,7 @@ def scan(folder, assignment, *, extraction_problems=None):
                              order=(copy,), members=(name,)))
 
     for group in groups.values():
-        entries.append(_entry_from_files(group, assignment, unused))
+        entries.append(_entry_from_files(group, assignment, unused, problems))
     for name in sorted(n for n in metadata if n not in names):
         unused.append(Unused(name, "listed in Gradescope's metadata file, but no such folder is in the download"))
     return entries, unused

@@ -325,3 +325,9 @@ def test_zip_of_one_moodle_folder_is_that_participants_submission(tmp_path):
     submissions, skipped = collect(str(archive), A, str(work))
     assert [(s.student_id, s.source) for s in submissions] == [("alan-turing", "Alan Turing_88123_assignsubmission_file_")]
     assert dict(submissions[0].flags)["extra-files"] == "scratch.ipynb"
+
+
+def test_extraction_problems_reach_flat_layouts_too(tmp_path):
+    path = write(tmp_path, f"lovelaceada_104233_5512301_{NB}", b"{}")
+    (entry,), _ = scan(str(tmp_path), A, extraction_problems={path: "it could not be extracted (encrypted)"})
+    assert entry.notebook is None and entry.problem == "it could not be extracted (encrypted)"
