@@ -22,22 +22,25 @@ LMS names things its own way:
 attempt, whatever the layout) and :class:`Unused` records (everything else:
 receipts and metadata that were read, files that are no submission, each
 with the reason).  Nothing here runs or parses a notebook: it only reads
-names, receipts and the metadata file, each with a size cap.
+names, and receipts and the metadata file through the trust boundary's
+reader (:func:`autograder.boundary.read_untrusted_file`: no links, a size
+cap), parsing them into plain records here.
 """
 
 import datetime
 import hashlib
 import os
 import re
-import stat
 import unicodedata
 from dataclasses import dataclass, field
+
+from .boundary import IGNORED_MEMBERS, read_untrusted_file
 
 __all__ = ["Entry", "Unused", "scan", "safe_id", "is_safe_student_id", "is_submission_folder", "notebook_stem",
            "IGNORED"]
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,99}")
-IGNORED = {"__MACOSX", ".DS_Store", "Thumbs.db", ".ipynb_checkpoints", "desktop.ini"}
+IGNORED = IGNORED_MEMBERS  # the operating systems' litter, never a submission nor reported
 MAX_RECEIPT_BYTES = 256 * 2**10
 MAX_METADATA_BYTES = 16 * 2**20
 
@@ -136,19 +139,6 @@ def notebook_stem(filename):
 
 # -- reading the files the LMS adds ----------------------------------------------------
 
-def _read_capped(path, max_bytes):
-    """The bytes of a regular file (never following a link), or ``None``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return None
-        data = f.read(max_bytes + 1)
-    return data if len(data) <= max_bytes else None
-
-
 def read_blackboard_receipt(path):
     """``{"name", "username", "submitted", "files": {stored name: original name}}`` from a receipt, or ``None``.
 
@@ -156,7 +146,7 @@ def read_blackboard_receipt(path):
     ``Assignment: ...``, ``Date Submitted: ...``, and under ``Files:`` pairs
     of ``Original filename: ...`` and ``Filename: ...`` lines.
     """
-    data = _read_capped(path, MAX_RECEIPT_BYTES)
+    data, _ = read_untrusted_file(path, MAX_RECEIPT_BYTES)
     if data is None:
         return None
     text = data.decode("utf-8-sig", errors="replace")
@@ -237,9 +227,9 @@ def _as_time(value):
 
 def read_gradescope_metadata(path):
     """``({folder: {"submitters": [(name, sid, email)], "created_at": datetime}}, problem)``."""
-    data = _read_capped(path, MAX_METADATA_BYTES)
+    data, problem = read_untrusted_file(path, MAX_METADATA_BYTES)
     if data is None:
-        return {}, f"it could not be read (not a regular file, or larger than {MAX_METADATA_BYTES:,} bytes)"
+        return {}, problem
     import yaml
 
     try:

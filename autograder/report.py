@@ -155,6 +155,23 @@ def _question_chart(names, means, failure_rates):
 
 # -- the instructor's report -----------------------------------------------------------
 
+def _limits_section(settings):
+    """Every limit the submissions were held to, and the time limits actually applied."""
+    applied = (f"Applied to this run: {settings.cell_seconds:g} s per cell"
+               + (f" ({len(settings.cell_seconds_by_grade_id)} test cells with limits of their own, from "
+                  f"{min(s for _, s in settings.cell_seconds_by_grade_id):g} to "
+                  f"{max(s for _, s in settings.cell_seconds_by_grade_id):g} s)"
+                  if settings.cell_seconds_by_grade_id else "")
+               + f", {settings.call_seconds:g} s per call of a student's function by a hidden test. "
+               + (settings.budget_text or "These are the configured ceilings (not calibrated)."))
+    rows = "".join(f"<tr><td><code>{_e(name)}</code></td><td class=\"num\">{_e(value)}</td><td>{_e(text)}</td></tr>"
+                   for name, value, text in settings.limits.describe())
+    return ("<h2>Limits</h2><p>Set in the course's <code>nbgrader_config.py</code> as "
+            "<code>c.Autograder.&lt;name&gt; = value</code>; <code>--timeout</code> and <code>--cell-timeout</code> "
+            f"override the first two. {_e(applied)}</p>"
+            f"<table><tr><th>limit</th><th class=\"num\">value</th><th>what it limits</th></tr>{rows}</table>")
+
+
 def _feedback_link(student_id):
     return f'<a href="feedback/{_e(student_id)}.html">{_e(student_id)}</a>'
 
@@ -276,8 +293,5 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
                  "<th class=\"num\">score</th><th>status</th><th>flags</th><th>submitted</th></tr>"
                  f"{rows}</table>")
     if settings is not None:
-        parts.append(f"<p class=\"muted\">Limits: {settings.timeout:g} s per notebook, {settings.cell_timeout} s per "
-                     f"cell, {settings.memory_bytes // 2**20} MiB of memory per process, "
-                     f"{settings.max_processes} processes, {settings.max_cell_output_bytes:,} bytes of output kept "
-                     "per cell.</p>")
+        parts.append(_limits_section(settings))
     return _page(f"Grading report: {assignment}", "\n".join(parts))

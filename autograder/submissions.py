@@ -1,4 +1,4 @@
-"""Finding the submissions in a folder or a ``.zip``, and reading one notebook, without trusting either.
+"""Finding the submissions in a folder or a ``.zip`` as an LMS hands them out, without trusting either.
 
 A batch of submissions is a folder (or a ``.zip`` of one) as a learning
 management system hands it out: Canvas, Moodle, Blackboard, a Gradescope
@@ -10,28 +10,23 @@ it cannot be graded (a symbolic link, not a regular file, empty, too large,
 no notebook in the folder ...).  Everything else in the download (receipts,
 metadata, earlier attempts) becomes a :class:`Skipped` with the reason.
 
-A ``.zip`` is extracted member by member into a fresh folder: no absolute
-paths or ``..``, no links (a link member becomes an ungradable entry), at
-most so many members and bytes, each member read with a size cap whatever
-its header says.
+A ``.zip`` is extracted at the trust boundary
+(:func:`autograder.boundary.extract_zip`): no absolute paths or ``..``, no
+links (a link member becomes an ungradable entry), at most so many members
+and bytes (the course's :class:`~autograder.limits.Limits`), each member
+read with a size cap whatever its header says.
 """
 
 import os
-import re
 import stat
 import zipfile
-import zlib
 from dataclasses import dataclass, field
 
+from .boundary import ArchiveError, extract_zip
 from .lms import IGNORED, LMS_NAMES, is_safe_student_id, is_submission_folder, scan
 from .roster import resolve
 
-__all__ = ["Submission", "Skipped", "Batch", "SubmissionsError", "collect", "collect_batch", "read_notebook_bytes",
-           "is_safe_student_id"]
-
-MAX_ZIP_MEMBERS = 20_000
-MAX_ZIP_BYTES = 2 * 2**30
-LINK_PLACEHOLDER = "(a link in the zip file; never followed)"
+__all__ = ["Submission", "Skipped", "Batch", "SubmissionsError", "collect", "collect_batch", "is_safe_student_id"]
 
 
 class SubmissionsError(Exception):
@@ -158,86 +153,26 @@ def _collect_folder(folder, assignment, max_bytes, problems, roster=None, deadli
                  _notes(entries, resolution, roster, deadline))
 
 
-def _safe_member_path(name):
-    """The member's path split into safe parts, or ``None`` for an absolute or escaping path."""
-    name = name.replace("\\", "/")
-    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        return None
-    parts = [p for p in name.split("/") if p not in ("", ".")]
-    if not parts or any(p == ".." for p in parts):
-        return None
-    return parts
-
-
-def _extract_zip(archive, target, max_member_bytes):
-    """Extract ``archive`` into the empty folder ``target``, member by member, with every check.
-
-    Returns ``{path: reason}`` for members that could not be extracted.
-    """
-    try:
-        zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise SubmissionsError(f"{archive} is not a readable zip file ({exc}); "
-                               "pass the folder of submissions or the zip as downloaded") from None
-    total = 0
-    problems = {}
-    with zf:
-        members = zf.infolist()
-        if len(members) > MAX_ZIP_MEMBERS:
-            raise SubmissionsError(f"{archive} has {len(members):,} members; at most {MAX_ZIP_MEMBERS:,} are accepted")
-        for info in members:
-            parts = _safe_member_path(info.filename)
-            if parts is None or parts[0] in IGNORED or len(parts) > 8:
-                continue
-            dest = os.path.join(target, *parts)
-            mode = info.external_attr >> 16
-            if info.is_dir():
-                os.makedirs(dest, exist_ok=True)
-                continue
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            if os.path.lexists(dest):
-                continue
-            if stat.S_ISLNK(mode):
-                os.symlink(LINK_PLACEHOLDER, dest)
-                continue
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-            try:
-                with zf.open(info) as src, os.fdopen(os.open(dest, flags, 0o600), "wb") as out:
-                    written = 0
-                    while True:
-                        chunk = src.read(1 << 20)
-                        if not chunk:
-                            break
-                        written += len(chunk)
-                        total += len(chunk)
-                        if total > MAX_ZIP_BYTES:
-                            raise SubmissionsError(f"{archive} expands to more than {MAX_ZIP_BYTES:,} bytes; "
-                                                   "refusing to extract it")
-                        if written > max_member_bytes:
-                            # Keep the first bytes past the limit, so the entry is reported as too large.
-                            out.write(chunk[: max(0, max_member_bytes + 1 - (written - len(chunk)))])
-                            break
-                        out.write(chunk)
-            except (RuntimeError, NotImplementedError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
-                # Encrypted, corrupt or oddly compressed: this member alone is unusable.
-                problems[dest] = f"it could not be extracted from the zip file ({str(exc)[:100] or type(exc).__name__})"
-    return problems
-
-
-def collect(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20):
+def collect(source, assignment, work_dir, *, max_notebook_bytes=None, limits=None):
     """Every submission in ``source`` (a folder or a ``.zip``): ``(submissions, skipped)`` of :func:`collect_batch`."""
-    batch = collect_batch(source, assignment, work_dir, max_notebook_bytes=max_notebook_bytes)
+    batch = collect_batch(source, assignment, work_dir, max_notebook_bytes=max_notebook_bytes, limits=limits)
     return batch.submissions, batch.skipped
 
 
-def collect_batch(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20, roster=None, deadline=None):
+def collect_batch(source, assignment, work_dir, *, max_notebook_bytes=None, limits=None, roster=None, deadline=None):
     """Every submission in ``source`` (a folder or a ``.zip``), as a :class:`Batch` sorted by student id.
 
-    A zip is extracted under ``work_dir``.  ``roster`` (a list of
+    A zip is extracted under ``work_dir``.  ``limits`` (default: the default
+    :class:`~autograder.limits.Limits`) caps the zip and, unless
+    ``max_notebook_bytes`` is given, each notebook.  ``roster`` (a list of
     :class:`~autograder.roster.RosterStudent`) and ``deadline`` (an aware
     datetime) are applied as :func:`autograder.roster.resolve` says.
     Raises :class:`SubmissionsError` when ``source`` cannot be read at all.
     """
+    from .limits import Limits
+
+    limits = limits or Limits()
+    max_notebook_bytes = max_notebook_bytes or limits.notebook_bytes
     if not os.path.exists(source):
         raise SubmissionsError(f"{source} does not exist; pass a folder of submissions or a .zip of one")
     if os.path.isfile(source):
@@ -245,7 +180,11 @@ def collect_batch(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20
             raise SubmissionsError(f"{source} is a file but not a zip file; pass a folder of submissions or a .zip of one")
         folder = os.path.join(work_dir, "extracted")
         os.makedirs(folder)
-        problems = _extract_zip(source, folder, max_notebook_bytes)
+        try:
+            problems = extract_zip(source, folder, max_member_bytes=max_notebook_bytes,
+                                   max_members=limits.zip_members, max_total_bytes=limits.zip_bytes)
+        except ArchiveError as exc:
+            raise SubmissionsError(str(exc)) from None
         entries = [n for n in os.listdir(folder) if n not in IGNORED and not n.startswith(".")]
         # A zip of a folder of submissions: look inside that folder (but a lone Moodle participant's or
         # Gradescope submission's folder is itself the submission).
@@ -263,23 +202,3 @@ def collect_batch(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20
         return _collect_folder(folder, assignment, max_notebook_bytes, problems, roster, deadline)
     except OSError as exc:
         raise SubmissionsError(f"cannot read the submissions folder {source}: {exc.strerror}") from None
-
-
-def read_notebook_bytes(path, max_bytes):
-    """Read a submitted file without following links; ``(data, None)`` or ``(None, reason)``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        if os.path.islink(path):
-            return None, "it is a symbolic link, not a regular file"
-        return None, f"the file cannot be read ({exc.strerror})"
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return None, "it is not a regular file"
-        data = f.read(max_bytes + 1)
-    if not data:
-        return None, "the file is empty"
-    if len(data) > max_bytes:
-        return None, f"the file is too large (more than {max_bytes:,} bytes)"
-    return data, None
