@@ -217,3 +217,17 @@ def test_moodle_export_has_an_id_number_and_email_to_map_from():
     rows = list(csv.reader(io.StringIO(moodle_csv(A, ROWS))))
     assert rows[0] == ["ID number", "Email address", "Full name", A]
     assert rows[1:3] == [["s01", "", "Ada Lovelace", "10"], ["s02", "grace@example.edu", "Grace Hopper", "7.5"]]
+
+
+# -- the command line refuses a bad roster or deadline before grading anything -----------------------
+
+def test_grade_command_refuses_a_bad_roster_or_deadline(tmp_path, capsys):
+    from autograder import grade
+
+    bad = write(tmp_path, "roster.csv", "name,email\nAda,ada@example.edu\n")
+    args = ["ps1_hyperplanes", str(tmp_path), "--out", str(tmp_path / "out")]
+    assert grade.main(args + ["--roster", bad]) == 2
+    assert "no student_id column" in capsys.readouterr().err
+    assert grade.main(args + ["--deadline", "friday"]) == 2
+    assert "--deadline must be a date and time in ISO 8601 form" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "grades.csv").exists()
