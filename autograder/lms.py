@@ -207,6 +207,13 @@ def _key(mapping, name):
     return None
 
 
+def _scalar_text(value):
+    """A name, id or email from the metadata as text; anything but a plain scalar (an alias bomb ...) is ignored."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return ""
+    return str(value).strip()[:200]
+
+
 def _as_time(value):
     if isinstance(value, datetime.datetime):
         return value
@@ -243,10 +250,10 @@ def read_gradescope_metadata(path):
         if not isinstance(folder, str) or not isinstance(record, dict):
             continue
         submitters = []
-        for person in _key(record, "submitters") or []:
+        people = _key(record, "submitters")
+        for person in people[:100] if isinstance(people, list) else []:
             if isinstance(person, dict):
-                submitters.append(tuple("" if _key(person, k) is None else str(_key(person, k)).strip()
-                                        for k in ("name", "sid", "email")))
+                submitters.append(tuple(_scalar_text(_key(person, k)) for k in ("name", "sid", "email")))
         found[folder] = {"submitters": submitters, "created_at": _as_time(_key(record, "created_at"))}
     return found, None
 

@@ -331,3 +331,52 @@ def test_extraction_problems_reach_flat_layouts_too(tmp_path):
     path = write(tmp_path, f"lovelaceada_104233_5512301_{NB}", b"{}")
     (entry,), _ = scan(str(tmp_path), A, extraction_problems={path: "it could not be extracted (encrypted)"})
     assert entry.notebook is None and entry.problem == "it could not be extracted (encrypted)"
+
+
+# -- receipts and metadata are untrusted: any bytes give a record or a reason, never an exception -----
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+RECEIPT_LINES = st.sampled_from(["Name: Ada Lovelace (alovelace)", "Name: (", "Name: ((x))", "Original filename: a",
+                                 "Filename: b", "Date Submitted: ", ":::", "Files:", "\tFilename: c"])
+YAML_PIECES = st.sampled_from(["submission_1:", "  :submitters:", "  - :name: x", "    :sid: 1", "  :created_at: 2025",
+                               "  :created_at: 2025-01-01 00:00:00 +0100", "&a [*a]", "!ruby/object:Foo {}", "- -",
+                               "? [a]\n: b", "{", "'", ":x: !!binary AAAA", "submission_1: [1, 2]"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.binary(max_size=2000), st.lists(RECEIPT_LINES, max_size=12).map(lambda ls: "\n".join(ls).encode())))
+def test_any_receipt_bytes_give_a_record_or_none(tmp_path_factory, data):
+    from autograder.lms import read_blackboard_receipt
+
+    path = tmp_path_factory.mktemp("r") / "receipt.txt"
+    path.write_bytes(data)
+    info = read_blackboard_receipt(str(path))
+    assert info is None or (isinstance(info["name"], str) and all(isinstance(k, str) and isinstance(v, str)
+                                                                  for k, v in info["files"].items()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.binary(max_size=2000), st.lists(YAML_PIECES, max_size=12).map(lambda ls: "\n".join(ls).encode())))
+def test_any_metadata_bytes_give_records_or_a_reason(tmp_path_factory, data):
+    from autograder.lms import read_gradescope_metadata
+
+    path = tmp_path_factory.mktemp("m") / "submission_metadata.yml"
+    path.write_bytes(data)
+    found, problem = read_gradescope_metadata(str(path))
+    assert isinstance(found, dict) and (problem is None or isinstance(problem, str))
+    for record in found.values():
+        assert all(isinstance(part, str) for person in record["submitters"] for part in person)
+        assert record["created_at"] is None or isinstance(record["created_at"], datetime.datetime)
+
+
+def test_metadata_alias_bomb_is_not_expanded(tmp_path):
+    from autograder.lms import read_gradescope_metadata
+
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
+    text = "\n".join(levels) + "\nsubmission_1:\n  :submitters:\n  - :name: *a9\n    :sid: s1\n"
+    path = write(tmp_path, "submission_metadata.yml", text)
+    found, problem = read_gradescope_metadata(path)
+    assert problem is None and found["submission_1"]["submitters"] == [("", "s1", "")]
