@@ -44,7 +44,7 @@ IGNORED = IGNORED_MEMBERS  # the operating systems' litter, never a submission n
 MAX_RECEIPT_BYTES = 256 * 2**10
 MAX_METADATA_BYTES = 16 * 2**20
 
-CANVAS = re.compile(r"^(?P<name>[^_]+)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$")
+CANVAS = re.compile(r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$")
 MOODLE_FOLDER = re.compile(r"^(?P<name>[^_]+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?$")
 MOODLE_FILE = re.compile(r"^(?P<name>[^_]+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.+)$")
 BLACKBOARD = re.compile(r"^(?P<prefix>.+)_attempt_(?P<stamp>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2})(?:_(?P<file>.+)|(?P<receipt>\.txt))$")

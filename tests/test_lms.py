@@ -380,3 +380,10 @@ def test_metadata_alias_bomb_is_not_expanded(tmp_path):
     path = write(tmp_path, "submission_metadata.yml", text)
     found, problem = read_gradescope_metadata(path)
     assert problem is None and found["submission_1"]["submitters"] == [("", "s1", "")]
+
+
+def test_canvas_name_with_an_underscore_is_still_canvas(tmp_path):
+    write(tmp_path, f"o_brien_LATE_104_55_{A}_v2.ipynb", b"{}")
+    (entry,), _ = scan(str(tmp_path), A)
+    assert (entry.lms, entry.identity, entry.name, entry.marked_late) == ("canvas", "canvas:104", "o_brien", True)
+    assert entry.notebook.endswith(f"{A}_v2.ipynb")
