@@ -10,13 +10,14 @@ recorded as a crashed submission; it never stops the batch.
 """
 
 import concurrent.futures
+import dataclasses
 import multiprocessing
 import os
 import time
 
 from .results import CRASHED, MISSING, Flag, Job, Result, Settings
 
-__all__ = ["grade_submissions", "make_jobs", "with_download_facts", "missing_result"]
+__all__ = ["grade_submissions", "make_jobs", "with_download_facts", "group_results", "missing_result"]
 
 
 def make_jobs(assignment, submissions, release_dir, settings):
@@ -40,6 +41,18 @@ def with_download_facts(result, submission):
         result.flags = sorted(result.flags + [Flag(code, detail) for code, detail in submission.flags
                                               if code not in codes], key=lambda f: f.code)
     return result
+
+
+def group_results(result, submission):
+    """The same grade for each other member of a group submission, under their own id and flagged."""
+    copies = []
+    for member in submission.group:
+        copy = dataclasses.replace(result, student_id=member.student_id, cells=list(result.cells),
+                                   manual_cells=list(result.manual_cells), notes=list(result.notes))
+        copy.flags = sorted(result.flags + [Flag(code, detail) for code, detail in member.flags],
+                            key=lambda f: f.code)
+        copies.append(copy)
+    return copies
 
 
 def missing_result(submission, assignment, max_score, sandboxed):
@@ -84,6 +97,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     if own_executor:
         executor = default_executor(workers)
     results = [None] * len(jobs)
+    members = []  # what was recorded: each result, then the copies for the other members of its group
     written = 0
     gb = open_gradebook(course_dir)
     try:
@@ -100,18 +114,22 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
             if progress:
                 progress(done, len(jobs), results[i])
             while written < len(jobs) and results[written] is not None:
-                record(results[written], gb=gb, course_dir=course_dir, out_dir=out_dir, notebook_name=notebook_name,
-                       settings=settings, sandbox_text=sandbox_text)
+                for result in [results[written]] + group_results(results[written], submissions[written]):
+                    record(result, gb=gb, course_dir=course_dir, out_dir=out_dir, notebook_name=notebook_name,
+                           settings=settings, sandbox_text=sandbox_text)
+                    members.append(result)
                 written += 1
     finally:
         gb.close()
         if own_executor:
             executor.shutdown(wait=True, cancel_futures=True)
     max_score = max((r.max_score for r in results), default=0.0)
-    results = sorted(results + [missing_result(s, assignment, max_score, settings.use_sandbox) for s in absent],
+    results = sorted(members + [missing_result(s, assignment, max_score, settings.use_sandbox) for s in absent],
                      key=lambda r: r.student_id)
     write_grades_csv(os.path.join(out_dir, "grades.csv"), results)
-    write_exports(out_dir, assignment, results, {s.student_id: s for s in submissions + absent})
+    people = {s.student_id: s for s in submissions + absent}
+    people.update({m.student_id: m for s in submissions for m in s.group})
+    write_exports(out_dir, assignment, results, people)
     write_report(out_dir, assignment, results, skipped=skipped, sandbox_text=sandbox_text, settings=settings,
                  started=started, seconds=time.time() - started, notes=notes)
     return results

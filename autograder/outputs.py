@@ -87,12 +87,15 @@ def record(result, *, gb, course_dir, out_dir, notebook_name, settings, sandbox_
 
 
 def write_exports(out_dir, assignment, results, people):
-    """Write the Canvas and Moodle gradebook imports (:mod:`autograder.exports`); ``people`` maps ids to submissions."""
+    """Write the Canvas and Moodle gradebook imports (:mod:`autograder.exports`).
+
+    ``people`` maps each student id to its submission (or group member): name, email, Canvas user id.
+    """
     from .exports import CANVAS_FILE, MOODLE_FILE, ExportRow, canvas_csv, moodle_csv
 
     max_score = max((r.max_score for r in results), default=0.0)
     rows = [ExportRow(r.student_id, r.score, people[r.student_id].name, people[r.student_id].email,
-                      people[r.student_id].canvas_user_id) for r in results]
+                      getattr(people[r.student_id], "canvas_user_id", "")) for r in results]
     write_text_atomic(os.path.join(out_dir, CANVAS_FILE), canvas_csv(assignment, max_score, rows))
     write_text_atomic(os.path.join(out_dir, MOODLE_FILE), moodle_csv(assignment, rows))
 

@@ -56,6 +56,7 @@ FLAG_TEXT = {
     "extra-files": "The submission holds files besides the notebook; they were not given to the notebook, so "
                    "code that relied on them (or tried to replace a module such as numpy) did not see them.",
     "not-on-roster": "The submission matches no student of the roster; it was graded under the id shown.",
+    "group-submission": "Graded from a group submission another member handed in; the grade is the group's.",
 }
 
 

@@ -12,12 +12,15 @@ download and decides, deterministically:
 * the flags of each graded entry: ``late`` (the LMS marked it, or it came
   after ``deadline``), ``extra-files`` (files beside the notebook, which the
   notebook never sees), ``not-on-roster``;
+* the other members of a group submission (Gradescope lists them), who get
+  its grade under their own ids, flagged ``group-submission``;
 * which roster students submitted nothing (``missing``).
 
 :func:`load_roster` reads the instructor's roster CSV.
 """
 
 import csv
+import dataclasses
 import datetime
 import hashlib
 import re
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 
 from .lms import LMS_NAMES, Unused, is_safe_student_id, safe_id
 
-__all__ = ["RosterStudent", "RosterError", "Resolved", "Resolution", "load_roster", "resolve", "parse_deadline",
+__all__ = ["RosterStudent", "RosterError", "Resolved", "GroupMember", "Resolution", "load_roster", "resolve", "parse_deadline",
            "name_keys"]
 
 # Accepted header spellings (compared lower-cased, with spaces, dashes and underscores removed).
@@ -63,6 +66,17 @@ class Resolved:
     flags: tuple = ()  # (code, detail)
     roster: RosterStudent = None
     matched_by: str = ""  # how the entry was matched to the roster: "LMS id", "email", "student id" or "name"
+    group: tuple = ()  # GroupMember: the other members of a group submission, who get the same grade
+
+
+@dataclass(frozen=True)
+class GroupMember:
+    """A member of a group submission other than the one whose id the submission is graded under."""
+
+    student_id: str
+    name: str = ""
+    email: str = ""
+    flags: tuple = ()  # (code, detail)
 
 
 @dataclass
@@ -285,15 +299,29 @@ def resolve(entries, *, roster=None, deadline=None, local_zone=None):
             flags.append(("not-on-roster", f"{_describe(latest)} matches no student of the roster"))
         graded.append(Resolved(student_id, latest, tuple(flags), student, how))
 
-    # 3. Roster students with no entry (members of a group submission count as having one).
+    # 3. The other members of a group submission get its grade, unless they have an entry of their own.
+    covered = set(by_student)
+    for n, resolved in enumerate(graded):
+        members = []
+        for name, sid, email in resolved.entry.co_submitters:
+            student, _ = index.match(name, email, sid, safe_id(sid) if sid else "") if index else (None, "")
+            member_id = student.student_id if student else safe_id(sid or (email.split("@")[0] if email else "")
+                                                                   or name or "member")
+            if member_id in covered:
+                continue
+            covered.add(member_id)
+            flags = [("group-submission", f"graded from {resolved.entry.source!r}, submitted by "
+                                          f"{resolved.entry.name or resolved.student_id} for the group")]
+            if index is not None and student is None:
+                flags.append(("not-on-roster", f"group member {name or sid or email} matches no student of the roster"))
+            members.append(GroupMember(member_id, student.name if student else name,
+                                       student.email if student and student.email else email, tuple(flags)))
+        if members:
+            graded[n] = dataclasses.replace(resolved, group=tuple(members))
+
+    # 4. Roster students with no entry and in no group.
     missing = []
     if index is not None:
-        covered = set(by_student)
-        for resolved in graded:
-            for name, sid, email in resolved.entry.co_submitters:
-                student, _ = index.match(name, email, sid, safe_id(sid) if sid else "")
-                if student:
-                    covered.add(student.student_id)
         missing = [Resolved(s.student_id, None, (), s) for s in sorted(roster, key=lambda s: s.student_id)
                    if s.student_id not in covered]
     return Resolution(graded, missing, superseded, untimed)

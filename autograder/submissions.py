@@ -52,6 +52,7 @@ class Submission:
     name: str = ""
     email: str = ""
     canvas_user_id: str = ""
+    group: tuple = ()  # autograder.roster.GroupMember: others who get this submission's grade under their own ids
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def _submission(resolved, max_bytes):
         notebook = None if problem else notebook
     return Submission(resolved.student_id, notebook, problem, source=entry.source,
                       submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else "",
-                      flags=resolved.flags, name=name, email=email, canvas_user_id=canvas_id)
+                      flags=resolved.flags, name=name, email=email, canvas_user_id=canvas_id, group=resolved.group)
 
 
 def _count(n, thing):

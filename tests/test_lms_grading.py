@@ -1,6 +1,6 @@
 """A real grading run over a download laid out as the LMSes hand it out, with a roster and a deadline.
 
-The issue's eight students (Canvas, Moodle folder and flat file, Blackboard
+The issue's eight students and a Gradescope group of two (Canvas, Moodle folder and flat file, Blackboard
 with its receipt, Gradescope with its metadata, plain folder and file), plus
 a second Blackboard attempt, a helper file beside a notebook and a roster
 student who submitted nothing, zipped as a download is, and graded by the
@@ -22,7 +22,7 @@ import pytest
 
 from autograder import release as release_module
 from autograder import sandbox
-from tests.lms_layouts import blackboard_attempt, issue_example, write
+from tests.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, issue_example, write
 from tests.test_grading import correct_submission
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,6 +38,8 @@ kjohnson,Katherine Johnson,,
 s06,Barbara Liskov,,
 s08,Dorothy Vaughan,dvaughan@example.edu,
 s09,Frances Allen,fran@example.edu,
+s10,Mary Jackson,mjackson@example.edu,
+s11,Annie Easley,aeasley@example.edu,
 """
 
 
@@ -63,6 +65,9 @@ def graded(tmp_path_factory):
     # Katherine Johnson's earlier Blackboard attempt was blank; the later one (issue_example's) is graded.
     blackboard_attempt(str(folder), "PS1 Hyperplanes", "kjohnson", "Katherine Johnson", "2025-01-29-08-00-00",
                        [(f"{PS1}.ipynb", None)], blank)
+    # A Gradescope group submission (Mary Jackson with Annie Easley), beside Dorothy Vaughan's.
+    write(folder, "submission_metadata.yml", GRADESCOPE_METADATA)
+    write(folder, f"submission_2287790/{PS1}.ipynb", correct)
     archive = tmp_path_factory.mktemp("zip") / "download.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for path in sorted(folder.rglob("*")):
@@ -87,11 +92,11 @@ def flags(row):
 def test_every_student_gets_exactly_one_row(graded):
     assert graded["run"].returncode == 0, graded["run"].stderr
     rows = graded["rows"]
-    assert set(rows) == {"s01", "s02", "s03", "s04", "kjohnson", "s06", "s08", "s09", "mhamilton"}
+    assert set(rows) == {"s01", "s02", "s03", "s04", "kjohnson", "s06", "s08", "s09", "s10", "s11", "mhamilton"}
     assert not any(r["source"].endswith((".txt", ".yml")) for r in rows.values()), "receipts are never students"
     max_score = float(rows["s01"]["max_score"])
     assert max_score > 0
-    for student in ("s01", "s02", "s03", "s04", "kjohnson", "s08", "mhamilton"):
+    for student in ("s01", "s02", "s03", "s04", "kjohnson", "s08", "s10", "s11", "mhamilton"):
         assert (rows[student]["status"], float(rows[student]["score"])) == ("graded", max_score), rows[student]
     assert (rows["s06"]["status"], float(rows["s06"]["score"])) == ("graded", 0.0), "the blank release scores 0"
     assert rows["s06"]["source"] == "Barbara Liskov (2)"
@@ -107,6 +112,9 @@ def test_roster_missing_unmatched_late_and_extra_files(graded):
     assert "late" in flags(rows["s08"]) and rows["s08"]["submitted_at"].startswith("2025-01-31T23:40:12")
     assert "late" not in flags(rows["kjohnson"]) and rows["kjohnson"]["submitted_at"] == "2025-01-30T22:15:07"
     assert "extra-files" in flags(rows["s01"])
+    assert flags(rows["s11"]) == {"group-submission", "late"} and rows["s11"]["source"] == "submission_2287790"
+    assert "group-submission" not in flags(rows["s10"])
+    assert (graded["out"] / "feedback" / "s11.html").exists(), "a group member gets the feedback too"
     assert float(rows["s01"]["score"]) == float(rows["s01"]["max_score"]), "the helper never reached the notebook"
 
 

@@ -120,7 +120,24 @@ def test_group_members_are_not_missing(tmp_path):
               RosterStudent("dv0042", "Dorothy Vaughan")]
     result = resolve(entries, roster=roster)
     assert [r.student_id for r in result.graded] == ["mj0077"]
+    (member,) = result.graded[0].group
+    assert (member.student_id, member.name, member.email) == ("ae0013", "Annie Easley", "aeasley@example.edu")
+    assert [code for code, _ in member.flags] == ["group-submission"]
+    assert "submission_2287790" in dict(member.flags)["group-submission"]
     assert [m.student_id for m in result.missing] == ["dv0042"]
+    (member,) = resolve(entries).graded[0].group
+    assert member.student_id == "ae0013", "without a roster the member's SID is the id"
+
+
+def test_group_member_with_an_entry_of_their_own_keeps_it(tmp_path):
+    write(tmp_path, "submission_metadata.yml", GRADESCOPE_METADATA + "submission_2287800:\n  :submitters:\n"
+                                               "  - :name: Annie Easley\n    :sid: ae0013\n")
+    write(tmp_path, f"submission_2287790/{NB}", b"{}")
+    write(tmp_path, f"submission_2287800/{NB}", b"{}")
+    entries, _ = scan(str(tmp_path), A)
+    result = resolve(entries)
+    assert sorted(r.student_id for r in result.graded) == ["ae0013", "mj0077"]
+    assert all(r.group == () for r in result.graded)
 
 
 # -- attempts ---------------------------------------------------------------------------------------
