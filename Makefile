@@ -47,9 +47,10 @@ bench: system-test $(STAMP) assignments
 	$(PY) -m tests.benchmarks
 
 grade: system-grade $(STAMP)
-	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n]"; exit 2; }
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n]"; exit 2; }
-	$(PY) -m autograder grade $(ASSIGNMENT) $(SUBMISSIONS) --out $(OUT) $(if $(WORKERS),--workers $(WORKERS))
+	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n] [ROSTER=roster.csv] [DEADLINE=2025-01-31T23:59]"; exit 2; }
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n] [ROSTER=roster.csv] [DEADLINE=2025-01-31T23:59]"; exit 2; }
+	$(PY) -m autograder grade $(ASSIGNMENT) $(SUBMISSIONS) --out $(OUT) $(if $(WORKERS),--workers $(WORKERS)) \
+		$(if $(ROSTER),--roster $(ROSTER)) $(if $(DEADLINE),--deadline $(DEADLINE))
 
 # A student's check compares the notebook with its release, so release first if that was never done.
 check: $(STAMP)

@@ -1,7 +1,9 @@
 """Grading on a Dask cluster: a ``concurrent.futures.Executor`` backed by ``dask.distributed``.
 
-Grading one submission is a pure function of its job description, so the
-batch maps onto any executor. This module is imported only when the
+Each submission is graded independently, from its job description alone
+(:func:`autograder.worker.run_submission` reads the submission and the
+release from the paths the job names, and returns a picklable record), so
+the batch maps onto any executor. This module is imported only when the
 instructor passes ``--scheduler``; without it nothing about Dask is loaded.
 The workers run the sandbox; the verdicts, the gradebook and every file of
 the output stay with the host process that submitted the jobs.

@@ -87,30 +87,17 @@ def _grade_id(cell):
     return gid if isinstance(gid, str) and gid else None
 
 
-def _source(cell):
-    source = cell.get("source", "") if isinstance(cell, dict) else ""
-    if isinstance(source, list):
-        source = "".join(s for s in source if isinstance(s, str))
-    return source if isinstance(source, str) else ""
-
-
-def _cell_type(cell):
-    kind = cell.get("cell_type") if isinstance(cell, dict) else None
-    return kind if kind in ("code", "markdown", "raw") else None
-
-
 def _is_solution(cell):
     return bool(_nbgrader(cell).get("solution"))
 
 
-def _checksum(cell):
+def _checksum(kind, source, nbgrader_meta):
     """nbgrader's checksum of a cell (source, type, kind, id and points), or ``None`` if its metadata is broken."""
     from nbformat import from_dict
     from nbgrader.utils import compute_checksum
 
     try:
-        node = from_dict({"cell_type": _cell_type(cell) or "raw", "source": _source(cell),
-                          "metadata": {"nbgrader": dict(_nbgrader(cell))}})
+        node = from_dict({"cell_type": kind, "source": source, "metadata": {"nbgrader": dict(nbgrader_meta)}})
         return compute_checksum(node)
     except (KeyError, TypeError, ValueError):
         return None
@@ -143,26 +130,26 @@ def _clean_cell(kind, source, metadata, cell_id):
 
 
 def prepare_notebook(student_nb, release_nb):
-    """Build the notebook to execute; return ``(notebook, flags, authored)``.
+    """Build the notebook to execute; return ``(notebook, flags, authored, answers)``.
 
-    ``student_nb`` is the student's notebook as parsed JSON (any shape);
-    ``release_nb`` the trusted release notebook.  ``authored`` lists
-    ``(label, source)`` of the code the student wrote, for :func:`scan_code`,
-    and ``answers`` maps each answer cell's grade_id to its source.
+    ``student_nb`` is the student's notebook as parsed at the trust boundary
+    (a :class:`~autograder.boundary.SubmittedNotebook`); ``release_nb`` the
+    trusted release notebook.  ``authored`` lists ``(label, source)`` of the
+    code the student wrote, for :func:`scan_code`, and ``answers`` maps each
+    answer cell's grade_id to its source.
     """
     from nbformat.v4 import new_notebook
 
     release_cells = release_nb.cells
     release_by_id = {_grade_id(c): c for c in release_cells if _grade_id(c)}
-    student_cells = [c for c in student_nb.get("cells", []) if isinstance(c, dict) and _cell_type(c)] \
-        if isinstance(student_nb, dict) and isinstance(student_nb.get("cells"), list) else []
+    student_cells = list(student_nb.cells)
 
     first = {}
     duplicated = []
     extras = {None: []}
     anchor = None
     for cell in student_cells:
-        gid = _grade_id(cell)
+        gid = cell.grade_id
         if gid in release_by_id:
             if gid not in first:
                 first[gid] = cell
@@ -188,8 +175,8 @@ def prepare_notebook(student_nb, release_nb):
 
     def add_extras(key):
         for cell in extras.get(key, []):
-            kind, source = _cell_type(cell), _source(cell)
-            add(kind, source, {}, cell.get("id"))
+            kind, source = cell.kind, cell.source
+            add(kind, source, {}, cell.cell_id)
             if kind == "code":
                 authored.append((f"cell {len(cells)} (added by the student)", source))
 
@@ -202,7 +189,7 @@ def prepare_notebook(student_nb, release_nb):
         meta = dict(rcell.metadata)
         student = first.get(gid)
         if _is_solution(rcell):
-            source = _source(student) if student is not None else rcell.source
+            source = student.source if student is not None else rcell.source
             add(kind, source, meta, rcell.get("id"))
             answers[gid] = source
             if kind == "code":
@@ -210,7 +197,8 @@ def prepare_notebook(student_nb, release_nb):
         else:
             if student is None:
                 deleted.append(gid)
-            elif _checksum(student) != _checksum(rcell):
+            elif _checksum(student.kind, student.source, dict(student.nbgrader)) != \
+                    _checksum(rcell.cell_type, rcell.source, _nbgrader(rcell)):
                 edited.append(gid)
             add(kind, rcell.source, meta, rcell.get("id"))
         add_extras(gid)
@@ -403,6 +391,9 @@ class _Scanner(ast.NodeVisitor):
     def visit_Call(self, node):
         func = node.func
         name = _dotted(func) or ""
+        if name in ("getattr", "hasattr") and len(node.args) >= 2 and _root_name(node.args[0]) in self.reference_aliases \
+                and isinstance(node.args[1], ast.Constant) and node.args[1].value in REFERENCE_NAMES | REFERENCE_MODULES:
+            self.hit("reference-solution", node, f"calls {name} for {node.args[1].value!r}")
         if name in ("setattr", "delattr") and node.args:
             root = _root_name(node.args[0])
             if root in MODULE_ROOTS or root in self.modules:

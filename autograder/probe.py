@@ -1,78 +1,153 @@
-"""Calling the student's functions and writing what they return as plain data.
+"""The probe data: its schema, its one encoder and its one decoder, and the calls of the student's functions.
 
 This module is the only code the grader runs inside the student's kernel
-after the notebook itself.  It reads the probe inputs (``probes.json`` plus
-arrays in ``probes.npz``), calls each named function on them with a time
-limit, and writes ``results.json`` and ``results.npz``.  Nothing is
-pickled: values are numbers, strings, lists, dicts and numeric arrays, and
-any other object is recorded only by its type name.
+after the notebook itself (the runner loads it there by its path; it imports
+nothing from the ``autograder`` package).  It reads the probe inputs
+(``probes.json`` plus arrays in ``probes.npz``), calls each named function on
+them with a time limit, and writes ``results.json`` and ``results.npz``.
 
-Nothing here is trusted.  The student's code ran first in the same process
-and may have changed anything, so the host treats the results as untrusted
-data: it checks their types and shapes before it compares any value.
+Both directions use one schema.  A value is a JSON object with a ``type``
+(one of :data:`KINDS`) and that kind's fields:
+
+===========  ==============================================================
+``None``     nothing else
+``bool``     ``value``: true or false
+``int``      ``value``: a JSON integer
+``float``    ``value``: a JSON number, or ``"nan"``, ``"inf"``, ``"-inf"``
+``str``      ``value``: a string of at most :data:`MAX_STRING` characters
+``ndarray``  ``key``: the array's name in the ``.npz`` file (``null`` when the
+             array was not kept), ``dtype``, ``shape``
+``list``     ``items``: a list of values (at most :data:`MAX_ITEMS`)
+``tuple``    ``items``: as ``list``
+``dict``     ``items``: an object of string keys to values (at most :data:`MAX_ITEMS`)
+``object``   ``class``: the type name of something that is not plain data
+``too-deep`` nesting deeper than :data:`MAX_DEPTH`
+===========  ==============================================================
+
+Nothing is pickled.  :func:`encode` writes a value in this schema;
+:func:`decode` reads one back and never trusts it: anything that does not
+follow the schema becomes an :class:`Opaque` marker, which no hidden test
+accepts.  The host decodes the results with the same :func:`decode`
+(through :mod:`autograder.boundary`), so the two sides cannot drift apart.
 """
 
 import copy
 import json
+import math
 import os
 import signal
+import time
 
 import numpy as np
 
+KINDS = ("None", "bool", "int", "float", "str", "ndarray", "list", "tuple", "dict", "object", "too-deep")
+MAX_DEPTH = 4  # containers inside containers
+MAX_ITEMS = 1000  # items of one list, tuple or dict
+MAX_STRING = 2000  # characters of a string, a dict key or an exception's message
 MAX_ARRAY_ELEMENTS = 1_000_000
-MAX_STRING = 2_000
-
+NUMERIC_DTYPE_KINDS = "biuf"  # bool, signed and unsigned int, float: the only arrays kept
+STATUSES = ("returned", "raised", "timeout", "missing")  # of one call, in results.json
 
 _NUMPY_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+_NUMPY_FLOATS = (np.float64, np.float32, np.float16)
 
 
 class ProbeTimeout(Exception):
     """A probed call ran past its time limit."""
 
 
+class Opaque:
+    """Stands for a value that is not plain data in the schema; it never equals anything."""
+
+    __slots__ = ("description",)
+
+    def __init__(self, description):
+        self.description = description
+
+    def __repr__(self):
+        return self.description
+
+    def __reduce__(self):
+        return (Opaque, (self.description,))
+
+
 def encode(value, arrays, *, depth=0):
-    """Turn a returned value into JSON-able data, storing arrays in ``arrays``."""
-    if depth > 4:
+    """Turn ``value`` into data in the schema, storing numeric arrays in ``arrays`` (name -> array)."""
+    if depth > MAX_DEPTH:
         return {"type": "too-deep"}
     if value is None:
         return {"type": "None"}
-    if isinstance(value, (bool, np.bool_)):
+    if type(value) in (bool, np.bool_):
         return {"type": "bool", "value": bool(value)}
     # Exact types only: a subclass of int or float could redefine comparison.
     if type(value) is int or type(value) in _NUMPY_INTS:
         return {"type": "int", "value": int(value)}
-    if type(value) in (float, np.float64, np.float32, np.float16):
+    if type(value) is float or type(value) in _NUMPY_FLOATS:
         value = float(value)
-        return {"type": "float", "value": value if np.isfinite(value) else str(value)}
+        return {"type": "float", "value": value if math.isfinite(value) else str(value)}
     if type(value) is str:
         return {"type": "str", "value": value[:MAX_STRING]}
     if type(value) is np.ndarray:
-        if value.dtype.kind not in "biuf":
-            return {"type": "ndarray", "dtype": str(value.dtype), "shape": list(value.shape), "key": None}
-        if value.size > MAX_ARRAY_ELEMENTS:
-            return {"type": "ndarray", "dtype": str(value.dtype), "shape": list(value.shape), "key": None, "too_large": True}
-        key = f"a{len(arrays)}"
-        arrays[key] = np.array(value, copy=True)
-        return {"type": "ndarray", "dtype": str(value.dtype), "shape": list(value.shape), "key": key}
+        spec = {"type": "ndarray", "dtype": str(value.dtype), "shape": list(value.shape), "key": None}
+        if value.dtype.kind in NUMERIC_DTYPE_KINDS and value.size <= MAX_ARRAY_ELEMENTS:
+            spec["key"] = f"a{len(arrays)}"
+            arrays[spec["key"]] = np.array(value, copy=True)
+        return spec
     if type(value) in (list, tuple):
-        return {"type": type(value).__name__, "items": [encode(v, arrays, depth=depth + 1) for v in value[:1000]]}
+        return {"type": type(value).__name__, "items": [encode(v, arrays, depth=depth + 1) for v in value[:MAX_ITEMS]]}
     if type(value) is dict:
-        return {"type": "dict", "items": {str(k)[:100]: encode(v, arrays, depth=depth + 1) for k, v in list(value.items())[:100]}}
+        return {"type": "dict", "items": {str(k)[:MAX_STRING]: encode(v, arrays, depth=depth + 1)
+                                          for k, v in list(value.items())[:MAX_ITEMS]}}
     return {"type": "object", "class": type(value).__name__[:100]}
 
 
-def _decode_args(spec, arrays):
-    kind = spec["type"]
-    if kind == "ndarray":
-        return np.array(arrays[spec["key"]], copy=True)
-    if kind in ("list", "tuple"):
-        items = [_decode_args(s, arrays) for s in spec["items"]]
-        return items if kind == "list" else tuple(items)
-    if kind == "dict":
-        return {k: _decode_args(s, arrays) for k, s in spec["items"].items()}
+def decode(spec, arrays, *, copy_arrays=False, depth=0):
+    """The value ``spec`` describes, or an :class:`Opaque` marker when it does not follow the schema.
+
+    ``arrays`` maps names to the arrays loaded from the ``.npz`` file (never
+    with pickles).  Only numeric arrays are accepted.  ``copy_arrays`` gives
+    each value its own copy, so a function that changes its inputs cannot
+    change another call's.
+    """
+    if not isinstance(spec, dict):
+        return Opaque("malformed data")
+    kind = spec.get("type")
+    value = spec.get("value")
     if kind == "None":
         return None
-    return spec["value"]
+    if kind == "bool" and type(value) is bool:
+        return value
+    if kind == "int" and type(value) is int:
+        return value
+    if kind == "float":
+        if type(value) in (int, float):
+            return float(value)
+        if value in ("nan", "inf", "-inf"):
+            return float(value)
+    if kind == "str" and type(value) is str and len(value) <= MAX_STRING:
+        return value
+    if kind == "ndarray":
+        key = spec.get("key")
+        array = arrays.get(key) if type(key) is str else None
+        if isinstance(array, np.ndarray) and array.dtype.kind in NUMERIC_DTYPE_KINDS:
+            return np.array(array, copy=True) if copy_arrays else array
+        dtype = spec.get("dtype")
+        return Opaque(f"an array of dtype {dtype[:40] if type(dtype) is str else '?'} that is not numeric or "
+                      "too large")
+    if depth >= MAX_DEPTH + 1:
+        return Opaque("data nested too deeply")
+    items = spec.get("items")
+    if kind in ("list", "tuple") and type(items) is list and len(items) <= MAX_ITEMS:
+        decoded = [decode(s, arrays, copy_arrays=copy_arrays, depth=depth + 1) for s in items]
+        return decoded if kind == "list" else tuple(decoded)
+    if kind == "dict" and type(items) is dict and len(items) <= MAX_ITEMS:
+        return {k: decode(s, arrays, copy_arrays=copy_arrays, depth=depth + 1) for k, s in items.items()}
+    if kind == "object":
+        name = spec.get("class")
+        return Opaque(f"an object of type {name[:100] if type(name) is str else '?'}")
+    if kind == "too-deep":
+        return Opaque("data nested too deeply")
+    return Opaque("malformed data")
 
 
 def _same(a, b):
@@ -87,37 +162,49 @@ def _on_alarm(signum, frame):
     raise ProbeTimeout()
 
 
-def run_probes(namespace, in_dir, out_dir, *, seconds_per_call=10):
-    """Call every probe listed in ``in_dir`` on functions from ``namespace``; write the results to ``out_dir``."""
+def run_probes(namespace, in_dir, out_dir, *, seconds_per_call):
+    """Call every probe listed in ``in_dir`` on functions from ``namespace``; write the results to ``out_dir``.
+
+    A function that runs past ``seconds_per_call`` on one input is not called
+    again: its remaining probes are recorded as timed out at once, so a
+    function that never returns costs one time limit, not one per input.
+    """
     with open(os.path.join(in_dir, "probes.json")) as f:
         probes = json.load(f)
     with np.load(os.path.join(in_dir, "probes.npz"), allow_pickle=False) as data:
         inputs = {k: data[k] for k in data.files}
     arrays = {}
     results = {}
+    hung = set()
     for probe in probes:
-        pid = probe["id"]
-        fn = namespace.get(probe["function"])
+        pid, name = probe["id"], probe["function"]
+        fn = namespace.get(name)
         if not callable(fn):
-            results[pid] = {"status": "missing", "detail": f"no function named {probe['function']!r} was defined"}
+            results[pid] = {"status": "missing"}
             continue
-        args = _decode_args(probe["args"], inputs)
-        kwargs = _decode_args(probe["kwargs"], inputs)
+        if name in hung:
+            results[pid] = {"status": "timeout"}
+            continue
+        args = decode(probe["args"], inputs, copy_arrays=True)
+        kwargs = decode(probe["kwargs"], inputs, copy_arrays=True)
         before = (copy.deepcopy(args), copy.deepcopy(kwargs))
         previous = signal.signal(signal.SIGALRM, _on_alarm)
+        started = time.perf_counter()
         signal.setitimer(signal.ITIMER_REAL, seconds_per_call)
         try:
             value = fn(*args, **kwargs)
             signal.setitimer(signal.ITIMER_REAL, 0)
             record = {"status": "returned", "value": encode(value, arrays)}
         except ProbeTimeout:
-            record = {"status": "timeout", "detail": f"did not return within {seconds_per_call} seconds"}
+            hung.add(name)
+            record = {"status": "timeout"}
         except BaseException as exc:  # the student's code may raise anything, even SystemExit
             signal.setitimer(signal.ITIMER_REAL, 0)
             record = {"status": "raised", "exception": type(exc).__name__[:100], "detail": str(exc)[:MAX_STRING]}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+        record["seconds"] = round(time.perf_counter() - started, 6)
         record["mutated"] = not (_same(before[0], args) and all(_same(before[1][k], kwargs[k]) for k in kwargs))
         results[pid] = record
     os.makedirs(out_dir, exist_ok=True)

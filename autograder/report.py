@@ -16,7 +16,7 @@ import io
 import statistics
 from collections import Counter
 
-from .results import FLAG_TEXT, GRADED, STATUS_TEXT, STATUSES
+from .results import FLAG_TEXT, GRADED, MISSING, STATUS_TEXT, STATUSES
 
 __all__ = ["feedback_html", "report_html"]
 
@@ -31,6 +31,7 @@ th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-num
 .status { display: inline-block; padding: 0.1em 0.6em; border-radius: 0.8em; font-weight: 600; }
 .status-graded { background: #dafbe1; } .status-ungradable { background: #fff1c2; }
 .status-timeout { background: #ffe2cc; } .status-crashed { background: #ffd8d3; }
+.status-missing { background: #e4e4ec; }
 .box { border-left: 4px solid #888; background: #f6f8fa; padding: 0.6em 1em; margin: 1em 0; }
 .warning { border-left-color: #d1242f; background: #fff0f0; }
 .muted { color: #57606a; font-size: 0.92em; } code { font-size: 0.95em; }
@@ -63,6 +64,9 @@ def feedback_html(result, *, sandbox_text=""):
     """The feedback page of one :class:`~autograder.results.Result`."""
     parts = [f"<h1>{_e(result.assignment)}: feedback for {_e(result.student_id)}</h1>"]
     parts.append(f"<p>Status: {_status_badge(result.status)} {_e(STATUS_TEXT[result.status])}</p>")
+    if result.source:
+        parts.append(f"<p class=\"muted\">Graded from <code>{_e(result.source)}</code>"
+                     + (f", submitted {_e(result.submitted_at)}" if result.submitted_at else "") + ".</p>")
     if result.reason:
         parts.append(f'<div class="box">Why: {_e(result.reason)}.</div>')
     manual_points = sum(points for _, points, _ in result.manual_cells)
@@ -151,12 +155,40 @@ def _question_chart(names, means, failure_rates):
 
 # -- the instructor's report -----------------------------------------------------------
 
+def _limits_section(settings):
+    """Every limit the submissions were held to, and the time limits actually applied."""
+    applied = (f"Applied to this run: {settings.cell_seconds:g} s per cell"
+               + (f" ({len(settings.cell_seconds_by_grade_id)} test cells with limits of their own, from "
+                  f"{min(s for _, s in settings.cell_seconds_by_grade_id):g} to "
+                  f"{max(s for _, s in settings.cell_seconds_by_grade_id):g} s)"
+                  if settings.cell_seconds_by_grade_id else "")
+               + f", {settings.call_seconds:g} s per call of a student's function by a hidden test. "
+               + (settings.budget_text or "These are the configured ceilings (not calibrated)."))
+    rows = "".join(f"<tr><td><code>{_e(name)}</code></td><td class=\"num\">{_e(value)}</td><td>{_e(text)}</td></tr>"
+                   for name, value, text in settings.limits.describe())
+    return ("<h2>Limits</h2><p>Set in the course's <code>nbgrader_config.py</code> as "
+            "<code>c.Autograder.&lt;name&gt; = value</code>; <code>--timeout</code> and <code>--cell-timeout</code> "
+            f"override the first two. {_e(applied)}</p>"
+            f"<table><tr><th>limit</th><th class=\"num\">value</th><th>what it limits</th></tr>{rows}</table>")
+
+
 def _feedback_link(student_id):
     return f'<a href="feedback/{_e(student_id)}.html">{_e(student_id)}</a>'
 
 
+def _student_cell(result):
+    """The student's id (linked to the feedback page, which a missing student has none of) and the entry's name."""
+    cell = _e(result.student_id) if result.status == MISSING else _feedback_link(result.student_id)
+    if result.source and result.source != result.student_id:
+        cell += f'<br><span class="muted">{_e(result.source)}</span>'
+    return cell
+
+
+SKIPPED_KINDS = {"superseded": "earlier attempt", "read": "read, not graded", "skipped": "not a submission"}
+
+
 def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=True, started=None, seconds=0.0,
-                settings=None):
+                settings=None, notes=()):
     """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time."""
     counts = Counter(r.status for r in results)
     graded = [r for r in results if r.status == GRADED]
@@ -171,6 +203,9 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
         parts.append('<div class="box warning"><strong>No sandbox.</strong> These submissions were graded with '
                      '--unsafe-no-sandbox: student code ran with the grader\'s permissions, could read the hidden '
                      f'checks and change files. {_e(sandbox_text)}</div>')
+    if notes:
+        parts.append('<div class="box"><strong>The download.</strong><ul>'
+                     + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
     parts.append(f"<p>Scores cover the <strong>{_points(max_score)} autograded points</strong> only. "
                  + (f"The {_points(manual_points)} points of written answers are graded by hand in nbgrader's "
                     "formgrader and come later; <code>nbgrader export</code> then gives the totals."
@@ -230,30 +265,33 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
 
     problems = [r for r in results if r.status != GRADED]
     if problems:
-        rows = "".join(f"<tr><td>{_feedback_link(r.student_id)}</td><td>{_status_badge(r.status)}</td>"
+        rows = "".join(f"<tr><td>{_student_cell(r)}</td><td>{_status_badge(r.status)}</td>"
                        f"<td>{_e(r.reason)}</td></tr>" for r in problems)
         parts.append("<h2>Not graded normally</h2><p>Each of these scores 0 on every test cell.</p>"
                      f"<table><tr><th>student</th><th>status</th><th>reason</th></tr>{rows}</table>")
     flagged_results = [r for r in results if r.flags]
     if flagged_results:
-        rows = "".join(f"<tr><td>{_feedback_link(r.student_id)}</td><td><strong>{_e(f.code)}</strong></td>"
+        rows = "".join(f"<tr><td>{_student_cell(r)}</td><td><strong>{_e(f.code)}</strong></td>"
                        f"<td>{_e(FLAG_TEXT.get(f.code, ''))}<br><span class=\"muted\">{_e(f.detail)}</span></td></tr>"
                        for r in flagged_results for f in r.flags)
         parts.append("<h2>Flags</h2><p>Signs of tampering or trouble worth a look; flags do not change scores."
                      f"</p><table><tr><th>student</th><th>flag</th><th>what it means, and where</th></tr>{rows}</table>")
     if skipped:
-        rows = "".join(f"<tr><td><code>{_e(s.name)}</code></td><td>{_e(s.reason)}</td></tr>" for s in skipped)
-        parts.append("<h2>Skipped entries</h2><p>These were in the submissions but are not submissions; they have "
-                     f"no row in grades.csv.</p><table><tr><th>entry</th><th>why</th></tr>{rows}</table>")
+        rows = "".join(f"<tr><td><code>{_e(s.name)}</code></td>"
+                       f"<td>{_e(SKIPPED_KINDS.get(getattr(s, 'kind', 'skipped'), ''))}</td><td>{_e(s.reason)}</td></tr>"
+                       for s in skipped)
+        parts.append("<h2>In the download, not graded</h2><p>Everything in the download that is not the graded "
+                     "submission of a student: receipts and metadata (read for names and times), earlier attempts "
+                     "of students whose latest attempt was graded, and anything else. None of these has a row in "
+                     f"grades.csv.</p><table><tr><th>entry</th><th>what it is</th><th>why it was not graded</th></tr>"
+                     f"{rows}</table>")
 
-    rows = "".join(f"<tr><td>{_feedback_link(r.student_id)}</td><td class=\"num\">{_points(r.score)} / "
+    rows = "".join(f"<tr><td>{_student_cell(r)}</td><td class=\"num\">{_points(r.score)} / "
                    f"{_points(r.max_score)}</td><td>{_status_badge(r.status)}</td>"
-                   f"<td>{_e(', '.join(r.flag_codes))}</td></tr>" for r in results)
-    parts.append("<h2>All submissions</h2><table><tr><th>student</th><th class=\"num\">score</th><th>status</th>"
-                 f"<th>flags</th></tr>{rows}</table>")
+                   f"<td>{_e(', '.join(r.flag_codes))}</td><td>{_e(r.submitted_at)}</td></tr>" for r in results)
+    parts.append("<h2>All submissions</h2><table><tr><th>student (and the entry in the download)</th>"
+                 "<th class=\"num\">score</th><th>status</th><th>flags</th><th>submitted</th></tr>"
+                 f"{rows}</table>")
     if settings is not None:
-        parts.append(f"<p class=\"muted\">Limits: {settings.timeout:g} s per notebook, {settings.cell_timeout} s per "
-                     f"cell, {settings.memory_bytes // 2**20} MiB of memory per process, "
-                     f"{settings.max_processes} processes, {settings.max_cell_output_bytes:,} bytes of output kept "
-                     "per cell.</p>")
+        parts.append(_limits_section(settings))
     return _page(f"Grading report: {assignment}", "\n".join(parts))

@@ -2,25 +2,29 @@
 
 A :class:`Job` says what to grade and how (everything a worker needs, as
 plain picklable data, so any ``concurrent.futures.Executor`` can run
-:func:`autograder.grade.grade_one` on it); a :class:`Result` is everything
-the host needs to write the gradebook, ``grades.csv``, the feedback and the
-report.  Statuses and flag codes are fixed strings, defined here once, with
+:func:`autograder.worker.run_submission` on it); a :class:`Result` is
+everything the host needs to write the gradebook, ``grades.csv``, the
+feedback and the report.  Statuses and flag codes are fixed strings, defined here once, with
 the sentences the feedback and the report use to explain them.
 """
 
 from dataclasses import dataclass, field
 
+from .limits import Limits
+
 GRADED = "graded"
 UNGRADABLE = "ungradable"
 TIMEOUT = "timeout"
 CRASHED = "crashed"
-STATUSES = (GRADED, UNGRADABLE, TIMEOUT, CRASHED)
+MISSING = "missing"
+STATUSES = (GRADED, UNGRADABLE, TIMEOUT, CRASHED, MISSING)
 
 STATUS_TEXT = {
     GRADED: "The notebook ran and every hidden test was judged.",
     UNGRADABLE: "The file could not be graded, so no code was run and every test scores 0.",
     TIMEOUT: "The notebook used up its time budget before the hidden tests could run, so every test scores 0.",
     CRASHED: "The notebook's Python process died before the hidden tests could run, so every test scores 0.",
+    MISSING: "The roster lists this student, but the download holds no submission from them; the score is 0.",
 }
 
 # Flag code -> what it means, in words for the instructor and the student.
@@ -48,6 +52,11 @@ FLAG_TEXT = {
     "output-truncated": "A cell printed more output than is kept; the rest was dropped.",
     "cell-interrupted": "A cell ran longer than the per-cell time limit and was interrupted; later cells still ran.",
     "background-processes": "Processes started by the notebook were still running at the end; they were killed.",
+    "late": "Submitted after the deadline (as the LMS recorded it, or after --deadline); no penalty was applied.",
+    "extra-files": "The submission holds files besides the notebook; they were not given to the notebook, so "
+                   "code that relied on them (or tried to replace a module such as numpy) did not see them.",
+    "not-on-roster": "The submission matches no student of the roster; it was graded under the id shown.",
+    "group-submission": "Graded from a group submission another member handed in; the grade is the group's.",
 }
 
 
@@ -73,19 +82,27 @@ class CellResult:
 
 @dataclass(frozen=True)
 class Settings:
-    """How every submission of a run is graded."""
+    """How every submission of a run is graded.
 
-    timeout: float = 300.0
-    cell_timeout: int = 60
-    probe_seconds: float = 3.0
+    ``limits`` are the course's :class:`~autograder.limits.Limits`;
+    ``cell_seconds`` and ``call_seconds`` the time limits actually applied to
+    one cell and to one call by a hidden test: the ceilings in ``limits``
+    unless calibrated lower from the instructor's solution
+    (:mod:`autograder.calibrate`), which ``budget_text`` then explains.
+    """
+
+    limits: Limits = Limits()
     use_sandbox: bool = True
-    memory_bytes: int = 3 * 2**30
-    max_processes: int = 256
-    max_file_bytes: int = 64 * 2**20
-    max_cell_output_bytes: int = 100_000
-    max_total_output_bytes: int = 2_000_000
-    max_notebook_bytes: int = 20 * 2**20
-    max_work_bytes: int = 512 * 2**20
+    cell_seconds: float = None
+    call_seconds: float = None
+    cell_seconds_by_grade_id: tuple = ()  # (grade_id, seconds): calibrated limits of single test cells
+    budget_text: str = ""
+
+    def __post_init__(self):
+        if self.cell_seconds is None:
+            object.__setattr__(self, "cell_seconds", self.limits.cell_seconds)
+        if self.call_seconds is None:
+            object.__setattr__(self, "call_seconds", self.limits.call_seconds)
 
 
 @dataclass(frozen=True)
@@ -98,7 +115,6 @@ class Job:
     release_dir: str
     settings: Settings
     problem: str = None  # why it cannot be graded, when that is known before reading it
-    source_sha256: str = ""
 
 
 @dataclass
@@ -116,14 +132,15 @@ class Result:
     flags: list = field(default_factory=list)  # Flag
     notes: list = field(default_factory=list)  # plain sentences for the feedback
     autograded_notebook: str = None  # nbformat JSON text
-    seconds: float = 0.0  # wall time of grade_one
     run_seconds: float = 0.0  # wall time of the notebook run (sandbox included)
     sandboxed: bool = True
-    source_sha256: str = ""
+    source: str = ""  # the entry's name in the download
+    submitted_at: str = ""  # ISO 8601, when the LMS recorded it
     # Set by the worker, consumed by the host's judge: the autograded cells'
-    # (grade_id, points) and the probe's untrusted (records, arrays).
+    # (grade_id, points) and the hidden tests' results (boundary.ProbeResults).
     autograded_cells: list = None
-    probe_results: tuple = None
+    probe_results: object = None
+    runner_report: object = None  # boundary.RunnerReport of the run, when it ran
 
     @property
     def flag_codes(self):

@@ -15,9 +15,13 @@ and ``probe.py``), and it decides no grade.  It
 3. loads ``probe.py`` by its path inside the kernel and has it call the
    student's functions on the hidden inputs, writing ``results.json`` and
    ``results.npz`` (plain data) to the output folder;
-4. writes the executed notebook and a short report (which cells failed or
-   were interrupted, whether the kernel died, which processes were still
-   running at the end) to the output folder.
+4. writes the executed notebook and a short report (where the run stopped,
+   which cells were interrupted or had output cut, how long each cell took,
+   whether the probes ran, which processes were still running at the end)
+   to the output folder.
+
+Every limit comes from the job file, which the worker writes from the
+course's :class:`autograder.limits.Limits`; none is declared here.
 
 Everything this script writes can be overwritten by the student's code,
 which runs as the same user: the host treats all of it as untrusted data and
@@ -25,7 +29,8 @@ decides the status from what it observes itself (exit status, time).
 
 Exit status: 0 when the notebook ran to the end and the probes ran, 3 when
 the kernel died, 4 when the time budget ran out, 5 when the kernel could not
-be started, 2 when the job file is unusable.
+be started, 2 when the job file is unusable (the worker reads these codes as
+``autograder.worker.RUNNER_*``).
 """
 
 import asyncio
@@ -114,10 +119,10 @@ def _make_client_class():
     from nbclient import NotebookClient
 
     class CappedClient(NotebookClient):
-        """A notebook client that drops output past a byte budget instead of keeping it."""
+        """A notebook client that drops output past a byte budget instead of keeping it.
 
-        max_cell_bytes = 100_000
-        max_total_bytes = 2_000_000
+        ``max_cell_bytes`` and ``max_total_bytes`` are set from the job before it runs.
+        """
 
         def reset_execution_trackers(self):
             super().reset_execution_trackers()
@@ -168,33 +173,40 @@ async def _execute(job, nb, report):
     from nbclient.exceptions import DeadKernelError
     from nbformat.v4 import new_output
 
-    deadline = time.monotonic() + float(job["budget_seconds"])
-    cell_timeout = int(job["cell_timeout"])
-    timeout_text = f"the cell ran for more than {cell_timeout} seconds and was interrupted"
+    deadline = time.monotonic() + float(job["notebook_seconds"])
+    default_seconds = float(job["cell_seconds"])
+    by_grade_id = {k: float(v) for k, v in job["cell_seconds_by_grade_id"].items()}
+
+    def cell_limit(cell):
+        """The cell's own time limit when it has one (a calibrated test cell), else the default."""
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        return by_grade_id.get(gid, default_seconds)
+
+    timeout_text = "the cell ran past its time limit and was interrupted"
     client = _make_client_class()(
         nb,
-        timeout=cell_timeout,
+        timeout_func=cell_limit,
         interrupt_on_timeout=True,
         error_on_timeout={"ename": "CellTimeoutError", "evalue": timeout_text,
                           "traceback": [f"CellTimeoutError: {timeout_text}"]},
         allow_errors=True,
         kernel_name="python3",
-        startup_timeout=int(job.get("startup_timeout", 60)),
+        startup_timeout=int(job["kernel_start_seconds"]),
         iopub_timeout=4,
         shutdown_kernel="immediate",
         record_timing=False,
         resources={"metadata": {"path": job["cwd"]}},
     )
-    client.timeout_text = timeout_text
     client.max_cell_bytes = int(job["max_cell_output_bytes"])
     client.max_total_bytes = int(job["max_total_output_bytes"])
     client.reset_execution_trackers()
     status = EXIT_OK
+    kernel_started = False
 
     try:
         async with client.async_setup_kernel(env=dict(os.environ), cwd=job["cwd"]):
             _limit_message_size(client, int(job["max_message_bytes"]))
-            report["kernel_started"] = True
+            kernel_started = True
             kernel_pid = getattr(getattr(client.km, "provisioner", None), "pid", None)
             count = 0
             for index, cell in enumerate(nb.cells):
@@ -205,6 +217,7 @@ async def _execute(job, nb, report):
                     status = EXIT_BUDGET
                     break
                 count += 1
+                cell_started = time.monotonic()
                 try:
                     await asyncio.wait_for(client.async_execute_cell(cell, index, execution_count=count), remaining)
                 except (asyncio.TimeoutError, DeadKernelError):
@@ -213,13 +226,12 @@ async def _execute(job, nb, report):
                     alive = await _kernel_alive(client)
                     status = EXIT_BUDGET if alive and time.monotonic() >= deadline - 0.5 else EXIT_KERNEL_DIED
                     break
-                for output in cell.get("outputs", []):
-                    if output.get("output_type") == "error":
-                        report["errors"].append({"cell": index, "ename": str(output.get("ename", ""))[:100]})
+                report["cell_seconds"][str(index)] = round(time.monotonic() - cell_started, 6)
                 if index in client.timed_out_cells:
                     report["interrupted_cells"].append(index)
-                    cell.outputs.append(new_output("error", ename="CellTimeoutError", evalue=client.timeout_text,
-                                                   traceback=[f"CellTimeoutError: {client.timeout_text}"]))
+                    text = f"the cell ran for more than {cell_limit(cell):g} seconds and was interrupted"
+                    cell.outputs.append(new_output("error", ename="CellTimeoutError", evalue=text,
+                                                   traceback=[f"CellTimeoutError: {text}"]))
                 dropped = client.dropped_bytes.get(index, 0)
                 if dropped:
                     report["truncated_cells"].append(index)
@@ -228,13 +240,12 @@ async def _execute(job, nb, report):
 
             if status == EXIT_OK:
                 status = await _run_probes(client, job, nb, deadline, report)
-            if status in (EXIT_OK, EXIT_BUDGET) and job.get("list_processes", True):
+            if status in (EXIT_OK, EXIT_BUDGET) and job["list_processes"]:
                 report["processes_left"] = _running_processes({1, os.getpid(), kernel_pid})
     except DeadKernelError:
         status = EXIT_KERNEL_DIED
-    except RuntimeError as exc:
-        if not report["kernel_started"]:
-            report["detail"] = str(exc)[:500]
+    except RuntimeError:
+        if not kernel_started:
             return EXIT_NO_KERNEL
         raise
     return status
@@ -256,10 +267,11 @@ async def _run_probes(client, job, nb, deadline, report):
     if remaining <= 1:
         return EXIT_BUDGET
     source = PROBE_SOURCE.format(module=job["probe_module"], probe_in=job["probe_in"],
-                                 probe_out=job["probe_out"], seconds=float(job["probe_seconds"]))
+                                 probe_out=job["probe_out"], seconds=float(job["call_seconds"]))
     cell = new_code_cell(source)
     nb.cells.append(cell)
-    client.timeout = max(1, int(remaining))
+    client.timeout_func = lambda _: max(1, int(remaining))
+    started = time.monotonic()
     try:
         await asyncio.wait_for(client.async_execute_cell(cell, len(nb.cells) - 1, execution_count=None,
                                                           store_history=False), remaining)
@@ -268,6 +280,7 @@ async def _run_probes(client, job, nb, deadline, report):
         return EXIT_BUDGET if alive and time.monotonic() >= deadline - 0.5 else EXIT_KERNEL_DIED
     finally:
         nb.cells.pop()
+        report["probe_seconds"] = round(time.monotonic() - started, 6)
     errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
     report["probes_ran"] = not errors
     if errors:
@@ -301,14 +314,10 @@ def main(argv=None):
         print(f"runner: cannot read the job: {exc}", file=sys.stderr)
         return EXIT_BAD_JOB
     _make_undumpable()
-    report = {"kernel_started": False, "errors": [], "interrupted_cells": [], "truncated_cells": [],
-              "processes_left": [], "probes_ran": False}
-    started = time.monotonic()
+    # Exactly the keys autograder.boundary.read_runner_report reads.
+    report = {"stopped_at_cell": None, "interrupted_cells": [], "truncated_cells": [], "processes_left": [],
+              "probes_ran": False, "probe_error": None, "cell_seconds": {}, "probe_seconds": 0.0}
     status = asyncio.run(_execute(job, nb, report))
-    report["status"] = status
-    report["seconds"] = round(time.monotonic() - started, 3)
-    import nbformat
-
     os.makedirs(job["out_dir"], exist_ok=True)
     with open(os.path.join(job["out_dir"], "executed.ipynb"), "w") as f:
         nbformat.write(nb, f)

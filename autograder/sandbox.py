@@ -41,14 +41,18 @@ OUTPUT_TAIL_BYTES = 16_384
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for everything the sandbox starts (each process gets its own copy)."""
+    """Resource limits for everything the sandbox starts (each process gets its own copy).
 
-    memory_bytes: int = 3 * 2**30
-    processes: int = 256
-    file_bytes: int = 64 * 2**20
-    cpu_seconds: int = 900
-    open_files: int = 1024
-    tmp_bytes: int = 256 * 2**20
+    There are no defaults here: the values come from the course's
+    :class:`autograder.limits.Limits` (:meth:`~autograder.limits.Limits.sandbox_limits`).
+    """
+
+    memory_bytes: int
+    processes: int
+    file_bytes: int
+    cpu_seconds: int
+    open_files: int
+    tmp_bytes: int
 
     def prlimit_args(self):
         return [f"--as={self.memory_bytes}", f"--nproc={self.processes}", f"--fsize={self.file_bytes}",
@@ -73,7 +77,6 @@ class Outcome:
     seconds: float
     output: str = ""
     leftover_processes: int = 0
-    signal: int = None
     stopped_reason: str = None  # set when ``watch`` asked for the run to be stopped
 
 
@@ -222,19 +225,40 @@ def _preexec_limits(limits):
     return apply
 
 
-def _kill_user(uid):
-    """SIGKILL every running process of ``uid``; return how many there were (zombies are already dead)."""
+def _user_processes(uid):
+    """The live (not zombie) processes whose real user id is ``uid``."""
     import psutil
 
-    found = 0
+    found = []
     for proc in psutil.process_iter(["uids", "status"]):
         try:
             if proc.info["uids"] and proc.info["uids"].real == uid and proc.info["status"] != psutil.STATUS_ZOMBIE:
-                found += 1
-                proc.kill()
+                found.append(proc)
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
     return found
+
+
+def _kill_user(uid, *, settle_seconds=2.0):
+    """SIGKILL every process of ``uid`` that outlived its sandbox; return how many there were.
+
+    When a sandbox's init process dies, the kernel kills the rest of its pid
+    namespace, but not instantly: processes on their way out are given up to
+    ``settle_seconds`` to go before anything still there counts as a survivor.
+    """
+    import psutil
+
+    deadline = time.monotonic() + settle_seconds
+    survivors = _user_processes(uid)
+    while survivors and time.monotonic() < deadline:
+        time.sleep(0.05)
+        survivors = _user_processes(uid)
+    for proc in survivors:
+        try:
+            proc.kill()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return len(survivors)
 
 
 def _kill_tree(root_pid):
@@ -293,7 +317,7 @@ def _run(argv, *, timeout, cwd=None, preexec_fn=None, env=None, on_stop=None, wa
     returncode = proc.returncode
     return Outcome(returncode=returncode if returncode >= 0 else 128 - returncode, timed_out=timed_out,
                    seconds=time.monotonic() - started, output=collected.get("text", ""),
-                   signal=-returncode if returncode < 0 else None, stopped_reason=stopped_reason)
+                   stopped_reason=stopped_reason)
 
 
 def _counting_my_processes(limits):
@@ -309,7 +333,7 @@ def _counting_my_processes(limits):
     return replace(limits, processes=limits.processes + running)
 
 
-def run_sandboxed(command, *, mounts, cwd, env, timeout, limits=Limits(), watch=None):
+def run_sandboxed(command, *, mounts, cwd, env, timeout, limits, watch=None):
     """Run ``command`` in a new bubblewrap sandbox; kill it and everything in it after ``timeout`` seconds.
 
     Writable mounts must be writable by :func:`sandbox_uid` (the caller chowns them).
@@ -326,7 +350,7 @@ def run_sandboxed(command, *, mounts, cwd, env, timeout, limits=Limits(), watch=
     return outcome
 
 
-def run_unsandboxed(command, *, cwd, env, timeout, limits=Limits(), watch=None):
+def run_unsandboxed(command, *, cwd, env, timeout, limits, watch=None):
     """Run ``command`` with resource limits but no isolation (``--unsafe-no-sandbox``)."""
     limits = _counting_my_processes(limits)
     prlimit = shutil.which("prlimit")
@@ -343,8 +367,11 @@ def sandbox_status():
         return SandboxStatus(False, f"bubblewrap sandboxes need Linux; this is {sys.platform}")
     if not shutil.which("bwrap"):
         return SandboxStatus(False, "bubblewrap (bwrap) is not installed; install it with 'apt-get install bubblewrap'")
+    from .limits import Limits as CourseLimits
+
     try:
-        outcome = run_sandboxed(["/bin/true"], mounts=[], cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=30)
+        outcome = run_sandboxed(["/bin/true"], mounts=[], cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=30,
+                                limits=CourseLimits().sandbox_limits(cpu_seconds=30))
     except OSError as exc:
         return SandboxStatus(False, f"bubblewrap could not be started: {exc}")
     if outcome.returncode != 0:

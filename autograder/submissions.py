@@ -1,34 +1,32 @@
-"""Finding the submissions in a folder or a ``.zip``, and reading one notebook, without trusting either.
+"""Finding the submissions in a folder or a ``.zip`` as an LMS hands them out, without trusting either.
 
-A batch of submissions is a folder (or a ``.zip`` of one, as a learning
-management system hands them out) holding ``<student_id>.ipynb`` files or
-``<student_id>/`` folders with the notebook inside.  Every entry becomes a
-:class:`Submission`: either a path to a notebook to grade, or the reason it
-cannot be graded (a symbolic link, not a regular file, empty, too large, no
-notebook in the folder ...).  Names that are not safe student ids are
-skipped, with the reason, because the id becomes a file name and a
-gradebook key.
+A batch of submissions is a folder (or a ``.zip`` of one) as a learning
+management system hands it out: Canvas, Moodle, Blackboard, a Gradescope
+export, or plain ``<student_id>.ipynb`` files and ``<student_id>/`` folders
+(:mod:`autograder.lms` recognises the layout, :mod:`autograder.roster` gives
+each student one id and picks the attempt to grade).  Every student becomes
+one :class:`Submission`: either a path to a notebook to grade, or the reason
+it cannot be graded (a symbolic link, not a regular file, empty, too large,
+no notebook in the folder ...).  Everything else in the download (receipts,
+metadata, earlier attempts) becomes a :class:`Skipped` with the reason.
 
-A ``.zip`` is extracted member by member into a fresh folder: no absolute
-paths or ``..``, no links (a link member becomes an ungradable entry), at
-most so many members and bytes, each member read with a size cap whatever
-its header says.
+A ``.zip`` is extracted at the trust boundary
+(:func:`autograder.boundary.extract_zip`): no absolute paths or ``..``, no
+links (a link member becomes an ungradable entry), at most so many members
+and bytes (the course's :class:`~autograder.limits.Limits`), each member
+read with a size cap whatever its header says.
 """
 
 import os
-import re
 import stat
 import zipfile
-import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["Submission", "Skipped", "SubmissionsError", "collect", "read_notebook_bytes", "is_safe_student_id"]
+from .boundary import ArchiveError, extract_zip
+from .lms import IGNORED, LMS_NAMES, is_safe_student_id, is_submission_folder, scan
+from .roster import resolve
 
-STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,99}")
-IGNORED = {"__MACOSX", ".DS_Store", "Thumbs.db", ".ipynb_checkpoints", "desktop.ini"}
-MAX_ZIP_MEMBERS = 20_000
-MAX_ZIP_BYTES = 2 * 2**30
-LINK_PLACEHOLDER = "(a link in the zip file; never followed)"
+__all__ = ["Submission", "Skipped", "Batch", "SubmissionsError", "collect", "collect_batch", "is_safe_student_id"]
 
 
 class SubmissionsError(Exception):
@@ -37,24 +35,43 @@ class SubmissionsError(Exception):
 
 @dataclass(frozen=True)
 class Submission:
-    """One student's entry: ``path`` of the notebook to grade, or ``problem`` saying why not."""
+    """One student's row: ``path`` of the notebook to grade, or ``problem`` saying why not.
+
+    ``source`` is the entry's name in the download; ``flags`` are
+    ``(code, detail)`` pairs found before grading (``late``, ``extra-files``,
+    ``not-on-roster``); ``missing`` marks a roster student with no entry.
+    """
 
     student_id: str
     path: str = None
     problem: str = None
+    source: str = ""
+    submitted_at: str = ""  # ISO 8601, when the LMS recorded it
+    flags: tuple = ()
+    missing: bool = False
+    name: str = ""
+    email: str = ""
+    canvas_user_id: str = ""
+    group: tuple = ()  # autograder.roster.GroupMember: others who get this submission's grade under their own ids
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """An entry that is not a submission at all (unsafe name, duplicate id)."""
+    """Something in the download that is not graded: ``kind`` is "read" (receipts, metadata),
+    "superseded" (an earlier attempt) or "skipped" (not a submission)."""
 
     name: str
     reason: str
+    kind: str = "skipped"
 
 
-def is_safe_student_id(name):
-    """Letters, digits and ``_ . @ + -``, starting with a letter or digit, at most 100 characters."""
-    return bool(STUDENT_ID.fullmatch(name)) and ".." not in name
+@dataclass
+class Batch:
+    """Everything found in a download: one :class:`Submission` per row, the rest, and notes for the report."""
+
+    submissions: list
+    skipped: list
+    notes: list = field(default_factory=list)
 
 
 def _check_file(path, max_bytes):
@@ -74,133 +91,89 @@ def _check_file(path, max_bytes):
     return None
 
 
-def _notebook_in_folder(folder, assignment, max_bytes):
-    """The notebook inside a student's folder: ``(path, None)`` or ``(None, reason)``."""
-    if os.path.islink(folder):
-        return None, "the student's folder is a symbolic link"
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError as exc:
-        return None, f"the student's folder cannot be read ({exc.strerror})"
-    notebooks = [n for n in names if n.endswith(".ipynb") and not n.startswith(".")]
-    if not notebooks:
-        return None, "there is no notebook (.ipynb file) in the student's folder"
-    if f"{assignment}.ipynb" in notebooks:
-        chosen = f"{assignment}.ipynb"
-    elif len(notebooks) == 1:
-        chosen = notebooks[0]
-    else:
-        return None, (f"the student's folder holds {len(notebooks)} notebooks and none is named "
-                      f"{assignment}.ipynb, so it is not clear which one to grade")
-    path = os.path.join(folder, chosen)
-    problem = _check_file(path, max_bytes)
-    return (None, problem) if problem else (path, None)
+def _submission(resolved, max_bytes):
+    entry, student = resolved.entry, resolved.roster
+    name = (student.name if student else "") or entry.name
+    email = (student.email if student else "") or entry.email
+    canvas_id = entry.identity.split(":", 1)[1] if entry.lms == "canvas" else ""
+    if not canvas_id and student and student.lms_id.isdigit():
+        canvas_id = student.lms_id
+    notebook, problem = entry.notebook, entry.problem
+    if notebook and not problem:
+        problem = _check_file(notebook, max_bytes)
+        notebook = None if problem else notebook
+    return Submission(resolved.student_id, notebook, problem, source=entry.source,
+                      submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else "",
+                      flags=resolved.flags, name=name, email=email, canvas_user_id=canvas_id, group=resolved.group)
 
 
-def _collect_folder(folder, assignment, max_bytes, problems):
-    submissions, skipped, seen = [], [], {}
-    for name in sorted(os.listdir(folder)):
-        if name in IGNORED or name.startswith("."):
-            continue
-        path = os.path.join(folder, name)
-        is_dir = os.path.isdir(path) and not os.path.islink(path)
-        student = name if is_dir else (name[:-len(".ipynb")] if name.endswith(".ipynb") else os.path.splitext(name)[0])
-        if not is_safe_student_id(student):
-            skipped.append(Skipped(name, "the name is not a usable student id (letters, digits and _ . @ + - only)"))
-            continue
-        if student in seen:
-            skipped.append(Skipped(name, f"another entry ({seen[student]}) already has the student id {student!r}"))
-            continue
-        seen[student] = name
-        if is_dir:
-            notebook, problem = _notebook_in_folder(path, assignment, max_bytes)
-            if notebook in problems:
-                notebook, problem = None, problems[notebook]
-        elif path in problems:
-            notebook, problem = None, problems[path]
-        elif os.path.islink(path):
-            notebook, problem = None, "it is a symbolic link, not a regular file"
-        elif not name.endswith(".ipynb"):
-            notebook, problem = None, f"it is not a notebook: expected {student}.ipynb, found {name}"
-        else:
-            problem = _check_file(path, max_bytes)
-            notebook = None if problem else path
-        submissions.append(Submission(student, notebook, problem))
-    return submissions, skipped
+def _count(n, thing):
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
-def _safe_member_path(name):
-    """The member's path split into safe parts, or ``None`` for an absolute or escaping path."""
-    name = name.replace("\\", "/")
-    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        return None
-    parts = [p for p in name.split("/") if p not in ("", ".")]
-    if not parts or any(p == ".." for p in parts):
-        return None
-    return parts
+def _notes(entries, resolution, roster, deadline):
+    """Sentences for the report: which layouts were found, how the roster matched, what the deadline found."""
+    counts = {}
+    for entry in entries:
+        counts[entry.lms] = counts.get(entry.lms, 0) + 1
+    notes = []
+    if counts:
+        notes.append("Entries found in the download: " + ", ".join(
+            f"{n} {LMS_NAMES[lms]}" for lms, n in sorted(counts.items(), key=lambda kv: -kv[1])) + ".")
+    if roster is not None:
+        how = {}
+        for r in resolution.graded:
+            if r.matched_by:
+                how[r.matched_by] = how.get(r.matched_by, 0) + 1
+        unmatched = sum(1 for r in resolution.graded if not r.matched_by)
+        notes.append(f"Roster: {_count(len(roster), 'student')}; {_count(sum(how.values()), 'submission')} matched"
+                     + (f" ({', '.join(f'{n} by {k}' for k, n in sorted(how.items()))})" if how else "")
+                     + f"; {_count(len(resolution.missing), 'student')} submitted nothing (status missing); "
+                     f"{_count(unmatched, 'submission')} matched no roster student (flag not-on-roster).")
+    if deadline is not None:
+        late = sum(1 for r in resolution.graded if any(code == "late" for code, _ in r.flags))
+        notes.append(f"Deadline {deadline.isoformat()}: {_count(late, 'submission')} flagged late (no penalty "
+                     "applied)." + (f" {_count(resolution.untimed, 'submission')} had no recorded time (Canvas "
+                                    "and Moodle downloads and plain folders carry none; Canvas's own LATE marker is "
+                                    "used), so the deadline could not be checked for them."
+                                    if resolution.untimed else ""))
+    return notes
 
 
-def _extract_zip(archive, target, max_member_bytes):
-    """Extract ``archive`` into the empty folder ``target``, member by member, with every check.
+def _collect_folder(folder, assignment, max_bytes, problems, roster=None, deadline=None):
+    entries, unused = scan(folder, assignment, extraction_problems=problems)
+    resolution = resolve(entries, roster=roster, deadline=deadline)
+    submissions = [_submission(r, max_bytes) for r in resolution.graded]
+    for r in resolution.missing:
+        s = r.roster
+        submissions.append(Submission(r.student_id, None, "no submission from this student is in the download",
+                                      missing=True, name=s.name, email=s.email,
+                                      canvas_user_id=s.lms_id if s.lms_id.isdigit() else ""))
+    skipped = [Skipped(u.name, u.reason, u.kind) for u in unused + resolution.superseded]
+    return Batch(sorted(submissions, key=lambda s: s.student_id), sorted(skipped, key=lambda s: (s.kind, s.name)),
+                 _notes(entries, resolution, roster, deadline))
 
-    Returns ``{path: reason}`` for members that could not be extracted.
+
+def collect(source, assignment, work_dir, *, max_notebook_bytes=None, limits=None):
+    """Every submission in ``source`` (a folder or a ``.zip``): ``(submissions, skipped)`` of :func:`collect_batch`."""
+    batch = collect_batch(source, assignment, work_dir, max_notebook_bytes=max_notebook_bytes, limits=limits)
+    return batch.submissions, batch.skipped
+
+
+def collect_batch(source, assignment, work_dir, *, max_notebook_bytes=None, limits=None, roster=None, deadline=None):
+    """Every submission in ``source`` (a folder or a ``.zip``), as a :class:`Batch` sorted by student id.
+
+    A zip is extracted under ``work_dir``.  ``limits`` (default: the default
+    :class:`~autograder.limits.Limits`) caps the zip and, unless
+    ``max_notebook_bytes`` is given, each notebook.  ``roster`` (a list of
+    :class:`~autograder.roster.RosterStudent`) and ``deadline`` (an aware
+    datetime) are applied as :func:`autograder.roster.resolve` says.
+    Raises :class:`SubmissionsError` when ``source`` cannot be read at all.
     """
-    try:
-        zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise SubmissionsError(f"{archive} is not a readable zip file ({exc}); "
-                               "pass the folder of submissions or the zip as downloaded") from None
-    total = 0
-    problems = {}
-    with zf:
-        members = zf.infolist()
-        if len(members) > MAX_ZIP_MEMBERS:
-            raise SubmissionsError(f"{archive} has {len(members):,} members; at most {MAX_ZIP_MEMBERS:,} are accepted")
-        for info in members:
-            parts = _safe_member_path(info.filename)
-            if parts is None or parts[0] in IGNORED or len(parts) > 8:
-                continue
-            dest = os.path.join(target, *parts)
-            mode = info.external_attr >> 16
-            if info.is_dir():
-                os.makedirs(dest, exist_ok=True)
-                continue
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            if os.path.lexists(dest):
-                continue
-            if stat.S_ISLNK(mode):
-                os.symlink(LINK_PLACEHOLDER, dest)
-                continue
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-            try:
-                with zf.open(info) as src, os.fdopen(os.open(dest, flags, 0o600), "wb") as out:
-                    written = 0
-                    while True:
-                        chunk = src.read(1 << 20)
-                        if not chunk:
-                            break
-                        written += len(chunk)
-                        total += len(chunk)
-                        if total > MAX_ZIP_BYTES:
-                            raise SubmissionsError(f"{archive} expands to more than {MAX_ZIP_BYTES:,} bytes; "
-                                                   "refusing to extract it")
-                        if written > max_member_bytes:
-                            # Keep the first bytes past the limit, so the entry is reported as too large.
-                            out.write(chunk[: max(0, max_member_bytes + 1 - (written - len(chunk)))])
-                            break
-                        out.write(chunk)
-            except (RuntimeError, NotImplementedError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
-                # Encrypted, corrupt or oddly compressed: this member alone is unusable.
-                problems[dest] = f"it could not be extracted from the zip file ({str(exc)[:100] or type(exc).__name__})"
-    return problems
+    from .limits import Limits
 
-
-def collect(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20):
-    """Every submission in ``source`` (a folder or a ``.zip``), sorted by student id.
-
-    A zip is extracted under ``work_dir``.  Returns ``(submissions, skipped)``;
-    raises :class:`SubmissionsError` when ``source`` cannot be read at all.
-    """
+    limits = limits or Limits()
+    max_notebook_bytes = max_notebook_bytes or limits.notebook_bytes
     if not os.path.exists(source):
         raise SubmissionsError(f"{source} does not exist; pass a folder of submissions or a .zip of one")
     if os.path.isfile(source):
@@ -208,11 +181,16 @@ def collect(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20):
             raise SubmissionsError(f"{source} is a file but not a zip file; pass a folder of submissions or a .zip of one")
         folder = os.path.join(work_dir, "extracted")
         os.makedirs(folder)
-        problems = _extract_zip(source, folder, max_notebook_bytes)
+        try:
+            problems = extract_zip(source, folder, max_member_bytes=max_notebook_bytes,
+                                   max_members=limits.zip_members, max_total_bytes=limits.zip_bytes)
+        except ArchiveError as exc:
+            raise SubmissionsError(str(exc)) from None
         entries = [n for n in os.listdir(folder) if n not in IGNORED and not n.startswith(".")]
-        # A zip of a folder of submissions: look inside that folder.
+        # A zip of a folder of submissions: look inside that folder (but a lone Moodle participant's or
+        # Gradescope submission's folder is itself the submission).
         if len(entries) == 1 and os.path.isdir(os.path.join(folder, entries[0])) \
-                and not os.path.islink(os.path.join(folder, entries[0])):
+                and not os.path.islink(os.path.join(folder, entries[0])) and not is_submission_folder(entries[0]):
             inner = os.path.join(folder, entries[0])
             names = os.listdir(inner)
             if any(os.path.isdir(os.path.join(inner, n)) for n in names) or sum(n.endswith(".ipynb") for n in names) > 1:
@@ -222,27 +200,6 @@ def collect(source, assignment, work_dir, *, max_notebook_bytes=20 * 2**20):
     else:
         raise SubmissionsError(f"{source} is neither a folder nor a zip file")
     try:
-        submissions, skipped = _collect_folder(folder, assignment, max_notebook_bytes, problems)
+        return _collect_folder(folder, assignment, max_notebook_bytes, problems, roster, deadline)
     except OSError as exc:
         raise SubmissionsError(f"cannot read the submissions folder {source}: {exc.strerror}") from None
-    return sorted(submissions, key=lambda s: s.student_id), skipped
-
-
-def read_notebook_bytes(path, max_bytes):
-    """Read a submitted file without following links; ``(data, None)`` or ``(None, reason)``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        if os.path.islink(path):
-            return None, "it is a symbolic link, not a regular file"
-        return None, f"the file cannot be read ({exc.strerror})"
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return None, "it is not a regular file"
-        data = f.read(max_bytes + 1)
-    if not data:
-        return None, "the file is empty"
-    if len(data) > max_bytes:
-        return None, f"the file is too large (more than {max_bytes:,} bytes)"
-    return data, None

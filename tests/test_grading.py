@@ -27,6 +27,7 @@ import sys
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import nbformat
 import psutil
@@ -36,9 +37,13 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 from autograder import grade as grade_module
 from autograder import release as release_module
 from autograder import sandbox
+from autograder.batch import grade_submissions
+from autograder.boundary import parse_notebook
 from autograder.checks import evaluate_namespace, load_checks
 from autograder.gradebook import dump, open_gradebook
 from autograder.integrity import prepare_notebook, scan_code
+from autograder.limits import Limits
+from autograder.outputs import write_grades_csv
 from autograder.results import Result, Settings
 from autograder.submissions import collect
 from tests.hostile.cases import CASES, Kit
@@ -279,16 +284,16 @@ def test_batch_gets_the_scores_the_checks_give_in_process(basic):
         assert rows[student]["assignment"] == PS1
     assert {s: rows[s]["status"] for s in rows} == {
         "alice": "graded", "bob": "graded", "carol": "graded", "dave": "ungradable", "erin": "graded",
-        "frank": "ungradable"}
+        "frank": "ungradable", "bad-name": "ungradable"}
     assert all(rows[s]["flags"] == "" for s in ("alice", "bob", "carol", "erin")), rows
-    assert "1 entry skipped (not submissions): bad name!.ipynb" in run.stdout
+    assert rows["bad-name"]["source"] == "bad name!.ipynb" and rows["bad-name"]["status"] == "ungradable"
 
 
 @pytest.mark.slow
 def test_command_reports_progress_and_summary(basic):
     run = basic["runs"]["folder"]
-    assert re.search(r"^1/6 \w+: \w+", run.stderr, re.M), run.stderr
-    assert "6 submissions in" in run.stdout and "4 graded, 2 ungradable, 0 timeout, 0 crashed" in run.stdout
+    assert re.search(r"^1/7 [\w-]+: \w+", run.stderr, re.M), run.stderr
+    assert "7 submissions in" in run.stdout and "4 graded, 3 ungradable, 0 timeout, 0 crashed" in run.stdout
     assert "sandbox: bubblewrap" in run.stdout
 
 
@@ -425,6 +430,16 @@ def test_output_flood_is_capped_everywhere(hostile):
 
 
 @pytest.mark.slow
+def test_reference_implementation_cannot_be_imported_and_feedback_says_why(hostile):
+    for case in ("reference_solution", "reference_inside_function"):
+        page = (hostile["out"] / "feedback" / f"{case}.html").read_text()
+        assert "reference implementation" in page and "not available while" in page, case
+    # The call itself failed inside the sandbox with the library's own explanation.
+    page = (hostile["out"] / "feedback" / "reference_inside_function.html").read_text()
+    assert "raised ImportError: perceptron_lib." in page, page
+
+
+@pytest.mark.slow
 def test_feedback_escapes_what_the_student_wrote(hostile):
     page = (hostile["out"] / "feedback" / "script_in_error.html").read_text()
     assert "&lt;script&gt;" in page and "<script" not in page
@@ -528,9 +543,8 @@ def test_any_executor_can_run_the_batch(course, tmp_path, sandbox_ready):
     nbformat.write(correct_submission(release_nb, source_nb), str(tmp_path / "in" / "threaded.ipynb"))
     submissions, _ = collect(str(tmp_path / "in"), PS1, str(tmp_path))
     with ThreadPoolExecutor(max_workers=1) as executor:
-        results = grade_module.grade_submissions(PS1, submissions, course_dir=str(course),
-                                                 out_dir=str(tmp_path / "out"), settings=Settings(timeout=120),
-                                                 executor=executor)
+        results = grade_submissions(PS1, submissions, course_dir=str(course), out_dir=str(tmp_path / "out"),
+                                    settings=Settings(limits=Limits(notebook_seconds=120)), executor=executor)
     assert [(r.student_id, r.status, r.score) for r in results] == [
         ("threaded", "graded", sum(autograded_points(release_nb).values()))]
 
@@ -575,7 +589,7 @@ def test_sandbox_hides_the_repository_and_the_network(tmp_path, sandbox_ready):
               sandbox.Mount(os.path.join(ROOT, "perceptron_lib"), "/grader/perceptron_lib")]
     outcome = sandbox.run_sandboxed([sandbox.python_executable(), "-c", SANDBOX_PROBE, ROOT], mounts=mounts,
                                     cwd="/home/student/work", env={"PATH": "/usr/bin:/bin", "PYTHONPATH": "/grader"},
-                                    timeout=60, limits=sandbox.Limits(processes=50))
+                                    timeout=60, limits=replace(Limits().sandbox_limits(60), processes=50))
     assert outcome.returncode == 0, outcome.output
     seen = json.loads(outcome.output.strip().splitlines()[-1])
     assert seen["uid"] != 0 and seen["pid"] < 10
@@ -598,7 +612,8 @@ def test_sandbox_reads_mounts_nested_under_its_private_tmp(tmp_path, sandbox_rea
     (shared / "data.txt").write_text("visible", encoding="utf-8")
     target = "/tmp/checkout/nested/lib"
     outcome = sandbox.run_sandboxed(["/bin/cat", f"{target}/data.txt"], mounts=[sandbox.Mount(str(shared), target)],
-                                    cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=60)
+                                    cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=60,
+                                    limits=Limits().sandbox_limits(60))
     assert outcome.returncode == 0, outcome.output
     assert outcome.output.strip() == "visible"
 
@@ -617,10 +632,11 @@ def test_sandbox_is_stopped_by_its_watch_and_its_timeout(tmp_path, sandbox_ready
         return "too many bytes" if size > 5_000_000 else None
 
     outcome = sandbox.run_sandboxed(["/bin/sh", "-c", fill], mounts=mounts, cwd="/home/student/work",
-                                    env={"PATH": "/usr/bin:/bin"}, timeout=60, watch=watch)
+                                    env={"PATH": "/usr/bin:/bin"}, timeout=60, watch=watch,
+                                    limits=Limits().sandbox_limits(60))
     assert outcome.stopped_reason == "too many bytes" and not outcome.timed_out
     sleeper = sandbox.run_sandboxed(["/bin/sh", "-c", "sleep 100 & sleep 100"], mounts=[], cwd="/",
-                                    env={"PATH": "/usr/bin:/bin"}, timeout=1)
+                                    env={"PATH": "/usr/bin:/bin"}, timeout=1, limits=Limits().sandbox_limits(60))
     assert sleeper.timed_out and sleeper.seconds < 10
     assert sleeper.leftover_processes == 0 and sandbox_processes() == []
 
@@ -638,12 +654,12 @@ def test_grades_csv_is_replaced_whole_or_not_at_all(tmp_path):
 
     good = Result("ann", PS1, "graded", score=1.0, max_score=2.0)
     with pytest.raises(RuntimeError):
-        grade_module.write_grades_csv(str(path), [good, Exploding("bea", PS1, "graded")])
+        write_grades_csv(str(path), [good, Exploding("bea", PS1, "graded")])
     assert path.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv"]
-    grade_module.write_grades_csv(str(path), [good])
-    assert path.read_text().splitlines() == ["student_id,assignment,score,max_score,status,flags",
-                                             f"ann,{PS1},1,2,graded,"]
+    write_grades_csv(str(path), [good])
+    assert path.read_text().splitlines() == ["student_id,assignment,score,max_score,status,flags,source,submitted_at",
+                                             f"ann,{PS1},1,2,graded,,,"]
 
 
 def test_zip_extraction_refuses_escapes_links_and_bombs(tmp_path):
@@ -694,7 +710,8 @@ def test_folder_entries_become_submissions_or_reasons(tmp_path):
     assert "not a notebook" in problems["cy"]
     assert "empty" in problems["dee"]
     assert "not a regular file" in problems["eve"]
-    assert [s.name for s in skipped] == ["<script>.ipynb"]
+    # A name that is not a safe id becomes one; the original is kept as the row's source.
+    assert {s.student_id: s.source for s in submissions}["script"] == "<script>.ipynb" and skipped == []
 
 
 def _locked_release():
@@ -721,7 +738,9 @@ def test_prepared_notebook_restores_locked_cells_and_keeps_the_students_own():
                                 "execution_count": None})
     student["cells"].append(copy.deepcopy(student["cells"][3]))  # copied test cell
     del student["cells"][0]  # deleted read-only cell
-    prepared, flags, authored, answers = prepare_notebook(student, release_nb)
+    submitted, problem = parse_notebook(json.dumps(student).encode())
+    assert problem is None
+    prepared, flags, authored, answers = prepare_notebook(submitted, release_nb)
     sources = [c.source for c in prepared.cells]
     assert sources == ["import numpy as np", "def f(x):\n    return 2 * x\n", "helper = 1",
                        "assert f(1) == 2", "Explain."]
@@ -753,6 +772,7 @@ def test_prepared_notebook_restores_locked_cells_and_keeps_the_students_own():
     ("from perceptron_lib import train_perceptron", "reference-solution"),
     ("import perceptron_lib as pl\nw = pl.Perceptron().fit", "reference-solution"),
     ("from perceptron_lib.theory import *", "reference-solution"),
+    ("import perceptron_lib\nf = getattr(perceptron_lib, 'margin')", "reference-solution"),
     ("def f(:\n    get_ipython().ast_transformers.append(1)", "ipython-hooks"),
 ])
 def test_tamper_scan_finds(source, code):

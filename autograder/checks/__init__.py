@@ -10,8 +10,10 @@ every check with its ``grade_id`` passes.
 The same checks run two ways, with the same verdicts:
 
 * in the sandbox: :func:`write_probes` turns the cases into data files, the
-  student's kernel runs :mod:`autograder.probe` on them, and
-  :func:`verdicts_from_results` judges the returned data on the host;
+  student's kernel runs :mod:`autograder.probe` on them, the host reads the
+  returned data at the trust boundary
+  (:func:`autograder.boundary.read_probe_results`) and
+  :func:`verdicts_from_results` judges it;
 * in-process, for the instructor's own notebooks and for tests:
   :func:`evaluate_namespace` calls the functions directly, and
   :func:`run_in_notebook` raises ``AssertionError`` if a grade cell fails.
@@ -24,16 +26,16 @@ import importlib
 import json
 import os
 import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import probe as _probe
+from ..probe import Opaque
 
-__all__ = ["Case", "Check", "Verdict", "load_checks", "write_probes", "read_results",
-           "verdicts_from_results", "evaluate_namespace", "run_in_notebook"]
+__all__ = ["Case", "Check", "Verdict", "load_checks", "probe_ids", "write_probes", "verdicts_from_results",
+           "evaluate_namespace", "run_in_notebook"]
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,11 @@ def _probe_id(check_index, case_index):
     return f"c{check_index}_{case_index}"
 
 
+def probe_ids(checks):
+    """The ids of every case of ``checks``, as :func:`write_probes` names them."""
+    return frozenset(_probe_id(i, j) for i, check in enumerate(checks) for j in range(len(check.cases)))
+
+
 def write_probes(checks, directory):
     """Write every case of ``checks`` as ``probes.json`` and ``probes.npz`` in ``directory``."""
     arrays = {}
@@ -125,80 +132,10 @@ def write_probes(checks, directory):
         json.dump(probes, f)
 
 
-MAX_RESULTS_BYTES = 64 * 1024 * 1024
-
-
-def read_results(directory):
-    """Load ``results.json`` and ``results.npz`` written by the probe, as untrusted data.
-
-    Returns ``(records, arrays)``; missing or malformed files give empty results
-    (every check then fails as not reached) rather than an exception.
-    """
-    try:
-        paths = [os.path.join(directory, name) for name in ("results.json", "results.npz")]
-        if any(not os.path.isfile(p) or os.path.islink(p) or os.path.getsize(p) > MAX_RESULTS_BYTES for p in paths):
-            return {}, {}
-        with open(paths[0]) as f:
-            records = json.load(f)
-        # The archive's declared sizes bound what np.load reads: refuse a zip bomb before loading it.
-        with zipfile.ZipFile(paths[1]) as archive:
-            if sum(info.file_size for info in archive.infolist()) > MAX_RESULTS_BYTES:
-                return {}, {}
-        with np.load(paths[1], allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        if not isinstance(records, dict):
-            return {}, {}
-        return records, arrays
-    except (OSError, ValueError, EOFError, RecursionError, MemoryError, zipfile.BadZipFile):
-        return {}, {}
-
-
-class _Opaque:
-    """Stands for a returned object that was not plain data."""
-
-    def __init__(self, description):
-        self.description = description
-
-    def __repr__(self):
-        return self.description
-
-
-def _decode_value(spec, arrays):
-    """Rebuild a returned value from probe data; anything malformed becomes an opaque marker."""
-    if not isinstance(spec, dict):
-        return _Opaque("malformed data")
-    kind = spec.get("type")
-    if kind == "None":
-        return None
-    if kind == "bool":
-        return bool(spec.get("value"))
-    if kind == "int" and type(spec.get("value")) is int:
-        return spec["value"]
-    if kind == "float":
-        value = spec.get("value")
-        if type(value) in (int, float) or value in ("nan", "inf", "-inf"):
-            return float(value)
-    if kind == "str" and isinstance(spec.get("value"), str):
-        return spec["value"]
-    if kind == "ndarray":
-        key = spec.get("key")
-        if key in arrays and arrays[key].dtype.kind in "biuf":
-            return arrays[key]
-        return _Opaque(f"an array of dtype {spec.get('dtype')} that is not numeric")
-    if kind in ("list", "tuple") and isinstance(spec.get("items"), list):
-        items = [_decode_value(s, arrays) for s in spec["items"]]
-        return items if kind == "list" else tuple(items)
-    if kind == "dict" and isinstance(spec.get("items"), dict):
-        return {k: _decode_value(s, arrays) for k, s in spec["items"].items()}
-    if kind == "object":
-        return _Opaque(f"an object of type {str(spec.get('class'))[:100]}")
-    return _Opaque("malformed data")
-
-
 # -- judging -------------------------------------------------------------------
 
 def _type_name(value):
-    if isinstance(value, _Opaque):
+    if isinstance(value, Opaque):
         return value.description
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
@@ -274,27 +211,30 @@ def _show(value):
     return repr(value)
 
 
-def _judge_case(check, case, record, arrays):
-    """``(message, is_wrong_answer)`` saying why this case failed, or ``None`` when it passed."""
+def _judge_case(check, case, record):
+    """``(message, is_wrong_answer)`` saying why this case failed, or ``None`` when it passed.
+
+    ``record`` is the case's :class:`~autograder.boundary.ProbeRecord`, or ``None`` when it was never reached.
+    """
     name = check.function
-    if not isinstance(record, dict):
+    if record is None:
         return f"{name} was not reached on {case.describe}: the notebook stopped before it could be called", False
-    status = record.get("status")
+    status = record.status
     if status == "missing":
         return f"{name} is not defined: run the cell that defines it, and keep its name", False
     if status == "timeout":
         return f"{name} did not return in time on {case.describe}: look for a loop that never ends", False
     if status == "raised":
-        exc = str(record.get("exception", "an exception"))
+        exc = record.exception
         if exc == "NotImplementedError":
             return f"{name} is not implemented yet (it raised NotImplementedError)", False
-        detail = str(record.get("detail", ""))[:300]
+        detail = record.detail[:300]
         return f"On {case.describe}, {name} raised {exc}" + (f": {detail}" if detail else ""), False
     if status != "returned":
         return f"{name} gave no usable result on {case.describe}", False
-    if record.get("mutated") and not check.allow_mutation:
+    if record.mutated and not check.allow_mutation:
         return f"On {case.describe}, {name} changed its input arrays in place: work on a copy (e.g. w = w.copy())", False
-    got = _decode_value(record.get("value"), arrays)
+    got = record.value
     want = check.expected(*case.args, **case.kwargs)
     problem = (check.compare or compare_values)(got, want)
     if problem is None:
@@ -305,15 +245,15 @@ def _judge_case(check, case, record, arrays):
     return message, True
 
 
-def verdicts_from_results(checks, records, arrays):
-    """Judge the probe results; one :class:`Verdict` per grade_id, in the order the checks list them."""
+def verdicts_from_results(checks, results):
+    """Judge :class:`~autograder.boundary.ProbeResults`; one :class:`Verdict` per grade_id, in the checks' order."""
     verdicts = {}
     for i, check in enumerate(checks):
         verdict = verdicts.setdefault(check.grade_id, Verdict(check.grade_id, True, "passed"))
         if not verdict.passed:
             continue
         for j, case in enumerate(check.cases):
-            failure = _judge_case(check, case, records.get(_probe_id(i, j)), arrays)
+            failure = _judge_case(check, case, results.get(_probe_id(i, j)))
             if failure:
                 message, wrong_answer = failure
                 message += "."
@@ -326,11 +266,15 @@ def verdicts_from_results(checks, records, arrays):
 
 def evaluate_namespace(checks, namespace, *, seconds_per_call=10):
     """Run the checks in this process against functions in ``namespace``; same verdicts as the sandbox."""
+    from ..boundary import read_probe_results
+    from ..limits import Limits
+
     with tempfile.TemporaryDirectory() as tmp:
         write_probes(checks, os.path.join(tmp, "in"))
         _probe.run_probes(namespace, os.path.join(tmp, "in"), os.path.join(tmp, "out"), seconds_per_call=seconds_per_call)
-        records, arrays = read_results(os.path.join(tmp, "out"))
-    return verdicts_from_results(checks, records, arrays)
+        results = read_probe_results(os.path.join(tmp, "out"), Limits().probe_results_bytes,
+                                     probe_ids(checks))
+    return verdicts_from_results(checks, results)
 
 
 def run_in_notebook(assignment, grade_id, namespace):

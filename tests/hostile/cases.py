@@ -268,10 +268,19 @@ def detects_grading(kit):
 
 
 def reference_solution(kit):
-    """Hands in the reference library's implementation instead of its own."""
+    """Hands in the reference library's implementation instead of its own (the import fails in the sandbox)."""
     nb = kit.solved()
-    name = "signed_distance" if "signed_distance" in kit.functions else kit.functions[0]
+    name = kit.functions[0]
     _replace_answer(nb, name, f"from perceptron_lib import {name}\n")
+    return Entry("notebook", nb)
+
+
+def reference_inside_function(kit):
+    """Reaches the reference implementation only when called, by a computed attribute of the package."""
+    nb = kit.solved()
+    name = kit.functions[0]
+    _replace_answer(nb, name, f"def {name}(*args, **kwargs):\n    import perceptron_lib\n"
+                              f"    return getattr(perceptron_lib, {name!r})(*args, **kwargs)\n")
     return Entry("notebook", nb)
 
 
@@ -341,7 +350,8 @@ CASES = {
     strip_asserts: Expect("graded", "first", frozenset({"ipython-hooks"})),
     script_in_error: Expect("graded", "first"),
     detects_grading: Expect("graded", flags=frozenset({"grading-detection"})),
-    reference_solution: Expect("graded", flags=frozenset({"reference-solution"})),
+    reference_solution: Expect("graded", "first", frozenset({"reference-solution"})),
+    reference_inside_function: Expect("graded", "first", frozenset({"reference-solution"})),
     deleted_test_cell: Expect("graded", flags=frozenset({"deleted-locked-cell"})),
     copied_test_cell: Expect("graded", flags=frozenset({"duplicated-cell"})),
     edited_test_cell: Expect("graded", "first", frozenset({"edited-locked-cell"})),

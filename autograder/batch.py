@@ -1,0 +1,135 @@
+"""The batch: grade many submissions through any executor, judge and record each on the host as it arrives.
+
+:func:`grade_submissions` turns submissions into :class:`~autograder.results.Job`
+records, hands them to a ``concurrent.futures.Executor`` (a process pool of
+forked workers by default; a Dask cluster's executor with ``--scheduler``),
+each running :func:`autograder.worker.run_submission`, and as results come
+back judges them (:func:`autograder.judge.judge`) and writes them
+(:mod:`autograder.outputs`) in submission order.  A worker that fails is
+recorded as a crashed submission; it never stops the batch.
+"""
+
+import concurrent.futures
+import dataclasses
+import multiprocessing
+import os
+import time
+
+from .results import CRASHED, MISSING, Flag, Job, Result, Settings
+
+__all__ = ["grade_submissions", "make_jobs", "with_download_facts", "group_results", "missing_result"]
+
+
+def make_jobs(assignment, submissions, release_dir, settings):
+    """One :class:`Job` per :class:`~autograder.submissions.Submission`."""
+    return [Job(student_id=s.student_id, assignment=assignment, notebook_path=s.path, release_dir=release_dir,
+                settings=settings, problem=s.problem) for s in submissions]
+
+
+def _internal_error(job, exc):
+    return Result(job.student_id, job.assignment, CRASHED,
+                  reason=f"the grader itself failed on this submission ({type(exc).__name__}: {str(exc)[:200]}); "
+                         "grade it again or by hand", sandboxed=job.settings.use_sandbox)
+
+
+def with_download_facts(result, submission):
+    """``result`` with what the download said about the submission: its name there, its time, its flags."""
+    result.source = submission.source
+    result.submitted_at = submission.submitted_at
+    if submission.flags:
+        codes = {f.code for f in result.flags}
+        result.flags = sorted(result.flags + [Flag(code, detail) for code, detail in submission.flags
+                                              if code not in codes], key=lambda f: f.code)
+    return result
+
+
+def group_results(result, submission):
+    """The same grade for each other member of a group submission, under their own id and flagged."""
+    copies = []
+    for member in submission.group:
+        copy = dataclasses.replace(result, student_id=member.student_id, cells=list(result.cells),
+                                   manual_cells=list(result.manual_cells), notes=list(result.notes))
+        copy.flags = sorted(result.flags + [Flag(code, detail) for code, detail in member.flags],
+                            key=lambda f: f.code)
+        copies.append(copy)
+    return copies
+
+
+def missing_result(submission, assignment, max_score, sandboxed):
+    """The row of a roster student with no submission: status missing, score 0 out of the assignment's points."""
+    return Result(submission.student_id, assignment, MISSING, reason=submission.problem, max_score=max_score,
+                  sandboxed=sandboxed)
+
+
+def default_executor(workers):
+    """A process pool of ``workers`` forked processes (one per core by default)."""
+    # Forked workers start at once with this process's modules already imported.
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    return concurrent.futures.ProcessPoolExecutor(max_workers=max(1, workers or os.cpu_count() or 1),
+                                                  mp_context=multiprocessing.get_context(method))
+
+
+def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=Settings(), executor=None,
+                      workers=None, progress=None, skipped=(), sandbox_text="", notes=()):
+    """Grade ``submissions`` through ``executor`` and write every output; return the results, by student id.
+
+    ``executor`` is any ``concurrent.futures.Executor`` (default: a process
+    pool of ``workers`` processes, one per core).  ``progress(done, total,
+    result)`` is called as each result arrives.  The gradebook, the
+    autograded notebooks and the feedback are written by this process only,
+    in submission order.  A roster student with no submission (``missing``)
+    gets a row, and nothing is run for them.  ``notes`` are sentences about
+    the download for the report.
+    """
+    from .gradebook import open_gradebook
+    from .judge import judge
+    from .outputs import record, write_exports, write_grades_csv, write_report
+    from .worker import run_submission
+
+    started = time.time()
+    release_dir = os.path.join(course_dir, "release", assignment)
+    notebook_name = f"{assignment}.ipynb"
+    absent = [s for s in submissions if s.missing]
+    submissions = [s for s in submissions if not s.missing]
+    jobs = make_jobs(assignment, submissions, release_dir, settings)
+    os.makedirs(os.path.join(out_dir, "feedback"), exist_ok=True)
+    own_executor = executor is None
+    if own_executor:
+        executor = default_executor(workers)
+    results = [None] * len(jobs)
+    members = []  # what was recorded: each result, then the copies for the other members of its group
+    written = 0
+    gb = open_gradebook(course_dir)
+    try:
+        futures = {executor.submit(run_submission, job): i for i, job in enumerate(jobs)}
+        done = 0
+        for future in concurrent.futures.as_completed(futures):
+            i = futures[future]
+            try:
+                results[i] = judge(future.result())
+            except Exception as exc:  # a broken worker must not stop the batch
+                results[i] = _internal_error(jobs[i], exc)
+            results[i] = with_download_facts(results[i], submissions[i])
+            done += 1
+            if progress:
+                progress(done, len(jobs), results[i])
+            while written < len(jobs) and results[written] is not None:
+                for result in [results[written]] + group_results(results[written], submissions[written]):
+                    record(result, gb=gb, course_dir=course_dir, out_dir=out_dir, notebook_name=notebook_name,
+                           settings=settings, sandbox_text=sandbox_text)
+                    members.append(result)
+                written += 1
+    finally:
+        gb.close()
+        if own_executor:
+            executor.shutdown(wait=True, cancel_futures=True)
+    max_score = max((r.max_score for r in results), default=0.0)
+    results = sorted(members + [missing_result(s, assignment, max_score, settings.use_sandbox) for s in absent],
+                     key=lambda r: r.student_id)
+    write_grades_csv(os.path.join(out_dir, "grades.csv"), results)
+    people = {s.student_id: s for s in submissions + absent}
+    people.update({m.student_id: m for s in submissions for m in s.group})
+    write_exports(out_dir, assignment, results, people)
+    write_report(out_dir, assignment, results, skipped=skipped, sandbox_text=sandbox_text, settings=settings,
+                 started=started, seconds=time.time() - started, notes=notes)
+    return results
