@@ -48,11 +48,14 @@ class MistakeFinder:
     """Find, for fixed weights, the first example at or after ``start`` that they get wrong.
 
     ``X`` and ``y`` are the examples in visiting order; they are not modified.
+    ``step`` is the signed size of each example's update, ``y`` times its
+    weight (``y`` itself when the examples are not weighted).
     """
 
-    def __init__(self, X, y, fit_intercept):
+    def __init__(self, X, y, fit_intercept, step=None):
         self.X = X
         self.y = y
+        self.step = y if step is None else step
         self.n = X.shape[0]
         self.fit_intercept = fit_intercept
         self.max_z_norm = float(np.sqrt(np.einsum("ij,ij->i", X, X).max() + (1.0 if fit_intercept else 0.0)))
@@ -82,6 +85,7 @@ class MistakeFinder:
         other = object.__new__(MistakeFinder)
         other.__dict__.update(self.__dict__)
         other.X, other.y, other.Z = self.X[order], self.y[order], self.Z[order]
+        other.step = self.step[order]
         other._v = self._v.copy()
         return other
 
