@@ -29,6 +29,7 @@ __version__ = "1.0.0"
 __all__ = [
     "AveragedPerceptron",
     "ConvergenceWarning",
+    "MulticlassPerceptron",
     "OffsetUpdateExample",
     "Perceptron",
     "TraceStep",
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 # Loaded from perceptron_lib.estimators on first use (it imports scikit-learn).
-_ESTIMATORS = ("AveragedPerceptron", "Perceptron", "VotedPerceptron")
+_ESTIMATORS = ("AveragedPerceptron", "MulticlassPerceptron", "Perceptron", "VotedPerceptron")
 
 
 def __getattr__(name):

@@ -118,3 +118,71 @@ class MistakeFinder:
             self.block = min(_MAX_BLOCK, 2 * self.block)
             i = stop
         return -1
+
+
+class MulticlassMistakeFinder:
+    """Find, for fixed class weights, the first example at or after ``start`` that they get wrong.
+
+    The multiclass perceptron gets example ``i`` wrong when some other class
+    scores at least as high as its own class ``y[i]``.  As for two classes,
+    the weights only change at a mistake, so a block of examples is scored
+    with one matrix product, in double precision; an example is passed over
+    only when its own class beats every other by more than a proven bound on
+    the rounding error of that product.  The few others are decided with the
+    plain loop's own expression, ``W @ x + b``.
+    """
+
+    def __init__(self, X, y, fit_intercept, step):
+        self.X = X
+        self.y = y
+        self.step = step
+        self.n = X.shape[0]
+        self.fit_intercept = fit_intercept
+        max_x_norm = float(np.sqrt(np.einsum("ij,ij->i", X, X).max() + (1.0 if fit_intercept else 0.0)))
+        # Each score errs by at most (m + 3) u ||(x, 1)|| ||(w_c, b_c)|| plus the
+        # subnormal terms (as in MistakeFinder); a difference of two scores by
+        # twice that, and twice again is the slack.
+        m = X.shape[1] + 1
+        unit, tiny = 2.0**-53, 2.0**-1074
+        self.screen_factor = 4.0 * ((m + 3) * unit * max_x_norm + m * tiny)
+        self.screen_floor = 4.0 * 3 * m * tiny
+        self.block = 256
+
+    def reorder(self, order):
+        """A finder over the same examples visited in ``order`` (used when shuffling)."""
+        other = object.__new__(MulticlassMistakeFinder)
+        other.__dict__.update(self.__dict__)
+        other.X, other.y, other.step = self.X[order], self.y[order], self.step[order]
+        return other
+
+    @staticmethod
+    def rival(scores, label):
+        """The plain loop's decision: the best-scoring other class (lowest index on ties), and whether it wins."""
+        others = scores.copy()
+        others[label] = -np.inf
+        rival = int(others.argmax())
+        return rival, bool(others[rival] >= scores[label])
+
+    def first_mistake(self, W, b, start):
+        """``(i, rival)`` for the first ``i >= start`` that ``(W, b)`` gets wrong, or ``(-1, -1)``."""
+        X, y, n = self.X, self.y, self.n
+        v_norm = float(np.sqrt((np.einsum("ij,ij->i", W, W) + b * b).max()))
+        screen_slack = self.screen_factor * v_norm + self.screen_floor
+        i = start
+        while i < n:
+            stop = min(n, i + self.block)
+            scores = X[i:stop] @ W.T
+            scores += b
+            rows = np.arange(stop - i)
+            own = scores[rows, y[i:stop]]
+            scores[rows, y[i:stop]] = -np.inf
+            doubtful = np.flatnonzero(own - scores.max(axis=1) <= screen_slack)
+            for k in doubtful:
+                j = i + int(k)
+                rival, wrong = self.rival(W @ X[j] + b, y[j])
+                if wrong:
+                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, j - start + 1))
+                    return j, rival
+            self.block = min(_MAX_BLOCK, 2 * self.block)
+            i = stop
+        return -1, -1

@@ -18,12 +18,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import ConvergenceWarning, _OnlinePass, run_epochs
-from ._engine import MistakeFinder, single_threaded_blas
+from ._engine import MistakeFinder, MulticlassMistakeFinder, single_threaded_blas
 from ._validation import check_positive_int, check_sample_weight
 from .averaged import _AveragedPass
+from .multiclass import _MulticlassPass
 from .voted import _VotedPass
 
-__all__ = ["Perceptron", "AveragedPerceptron", "VotedPerceptron"]
+__all__ = ["Perceptron", "AveragedPerceptron", "VotedPerceptron", "MulticlassPerceptron"]
 
 
 def _describe_classes(classes):
@@ -458,3 +459,130 @@ class VotedPerceptron(_OnlineClassifier):
         keep = self.counts_ > 0
         votes = np.where(X @ self.weights_[keep].T + self.intercepts_[keep] > 0, 1, -1)
         return (votes * self.counts_[keep]).sum(axis=1).astype(np.float64)
+
+
+class MulticlassPerceptron(_OnlineClassifier):
+    """The multiclass perceptron: one weight vector per class, the highest score wins.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an offset for each class.
+    max_epochs : int, default=1000
+    shuffle : bool, default=False
+    random_state : int, numpy.random.Generator or None, default=None
+        As in :class:`Perceptron`.
+    average : bool, default=False
+        Predict with the average of the weights held after every example visit
+        (the averaged perceptron, one class at a time) instead of the last ones.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted; row ``c`` of ``coef_`` belongs to ``classes_[c]``.
+    coef_ : ndarray of shape (n_classes, n_features)
+        The weight vector of each class (their average when ``average=True``).
+        Unlike scikit-learn's linear models, which keep one row for two classes,
+        there is always one row per class; with two classes the rows are
+        ``-w`` and ``w``, where ``w`` is the binary perceptron's weights.
+    intercept_ : ndarray of shape (n_classes,)
+        The offset of each class (likewise averaged).
+    last_coef_, last_intercept_ : ndarray
+        With ``average=True``: the final weights and offsets.
+    n_features_in_, n_mistakes_, n_epochs_, converged_
+        As in :class:`Perceptron`.
+
+    Notes
+    -----
+    On an example ``(x, y)`` with weight ``s`` (1 by default), let ``r`` be the
+    other class of highest score ``w_r @ x + b_r``, the lowest index on a tie.
+    When ``r`` scores at least as high as ``y`` (a tie is a mistake), the update
+    is ``w_y += s x``, ``b_y += s``, ``w_r -= s x``, ``b_r -= s``.  Prediction is
+    the class of highest score, the lowest index on a tie. On data that some
+    weights separate with margin ``gamma`` (``||W|| = 1`` over all classes and
+    offsets, every example's own score beating every other by ``gamma``), with
+    every ``(x, 1)`` (``x`` alone without offsets) inside a ball of radius ``R``,
+    it makes at most ``2 (R / gamma)^2`` mistakes when unweighted: Collins's
+    (2002) bound, with the factor 2 because an update moves two rows by ``x``. For two classes, ``decision_function`` returns the
+    score of ``classes_[1]`` minus that of ``classes_[0]``, as scikit-learn's
+    binary classifiers do.
+
+    References
+    ----------
+    M. Collins (2002). Discriminative training methods for hidden Markov
+    models: theory and experiments with perceptron algorithms. EMNLP.
+
+    K. Crammer and Y. Singer (2003). Ultraconservative online algorithms for
+    multiclass problems. Journal of Machine Learning Research 3.
+
+    Examples
+    --------
+    >>> from perceptron_lib import MulticlassPerceptron
+    >>> X = [[2, 0], [0, 2], [-2, -2], [3, 1], [1, 3], [-1, -3]]
+    >>> y = ["east", "north", "south-west", "east", "north", "south-west"]
+    >>> model = MulticlassPerceptron(fit_intercept=False).fit(X, y)
+    >>> model.predict([[5, 0], [0, 5], [-4, -4]])
+    array(['east', 'north', 'south-west'], dtype='<U10')
+    >>> model.n_mistakes_, model.n_epochs_
+    (4, 2)
+    """
+
+    _min_classes, _max_classes = 2, np.inf
+
+    def __init__(self, *, fit_intercept=True, max_epochs=1000, shuffle=False, random_state=None, average=False):
+        super().__init__(fit_intercept=fit_intercept, max_epochs=max_epochs, shuffle=shuffle, random_state=random_state)
+        self.average = average
+
+    def _check_params(self):
+        super()._check_params()
+        if not isinstance(self.average, (bool, np.bool_)):
+            raise TypeError(f"average must be True or False. Got {self.average!r} instead.")
+
+    def _new_state(self, n_features):
+        return _MulticlassPass(len(self.classes_), n_features, bool(self.fit_intercept), bool(self.average))
+
+    def _finder(self, X, index, weight):
+        step = np.ones(X.shape[0]) if weight is None else weight
+        return MulticlassMistakeFinder(X, index, bool(self.fit_intercept), step)
+
+    def _publish(self):
+        state = self._state
+        self.coef_, self.intercept_ = state.W.copy(), state.b.copy()
+        if self.average:
+            self.last_coef_, self.last_intercept_ = self.coef_, self.intercept_
+            self.coef_, self.intercept_ = state.averaged()
+        self.n_mistakes_ = state.mistakes
+
+    def decision_function(self, X):
+        """The score of each class for each sample; two classes give one column, as in scikit-learn.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes), or (n_samples,) for two classes
+            With two classes, the score of ``classes_[1]`` minus that of ``classes_[0]``.
+        """
+        check_is_fitted(self)
+        scores = self._class_scores(validate_data(self, X, dtype=np.float64, reset=False))
+        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+
+    def _class_scores(self, X):
+        return X @ self.coef_.T + self.intercept_
+
+    def predict(self, X):
+        """The class of highest score for each sample (the first in ``classes_`` on a tie).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), with entries from ``classes_``
+        """
+        check_is_fitted(self)
+        scores = self._class_scores(validate_data(self, X, dtype=np.float64, reset=False))
+        return self.classes_[scores.argmax(axis=1)]

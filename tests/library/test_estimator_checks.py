@@ -8,9 +8,10 @@ array API, which these do not claim).
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from perceptron_lib import AveragedPerceptron, Perceptron, VotedPerceptron
+from perceptron_lib import AveragedPerceptron, MulticlassPerceptron, Perceptron, VotedPerceptron
 
-ESTIMATORS = [Perceptron(), AveragedPerceptron(), VotedPerceptron()]
+ESTIMATORS = [Perceptron(), AveragedPerceptron(), VotedPerceptron(), MulticlassPerceptron(),
+              MulticlassPerceptron(average=True)]
 
 # Every check that does not pass, with the reason; all others must pass.
 SAMPLE_WEIGHT_IS_A_STEP_SIZE = (
