@@ -24,14 +24,23 @@ def sign(scores):
 
 
 class _OnlinePass:
-    """Mutable training state: current weights, offset and the number of visits so far."""
+    """Mutable training state: current weights, offset and the number of visits so far.
+
+    The weights and the offset share one vector ``v = (w, b)`` (``w`` alone
+    without an offset), which is what the mistake finder scores with.
+    """
 
     def __init__(self, n_features, fit_intercept):
-        self.w = np.zeros(n_features)
-        self.b = 0.0
+        self.v = np.zeros(n_features + (1 if fit_intercept else 0))
+        self.w = self.v[:n_features]
         self.fit_intercept = fit_intercept
         self.visits = 0
         self.mistakes = 0
+
+    @property
+    def b(self):
+        """The offset (0.0 without one)."""
+        return float(self.v[-1]) if self.fit_intercept else 0.0
 
     def on_mistake(self, x, y, visit):
         """Hook called before the update for the mistake made at ``visit`` (0-based).
@@ -41,16 +50,16 @@ class _OnlinePass:
 
     def run_epoch(self, finder):
         """One pass over the finder's examples in its order; returns the number of mistakes."""
-        X, step = finder.X, finder.step
+        X, step, v, w = finder.X, finder.step, self.v, self.w
         made = 0
-        i = finder.first_mistake(self.w, self.b, 0)
+        i = finder.first_mistake(v, 0)
         while i >= 0:
             self.on_mistake(X[i], step[i], self.visits + i)
-            self.w += step[i] * X[i]
+            w += step[i] * X[i]
             if self.fit_intercept:
-                self.b += step[i]
+                v[-1] += step[i]
             made += 1
-            i = finder.first_mistake(self.w, self.b, i + 1)
+            i = finder.first_mistake(v, i + 1)
         self.visits += finder.n
         self.mistakes += made
         return made
@@ -64,6 +73,7 @@ def run_epochs(state, finder, max_epochs, order_of_epoch=None):
     """
     with single_threaded_blas():
         for epoch in range(1, max_epochs + 1):
+            finder.start_epoch()
             current = finder if order_of_epoch is None else order_of_epoch(finder)
             if state.run_epoch(current) == 0:
                 return epoch, True

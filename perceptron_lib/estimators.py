@@ -15,16 +15,34 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import ConvergenceWarning, _OnlinePass, run_epochs
-from ._engine import MistakeFinder, MulticlassMistakeFinder, single_threaded_blas
+from ._engine import MistakeFinder, MulticlassMistakeFinder, max_squared_norm, single_threaded_blas
 from ._validation import check_positive_int, check_sample_weight
 from .averaged import _AveragedPass
 from .multiclass import _MulticlassPass
 from .voted import _VotedPass
 
 __all__ = ["Perceptron", "AveragedPerceptron", "VotedPerceptron", "MulticlassPerceptron"]
+
+
+def _distinct_labels(y):
+    """``np.unique(y)`` and the index of each label in it, after checking that ``y`` holds classes.
+
+    Labels that are at most two numbers, the common case, take two passes over
+    ``y`` instead of a sort.
+    """
+    if y.dtype.kind in "biuf" and y.shape[0] > 0:
+        low, high = y.min(), y.max()
+        integral = y.dtype.kind != "f" or (low == np.floor(low) and high == np.floor(high))
+        positive = y == high
+        if integral and (low == high or np.count_nonzero(positive) + np.count_nonzero(y == low) == y.shape[0]):
+            if low == high:
+                return np.array([low], dtype=y.dtype), np.zeros(y.shape[0], dtype=np.intp)
+            return np.array([low, high], dtype=y.dtype), positive.view(np.int8)
+    check_classification_targets(y)
+    return np.unique(y, return_inverse=True)
 
 
 def _describe_classes(classes):
@@ -75,14 +93,18 @@ class _OnlineClassifier(ClassifierMixin, BaseEstimator):
             )
 
     def _training_set(self, X, y, sample_weight, *, reset, classes=None):
-        """Validate a batch; return ``X``, the class index of each example, and the weights.
+        """Validate a batch; return ``X``, each example's class index, its weight, and ``max ||x||^2``.
 
         Examples of weight zero are left out, exactly as if they had been removed.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=reset)
-        check_classification_targets(y)
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=reset, ensure_all_finite=False)
+        # One pass gives the largest norm, which the mistake finder needs, and
+        # whether X is finite; scikit-learn names the problem when it is not.
+        sq_norm = max_squared_norm(X)
+        if not np.isfinite(sq_norm):
+            check_array(X, ensure_all_finite=True, input_name="X", estimator=self)
+        found, index = _distinct_labels(y)
         if reset:
-            found = np.unique(y)
             if classes is not None:
                 classes = np.unique(np.asarray(classes))
             elif self._max_classes == 2 and y.dtype.kind in "iuf" and np.isin(found, (-1, 1)).all():
@@ -97,14 +119,15 @@ class _OnlineClassifier(ClassifierMixin, BaseEstimator):
                 f"classes={_describe_classes(np.unique(np.asarray(classes)))} differs from the classes of the "
                 f"first call to partial_fit, {_describe_classes(self.classes_)}."
             )
-        index = np.searchsorted(self.classes_, y)
-        index[index == len(self.classes_)] = 0
-        unknown = self.classes_[index] != y
-        if unknown.any():
-            raise ValueError(
-                f"y contains labels that are not among the classes {_describe_classes(self.classes_)}: "
-                f"{_describe_classes(np.unique(y[unknown]))}."
-            )
+        if self.classes_ is not found:
+            index = np.searchsorted(self.classes_, y)
+            index[index == len(self.classes_)] = 0
+            unknown = self.classes_[index] != y
+            if unknown.any():
+                raise ValueError(
+                    f"y contains labels that are not among the classes {_describe_classes(self.classes_)}: "
+                    f"{_describe_classes(np.unique(y[unknown]))}."
+                )
         weight = check_sample_weight(sample_weight, X.shape[0])
         if weight is not None:
             keep = weight > 0
@@ -114,20 +137,20 @@ class _OnlineClassifier(ClassifierMixin, BaseEstimator):
                     raise ValueError("sample_weight is zero for every example: there is nothing to learn from.")
                 if reset:
                     self._check_classes(np.unique(self.classes_[index]), "the examples of non-zero sample_weight")
-        return X, index, weight
+        return X, index, weight, sq_norm
 
     # -- training -----------------------------------------------------------
     def _encode(self, index, weight):
         """The binary state's labels (-1, +1) and update steps (label times weight)."""
-        y = np.where(index == 1, 1.0, -1.0)
+        y = np.where(index != 0, 1.0, -1.0)
         return y, (y if weight is None else y * weight)
 
     def _new_state(self, n_features):
         return self._state_class(n_features, bool(self.fit_intercept))
 
-    def _finder(self, X, index, weight):
+    def _finder(self, X, index, weight, sq_norm):
         y, step = self._encode(index, weight)
-        return MistakeFinder(X, y, bool(self.fit_intercept), step)
+        return MistakeFinder(X, y, bool(self.fit_intercept), step, sq_norm)
 
     def _epoch_order(self, finder):
         return finder.reorder(self._rng.permutation(finder.n))
@@ -152,11 +175,11 @@ class _OnlineClassifier(ClassifierMixin, BaseEstimator):
             The fitted model.
         """
         self._check_params()
-        X, index, weight = self._training_set(X, y, sample_weight, reset=True)
+        X, index, weight, sq_norm = self._training_set(X, y, sample_weight, reset=True)
         self._rng = np.random.default_rng(self.random_state)
         self._state = self._new_state(X.shape[1])
         self.n_epochs_, self.converged_ = run_epochs(
-            self._state, self._finder(X, index, weight), self.max_epochs,
+            self._state, self._finder(X, index, weight, sq_norm), self.max_epochs,
             self._epoch_order if self.shuffle else None,
         )
         if not self.converged_:
@@ -194,12 +217,13 @@ class _OnlineClassifier(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "_state")
         if first:
             self._check_params()
-        X, index, weight = self._training_set(X, y, sample_weight, reset=first, classes=classes)
+        X, index, weight, sq_norm = self._training_set(X, y, sample_weight, reset=first, classes=classes)
         if first:
             self._rng = np.random.default_rng(self.random_state)
             self._state = self._new_state(X.shape[1])
             self.n_epochs_ = 0
-        finder = self._finder(X, index, weight)
+        finder = self._finder(X, index, weight, sq_norm)
+        finder.start_epoch()
         with single_threaded_blas():
             made = self._state.run_epoch(self._epoch_order(finder) if self.shuffle else finder)
         self.n_epochs_ += 1
@@ -541,9 +565,9 @@ class MulticlassPerceptron(_OnlineClassifier):
     def _new_state(self, n_features):
         return _MulticlassPass(len(self.classes_), n_features, bool(self.fit_intercept), bool(self.average))
 
-    def _finder(self, X, index, weight):
+    def _finder(self, X, index, weight, sq_norm):
         step = np.ones(X.shape[0]) if weight is None else weight
-        return MulticlassMistakeFinder(X, index, bool(self.fit_intercept), step)
+        return MulticlassMistakeFinder(X, index, bool(self.fit_intercept), step, sq_norm)
 
     def _publish(self):
         state = self._state

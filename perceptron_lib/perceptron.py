@@ -96,4 +96,4 @@ def train_perceptron(X, y, *, fit_intercept=True, max_epochs=1000):
     max_epochs = check_positive_int(max_epochs, "max_epochs")
     state = _OnlinePass(X.shape[1], bool(fit_intercept))
     n_epochs, converged = run_epochs(state, MistakeFinder(X, y, bool(fit_intercept)), max_epochs)
-    return TrainingResult(state.w, float(state.b), state.mistakes, n_epochs, converged)
+    return TrainingResult(state.w.copy(), state.b, state.mistakes, n_epochs, converged)
