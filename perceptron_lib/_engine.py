@@ -24,6 +24,7 @@ about as much as an epoch, so the screen is chosen by what the run needs:
   after them gets a single-precision copy of ``Z``, half the bytes per epoch.
 """
 
+import math
 from contextlib import nullcontext
 
 import numpy as np
@@ -139,14 +140,15 @@ class MistakeFinder:
 
         ``v`` holds the weights ``w`` followed, with an offset, by ``b``.
         """
-        v_norm = float(np.sqrt(v @ v))
+        # This runs once per mistake, so it keeps to few numpy calls.
+        v_norm = math.sqrt(v @ v)
         Z = self.Z
         if Z is not None and Z.dtype == np.float32 and v_norm * self.max_z_norm > _FLOAT32_PRODUCT_LIMIT:
             self._build(np.float64)
             Z = self.Z
         X, y, n, d = self.X, self.y, self.n, self.d
         w = v[:d]
-        b = float(v[d]) if self.fit_intercept else 0.0
+        b = v[d] if self.fit_intercept else 0.0
         if Z is not None:
             if Z.dtype == np.float64:
                 screen_v = v
@@ -164,12 +166,13 @@ class MistakeFinder:
                 agreement = X[i:stop] @ w
                 agreement += b
                 agreement *= y[i:stop]
-            for k in np.flatnonzero(agreement <= screen_slack):
-                j = i + int(k)
+            for k in (agreement <= screen_slack).nonzero()[0].tolist():
+                j = i + k
                 if y[j] * (X[j] @ w + b) <= 0:
-                    # Mistakes tend to come at a steady rate: size the next
-                    # block to the gap just seen.
-                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, j - start + 1))
+                    # Mistakes tend to come at a steady rate: the next block
+                    # covers twice the gap just seen, so that it usually
+                    # holds the next mistake.
+                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, 2 * (j - start + 1)))
                     return j
             self.block = min(_MAX_BLOCK, 2 * self.block)
             i = stop
