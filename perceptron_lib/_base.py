@@ -50,14 +50,12 @@ class _OnlinePass:
 
     def run_epoch(self, finder):
         """One pass over the finder's examples in its order; returns the number of mistakes."""
-        X, step, v, w = finder.X, finder.step, self.v, self.w
+        X, step, v = finder.X, finder.step, self.v
         made = 0
         i = finder.first_mistake(v, 0)
         while i >= 0:
             self.on_mistake(X[i], step[i], self.visits + i)
-            w += step[i] * X[i]
-            if self.fit_intercept:
-                v[-1] += step[i]
+            finder.update(v, i)  # w += step[i] * X[i] and b += step[i]
             made += 1
             i = finder.first_mistake(v, i + 1)
         self.visits += finder.n

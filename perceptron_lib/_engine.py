@@ -39,7 +39,7 @@ _FLOAT32_NORMS = (1e-15, 1e15)
 _FLOAT32_PRODUCT_LIMIT = 1e36
 # Up to this many entries (n_samples * n_features), copying the data costs
 # less than the extra operations per block of screening X directly.
-_SMALL_DATA = 1 << 18
+_SMALL_DATA = 1 << 20
 # Large data is screened directly for this many epochs before the float32 copy
 # is made: a run that converges within them never pays for the copy.
 _DIRECT_EPOCHS = 3
@@ -76,7 +76,7 @@ class MistakeFinder:
 
     ``X`` and ``y`` are the examples in visiting order; they are not modified.
     ``step`` is the signed size of each example's update, ``y`` times its
-    weight (``y`` itself when the examples are not weighted).  ``sq_norm``,
+    weight (None when the examples are not weighted).  ``sq_norm``,
     when known, is ``max_squared_norm(X)``.
     """
 
@@ -84,6 +84,8 @@ class MistakeFinder:
         self.X = X
         self.y = y
         self.step = y if step is None else step
+        # Each example's weight, |step|, or None when every weight is 1.
+        self.weight = None if step is None else np.abs(step)
         self.n, self.d = X.shape
         self.fit_intercept = fit_intercept
         if sq_norm is None:
@@ -125,11 +127,29 @@ class MistakeFinder:
             low, high = _FLOAT32_NORMS
             self._build(np.float32 if low < self.max_z_norm < high else np.float64)
 
+    def update(self, v, i):
+        """The plain loop's update for a mistake on example ``i``: ``w += step x``, ``b += step``.
+
+        With a double-precision ``Z`` it is one operation: ``step [x, 1]`` is
+        the weight times ``Z[i] = y [x, 1]``, bit for bit, since ``y`` is -1 or +1.
+        """
+        if self.Z is not None and self.Z.dtype == np.float64:
+            if self.weight is None:
+                v += self.Z[i]
+            else:
+                v += self.weight[i] * self.Z[i]
+        else:
+            v[: self.d] += self.step[i] * self.X[i]
+            if self.fit_intercept:
+                v[-1] += self.step[i]
+
     def reorder(self, order):
         """A finder over the same examples visited in ``order`` (used when shuffling)."""
         other = object.__new__(MistakeFinder)
         other.__dict__.update(self.__dict__)
         other.X, other.y, other.step = self.X[order], self.y[order], self.step[order]
+        if self.weight is not None:
+            other.weight = self.weight[order]
         if self.Z is not None:
             other.Z = self.Z[order]
             other._v = self._v.copy()
@@ -168,7 +188,9 @@ class MistakeFinder:
                 agreement *= y[i:stop]
             for k in (agreement <= screen_slack).nonzero()[0].tolist():
                 j = i + k
-                if y[j] * (X[j] @ w + b) <= 0:
+                # Below -slack the screen proves the mistake; in between, the
+                # plain loop's expression decides.
+                if agreement[k] < -screen_slack or y[j] * (X[j] @ w + b) <= 0:
                     # Mistakes tend to come at a steady rate: the next block
                     # covers twice the gap just seen, so that it usually
                     # holds the next mistake.

@@ -1,8 +1,11 @@
-"""Input checks shared by every public function of :mod:`perceptron_lib`.
+"""Input checks shared by the plain functions of :mod:`perceptron_lib`, and ``sample_weight``.
 
-All validation lives here so that each error message is written once and
-reads the same wherever it is raised.  Checks raise ``ValueError`` or
-``TypeError``; none of them uses ``assert``, which ``python -O`` removes.
+The plain functions' validation lives here so that each error message is
+written once and reads the same wherever it is raised.  The estimators check
+``X`` and ``y`` with scikit-learn's ``validate_data`` instead, whose messages
+scikit-learn's estimator checks expect, and their ``sample_weight`` here.
+Checks raise ``ValueError`` or ``TypeError``; none of them uses ``assert``,
+which ``python -O`` removes.
 """
 
 import numbers

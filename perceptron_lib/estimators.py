@@ -143,7 +143,7 @@ class _OnlineClassifier(ClassifierMixin, BaseEstimator):
     def _encode(self, index, weight):
         """The binary state's labels (-1, +1) and update steps (label times weight)."""
         y = np.where(index != 0, 1.0, -1.0)
-        return y, (y if weight is None else y * weight)
+        return y, (None if weight is None else y * weight)
 
     def _new_state(self, n_features):
         return self._state_class(n_features, bool(self.fit_intercept))

@@ -58,6 +58,21 @@ DATASETS = {
 }
 
 
+@pytest.fixture(params=["small_data", "large_data"])
+def screen(request, monkeypatch):
+    """Run a test with each of the engine's screens.
+
+    Small data is screened with a double-precision copy; large data directly
+    on X for the first epochs and with a single-precision copy after them.
+    Setting the size limit to 0 sends the named data sets down the large path.
+    """
+    if request.param == "large_data":
+        from perceptron_lib import _engine
+
+        monkeypatch.setattr(_engine, "_SMALL_DATA", 0)
+    return request.param
+
+
 @pytest.fixture(params=sorted(DATASETS), ids=sorted(DATASETS))
 def dataset(request):
     X, y, separable = DATASETS[request.param]()

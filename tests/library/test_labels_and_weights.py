@@ -91,7 +91,7 @@ WEIGHTS = {
 
 @pytest.mark.parametrize("fit_intercept", [True, False], ids=["with_offset", "through_origin"])
 @pytest.mark.parametrize("kind", sorted(WEIGHTS), ids=str)
-def test_sample_weight_scales_each_update_exactly_as_the_plain_loop(dataset, kind, fit_intercept):
+def test_sample_weight_scales_each_update_exactly_as_the_plain_loop(dataset, kind, fit_intercept, screen):
     name, X, y, _ = dataset
     weight = WEIGHTS[kind](len(y), np.random.default_rng(len(y)))
     w, b, mistakes, epochs, history, converged = plain_perceptron(
