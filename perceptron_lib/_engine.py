@@ -43,6 +43,8 @@ _SMALL_DATA = 1 << 20
 # Large data is screened directly for this many epochs before the float32 copy
 # is made: a run that converges within them never pays for the copy.
 _DIRECT_EPOCHS = 3
+# The next block covers this many times the last gap between mistakes.
+_BLOCK_PER_GAP = 1.0
 
 _blas_controller = None
 
@@ -191,10 +193,9 @@ class MistakeFinder:
                 # Below -slack the screen proves the mistake; in between, the
                 # plain loop's expression decides.
                 if agreement[k] < -screen_slack or y[j] * (X[j] @ w + b) <= 0:
-                    # Mistakes tend to come at a steady rate: the next block
-                    # covers twice the gap just seen, so that it usually
-                    # holds the next mistake.
-                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, 2 * (j - start + 1)))
+                    # Mistakes tend to come at a steady rate: size the next
+                    # block to the gap just seen.
+                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, int(_BLOCK_PER_GAP * (j - start + 1))))
                     return j
             self.block = min(_MAX_BLOCK, 2 * self.block)
             i = stop
