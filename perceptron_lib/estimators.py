@@ -119,7 +119,7 @@ class _OnlineClassifier(ClassifierMixin, BaseEstimator):
                 f"classes={_describe_classes(np.unique(np.asarray(classes)))} differs from the classes of the "
                 f"first call to partial_fit, {_describe_classes(self.classes_)}."
             )
-        if self.classes_ is not found:
+        if not np.array_equal(self.classes_, found):
             index = np.searchsorted(self.classes_, y)
             index[index == len(self.classes_)] = 0
             unknown = self.classes_[index] != y
