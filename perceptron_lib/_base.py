@@ -42,6 +42,9 @@ class _OnlinePass:
         """The offset (0.0 without one)."""
         return float(self.v[-1]) if self.fit_intercept else 0.0
 
+    # Subclasses that override on_mistake set this, so the plain perceptron pays no call per mistake.
+    keeps_history = False
+
     def on_mistake(self, x, y, visit):
         """Hook called before the update for the mistake made at ``visit`` (0-based).
 
@@ -50,14 +53,7 @@ class _OnlinePass:
 
     def run_epoch(self, finder):
         """One pass over the finder's examples in its order; returns the number of mistakes."""
-        X, step, v = finder.X, finder.step, self.v
-        made = 0
-        i = finder.first_mistake(v, 0)
-        while i >= 0:
-            self.on_mistake(X[i], step[i], self.visits + i)
-            finder.update(v, i)  # w += step[i] * X[i] and b += step[i]
-            made += 1
-            i = finder.first_mistake(v, i + 1)
+        made = finder.run_epoch(self)
         self.visits += finder.n
         self.mistakes += made
         return made

@@ -129,22 +129,6 @@ class MistakeFinder:
             low, high = _FLOAT32_NORMS
             self._build(np.float32 if low < self.max_z_norm < high else np.float64)
 
-    def update(self, v, i):
-        """The plain loop's update for a mistake on example ``i``: ``w += step x``, ``b += step``.
-
-        With a double-precision ``Z`` it is one operation: ``step [x, 1]`` is
-        the weight times ``Z[i] = y [x, 1]``, bit for bit, since ``y`` is -1 or +1.
-        """
-        if self.Z is not None and self.Z.dtype == np.float64:
-            if self.weight is None:
-                v += self.Z[i]
-            else:
-                v += self.weight[i] * self.Z[i]
-        else:
-            v[: self.d] += self.step[i] * self.X[i]
-            if self.fit_intercept:
-                v[-1] += self.step[i]
-
     def reorder(self, order):
         """A finder over the same examples visited in ``order`` (used when shuffling)."""
         other = object.__new__(MistakeFinder)
@@ -157,49 +141,78 @@ class MistakeFinder:
             other._v = self._v.copy()
         return other
 
-    def first_mistake(self, v, start):
-        """Index of the first ``i >= start`` with ``y[i] * (X[i] @ w + b) <= 0``, or -1.
+    def run_epoch(self, state):
+        """One pass of the plain loop over the examples in order; returns the number of mistakes.
 
-        ``v`` holds the weights ``w`` followed, with an offset, by ``b``.
+        Each mistake is reported to ``state.on_mistake`` (when the state keeps
+        extra bookkeeping) before the update ``w += step x``, ``b += step`` is
+        made to ``state.v``.  This runs once per mistake, so it keeps to few
+        numpy calls and no method calls.
         """
-        # This runs once per mistake, so it keeps to few numpy calls.
-        v_norm = math.sqrt(v @ v)
-        Z = self.Z
-        if Z is not None and Z.dtype == np.float32 and v_norm * self.max_z_norm > _FLOAT32_PRODUCT_LIMIT:
-            self._build(np.float64)
-            Z = self.Z
-        X, y, n, d = self.X, self.y, self.n, self.d
+        X, y, step, weight, n, d = self.X, self.y, self.step, self.weight, self.n, self.d
+        fit_intercept = self.fit_intercept
+        v = state.v
         w = v[:d]
-        b = v[d] if self.fit_intercept else 0.0
-        if Z is not None:
-            if Z.dtype == np.float64:
-                screen_v = v
-            else:
-                screen_v = self._v
-                screen_v[:] = v
-        # (With zero weights every agreement is exactly 0, whatever the factor.)
-        screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
-        i = start
-        while i < n:
-            stop = min(n, i + self.block)
+        hook = state.on_mistake if state.keeps_history else None
+        made = 0
+        start = 0
+        while start < n:
+            v_norm = math.sqrt(v @ v)
+            Z = self.Z
+            if Z is not None and Z.dtype == np.float32 and v_norm * self.max_z_norm > _FLOAT32_PRODUCT_LIMIT:
+                self._build(np.float64)
+                Z = self.Z
+            b = v[d] if fit_intercept else 0.0
             if Z is not None:
-                agreement = Z[i:stop] @ screen_v
-            else:
-                agreement = X[i:stop] @ w
-                agreement += b
-                agreement *= y[i:stop]
-            for k in (agreement <= screen_slack).nonzero()[0].tolist():
-                j = i + k
-                # Below -slack the screen proves the mistake; in between, the
-                # plain loop's expression decides.
-                if agreement[k] < -screen_slack or y[j] * (X[j] @ w + b) <= 0:
+                if Z.dtype == np.float64:
+                    screen_v = v
+                else:
+                    screen_v = self._v
+                    screen_v[:] = v
+            # (With zero weights every agreement is exactly 0, whatever the factor.)
+            screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
+            mistake = -1
+            i = start
+            while i < n:
+                stop = min(n, i + self.block)
+                if Z is not None:
+                    agreement = Z[i:stop] @ screen_v
+                else:
+                    agreement = X[i:stop] @ w
+                    agreement += b
+                    agreement *= y[i:stop]
+                for k in (agreement <= screen_slack).nonzero()[0].tolist():
+                    j = i + k
+                    # Below -slack the screen proves the mistake; in between,
+                    # the plain loop's expression decides.
+                    if agreement[k] < -screen_slack or y[j] * (X[j] @ w + b) <= 0:
+                        mistake = j
+                        break
+                if mistake >= 0:
                     # Mistakes tend to come at a steady rate: size the next
                     # block to the gap just seen.
-                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, int(_BLOCK_PER_GAP * (j - start + 1))))
-                    return j
-            self.block = min(_MAX_BLOCK, 2 * self.block)
-            i = stop
-        return -1
+                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, int(_BLOCK_PER_GAP * (mistake - start + 1))))
+                    break
+                self.block = min(_MAX_BLOCK, 2 * self.block)
+                i = stop
+            if mistake < 0:
+                break
+            if hook is not None:
+                hook(X[mistake], step[mistake], state.visits + mistake)
+            # With a double-precision Z the update is one operation: step [x, 1]
+            # is the weight times Z[i] = y [x, 1], bit for bit, since y is -1 or +1.
+            if Z is not None and Z.dtype == np.float64:
+                if weight is None:
+                    v += Z[mistake]
+                else:
+                    v += weight[mistake] * Z[mistake]
+            else:
+                w += step[mistake] * X[mistake]
+                if fit_intercept:
+                    v[-1] += step[mistake]
+            made += 1
+            start = mistake + 1
+        return made
 
 
 class MulticlassMistakeFinder:

@@ -15,6 +15,8 @@ from ._base import _OnlinePass
 class _AveragedPass(_OnlinePass):
     """Training state with the cached sum ``u = sum_mistakes visit * y * x``."""
 
+    keeps_history = True
+
     def __init__(self, n_features, fit_intercept):
         super().__init__(n_features, fit_intercept)
         self.u = self.w.copy()

@@ -13,6 +13,8 @@ from ._base import _OnlinePass
 class _VotedPass(_OnlinePass):
     """Training state that also remembers every finished weight vector and its count."""
 
+    keeps_history = True
+
     def __init__(self, n_features, fit_intercept):
         super().__init__(n_features, fit_intercept)
         self.history_w = []
