@@ -7,31 +7,46 @@ score a block, find the first mistake in it, update, and start the next block
 just after that mistake.  The updates, and so the weights, are the ones the
 plain loop makes, in the same order.
 
-Scoring is memory-bound, so blocks are screened in single precision: the
-engine keeps ``Z = [y x, y]`` in float32 (labels folded into the rows, plus a
-column for the offset), and ``Z @ (w, b)`` is every example's agreement
-``y (w @ x + b)`` at once.  An example is passed over only when its screened
-agreement exceeds a proven bound on the float32 rounding error, so it is
-certainly not a mistake.  The few others are decided with the plain loop's
-own expression, ``y * (x @ w + b) <= 0`` in double precision.
+A block's scores are a screen, not the decision: an example is passed over
+only when its screened agreement ``y (w @ x + b)`` exceeds a proven bound on
+the rounding error of the screen, so it is certainly not a mistake.  The few
+others are decided with the plain loop's own expression,
+``y * (x @ w + b) <= 0`` in double precision.
+
+Scoring is memory-bound, and each pass over the data before training costs
+about as much as an epoch, so the screen is chosen by what the run needs:
+
+- small data: a double-precision copy ``Z = [y x, y]`` (labels folded into the
+  rows, plus a column for the offset), so that ``Z @ (w, b)`` is every
+  agreement at once, in one operation per block;
+- large data: the first epochs screen ``X`` itself (no copy at all), which is
+  best for the many runs that converge within a few epochs; a run still going
+  after them gets a single-precision copy of ``Z``, half the bytes per epoch.
 """
 
+import math
 from contextlib import nullcontext
 
 import numpy as np
 
-try:
-    from threadpoolctl import threadpool_limits
-except ImportError:  # optional: without it, BLAS keeps its own thread settings
-    threadpool_limits = None
-
 _MIN_BLOCK = 32
 _MAX_BLOCK = 1 << 15
 _FLOAT32_UNIT = 2.0**-24
+_FLOAT64_UNIT = 2.0**-53
 # Screening in float32 needs every product z_i v_i well inside its range;
 # data or weights outside these norms are screened in float64 instead.
 _FLOAT32_NORMS = (1e-15, 1e15)
 _FLOAT32_PRODUCT_LIMIT = 1e36
+# Up to this many entries (n_samples * n_features), copying the data costs
+# less than the extra operations per block of screening X directly.
+_SMALL_DATA = 1 << 20
+# Large data is screened directly for this many epochs before the float32 copy
+# is made: a run that converges within them never pays for the copy.
+_DIRECT_EPOCHS = 3
+# The next block covers this many times the last gap between mistakes.
+_BLOCK_PER_GAP = 1.0
+
+_blas_controller = None
 
 
 def single_threaded_blas():
@@ -39,78 +54,235 @@ def single_threaded_blas():
 
     The blocks scored between two mistakes are small, and waking BLAS threads
     for each of them costs more than it saves (over twice the time on a busy
-    machine), so training runs single-threaded.
+    machine), so training runs single-threaded.  Finding the BLAS libraries
+    reads the process's memory map, which costs more than training a small
+    data set, so it is done once per process.
     """
-    return threadpool_limits(limits=1, user_api="blas") if threadpool_limits else nullcontext()
+    global _blas_controller
+    if _blas_controller is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # optional: without it, BLAS keeps its own thread settings
+            return nullcontext()
+        _blas_controller = ThreadpoolController()
+    return _blas_controller.limit(limits=1, user_api="blas")
+
+
+def max_squared_norm(X):
+    """The largest ``||x_i||^2`` over the rows of ``X`` (inf or nan when ``X`` is not finite)."""
+    return float(np.einsum("ij,ij->i", X, X).max())
 
 
 class MistakeFinder:
     """Find, for fixed weights, the first example at or after ``start`` that they get wrong.
 
     ``X`` and ``y`` are the examples in visiting order; they are not modified.
+    ``step`` is the signed size of each example's update, ``y`` times its
+    weight (None when the examples are not weighted).  ``sq_norm``,
+    when known, is ``max_squared_norm(X)``.
     """
 
-    def __init__(self, X, y, fit_intercept):
+    def __init__(self, X, y, fit_intercept, step=None, sq_norm=None):
         self.X = X
         self.y = y
-        self.n = X.shape[0]
+        self.step = y if step is None else step
+        # Each example's weight, |step|, or None when every weight is 1.
+        self.weight = None if step is None else np.abs(step)
+        self.n, self.d = X.shape
         self.fit_intercept = fit_intercept
-        self.max_z_norm = float(np.sqrt(np.einsum("ij,ij->i", X, X).max() + (1.0 if fit_intercept else 0.0)))
-        low, high = _FLOAT32_NORMS
-        self._build(np.float32 if low < self.max_z_norm < high else np.float64)
+        if sq_norm is None:
+            sq_norm = max_squared_norm(X)
+        self.max_z_norm = float(np.sqrt(sq_norm + (1.0 if fit_intercept else 0.0)))
+        self.Z = None
+        self.epochs_started = 0
         self.block = 256
+        if self.n * self.d <= _SMALL_DATA:
+            self._build(np.float64)
+        else:
+            self._set_slack(np.float64)
+
+    def _set_slack(self, dtype):
+        # Rounding Z and (w, b) to the screening precision, and the dot product
+        # of m terms, together err by at most (m + 3) u ||z|| ||v|| (u the unit
+        # roundoff), plus m times the smallest subnormal for each of rounding
+        # a tiny entry, its product and its sum; twice that is the slack.  The
+        # direct screen y (X @ w + b) errs by no more than a dot product of m terms.
+        m = self.d + (1 if self.fit_intercept else 0)
+        unit, tiny = (_FLOAT32_UNIT, 2.0**-149) if dtype == np.float32 else (_FLOAT64_UNIT, 2.0**-1074)
+        self.screen_factor = 2.0 * ((m + 3) * unit * self.max_z_norm + m * tiny)
+        self.screen_floor = 2.0 * 3 * m * tiny
 
     def _build(self, dtype):
         """Make the screening copy ``Z = [y x, y]`` and its rounding bound in ``dtype``."""
-        d = self.X.shape[1]
+        d = self.d
         self.Z = np.empty((self.n, d + (1 if self.fit_intercept else 0)), dtype=dtype)
         np.multiply(self.X, self.y[:, None], out=self.Z[:, :d], casting="same_kind")
         if self.fit_intercept:
             self.Z[:, -1] = self.y
-        # Rounding Z and (w, b) to the screening precision, and the dot product
-        # of m terms, together err by at most (m + 3) u ||z|| ||v|| (u the unit
-        # roundoff), plus m times the smallest subnormal for each of rounding
-        # a tiny entry, its product and its sum; twice that is the slack.
-        m = self.Z.shape[1]
-        unit, tiny = (_FLOAT32_UNIT, 2.0**-149) if dtype == np.float32 else (2.0**-53, 2.0**-1074)
-        self.screen_factor = 2.0 * ((m + 3) * unit * self.max_z_norm + m * tiny)
-        self.screen_floor = 2.0 * 3 * m * tiny
-        self._v = np.empty(m, dtype=dtype)
+        self._v = np.empty(self.Z.shape[1], dtype=dtype)
+        self._set_slack(dtype)
+
+    def start_epoch(self):
+        """Called before each epoch: large data gets its float32 copy once the direct epochs are over."""
+        self.epochs_started += 1
+        if self.Z is None and self.epochs_started > _DIRECT_EPOCHS:
+            low, high = _FLOAT32_NORMS
+            self._build(np.float32 if low < self.max_z_norm < high else np.float64)
 
     def reorder(self, order):
         """A finder over the same examples visited in ``order`` (used when shuffling)."""
         other = object.__new__(MistakeFinder)
         other.__dict__.update(self.__dict__)
-        other.X, other.y, other.Z = self.X[order], self.y[order], self.Z[order]
-        other._v = self._v.copy()
+        other.X, other.y, other.step = self.X[order], self.y[order], self.step[order]
+        if self.weight is not None:
+            other.weight = self.weight[order]
+        if self.Z is not None:
+            other.Z = self.Z[order]
+            other._v = self._v.copy()
         return other
 
-    def first_mistake(self, w, b, start):
-        """Index of the first ``i >= start`` with ``y[i] * (X[i] @ w + b) <= 0``, or -1."""
-        v_norm = float(np.sqrt(w @ w + (b * b if self.fit_intercept else 0.0)))
-        if self.Z.dtype == np.float32 and v_norm * self.max_z_norm > _FLOAT32_PRODUCT_LIMIT:
-            self._build(np.float64)
-        X, y, Z, n, v = self.X, self.y, self.Z, self.n, self._v
-        d = w.shape[0]
-        v[:d] = w
-        if self.fit_intercept:
-            v[d] = b
-        screen_slack = self.screen_factor * v_norm + self.screen_floor
+    def run_epoch(self, state):
+        """One pass of the plain loop over the examples in order; returns the number of mistakes.
+
+        Each mistake is reported to ``state.on_mistake`` (when the state keeps
+        extra bookkeeping) before the update ``w += step x``, ``b += step`` is
+        made to ``state.v``.  This runs once per mistake, so it keeps to few
+        numpy calls and no method calls.
+        """
+        X, y, step, weight, n, d = self.X, self.y, self.step, self.weight, self.n, self.d
+        fit_intercept = self.fit_intercept
+        v = state.v
+        w = v[:d]
+        hook = state.on_mistake if state.keeps_history else None
+        made = 0
+        start = 0
+        while start < n:
+            v_norm = math.sqrt(v @ v)
+            Z = self.Z
+            if Z is not None and Z.dtype == np.float32 and v_norm * self.max_z_norm > _FLOAT32_PRODUCT_LIMIT:
+                self._build(np.float64)
+                Z = self.Z
+            b = v[d] if fit_intercept else 0.0
+            if Z is not None:
+                if Z.dtype == np.float64:
+                    screen_v = v
+                else:
+                    screen_v = self._v
+                    screen_v[:] = v
+            # (With zero weights every agreement is exactly 0, whatever the factor.)
+            screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
+            mistake = -1
+            i = start
+            while i < n:
+                stop = min(n, i + self.block)
+                if Z is not None:
+                    agreement = Z[i:stop] @ screen_v
+                else:
+                    agreement = X[i:stop] @ w
+                    agreement += b
+                    agreement *= y[i:stop]
+                for k in (agreement <= screen_slack).nonzero()[0].tolist():
+                    j = i + k
+                    # Below -slack the screen proves the mistake; in between,
+                    # the plain loop's expression decides.
+                    if agreement[k] < -screen_slack or y[j] * (X[j] @ w + b) <= 0:
+                        mistake = j
+                        break
+                if mistake >= 0:
+                    # Mistakes tend to come at a steady rate: size the next
+                    # block to the gap just seen.
+                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, int(_BLOCK_PER_GAP * (mistake - start + 1))))
+                    break
+                self.block = min(_MAX_BLOCK, 2 * self.block)
+                i = stop
+            if mistake < 0:
+                break
+            if hook is not None:
+                hook(X[mistake], step[mistake], state.visits + mistake)
+            # With a double-precision Z the update is one operation: step [x, 1]
+            # is the weight times Z[i] = y [x, 1], bit for bit, since y is -1 or +1.
+            if Z is not None and Z.dtype == np.float64:
+                if weight is None:
+                    v += Z[mistake]
+                else:
+                    v += weight[mistake] * Z[mistake]
+            else:
+                w += step[mistake] * X[mistake]
+                if fit_intercept:
+                    v[-1] += step[mistake]
+            made += 1
+            start = mistake + 1
+        return made
+
+
+class MulticlassMistakeFinder:
+    """Find, for fixed class weights, the first example at or after ``start`` that they get wrong.
+
+    The multiclass perceptron gets example ``i`` wrong when some other class
+    scores at least as high as its own class ``y[i]``.  As for two classes,
+    the weights only change at a mistake, so a block of examples is scored
+    with one matrix product, in double precision; an example is passed over
+    only when its own class beats every other by more than a proven bound on
+    the rounding error of that product.  The few others are decided with the
+    plain loop's own expression, ``W @ x + b``.
+    """
+
+    def __init__(self, X, y, fit_intercept, step, sq_norm=None):
+        self.X = X
+        self.y = y
+        self.step = step
+        self.n = X.shape[0]
+        self.fit_intercept = fit_intercept
+        if sq_norm is None:
+            sq_norm = max_squared_norm(X)
+        max_x_norm = float(np.sqrt(sq_norm + (1.0 if fit_intercept else 0.0)))
+        # Each score errs by at most (m + 3) u ||(x, 1)|| ||(w_c, b_c)|| plus the
+        # subnormal terms (as in MistakeFinder); a difference of two scores by
+        # twice that, and twice again is the slack.
+        m = X.shape[1] + 1
+        unit, tiny = _FLOAT64_UNIT, 2.0**-1074
+        self.screen_factor = 4.0 * ((m + 3) * unit * max_x_norm + m * tiny)
+        self.screen_floor = 4.0 * 3 * m * tiny
+        self.block = 256
+
+    def start_epoch(self):
+        """Called before each epoch; the multiclass screen needs no preparation."""
+
+    def reorder(self, order):
+        """A finder over the same examples visited in ``order`` (used when shuffling)."""
+        other = object.__new__(MulticlassMistakeFinder)
+        other.__dict__.update(self.__dict__)
+        other.X, other.y, other.step = self.X[order], self.y[order], self.step[order]
+        return other
+
+    @staticmethod
+    def rival(scores, label):
+        """The plain loop's decision: the best-scoring other class (lowest index on ties), and whether it wins."""
+        others = scores.copy()
+        others[label] = -np.inf
+        rival = int(others.argmax())
+        return rival, bool(others[rival] >= scores[label])
+
+    def first_mistake(self, W, b, start):
+        """``(i, rival)`` for the first ``i >= start`` that ``(W, b)`` gets wrong, or ``(-1, -1)``."""
+        X, y, n = self.X, self.y, self.n
+        v_norm = float(np.sqrt((np.einsum("ij,ij->i", W, W) + b * b).max()))
+        screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
         i = start
         while i < n:
             stop = min(n, i + self.block)
-            doubtful = Z[i:stop] @ v <= screen_slack
-            k = int(doubtful.argmax())
-            while doubtful[k]:
-                j = i + k
-                if y[j] * (X[j] @ w + b) <= 0:
-                    # Mistakes tend to come at a steady rate: size the next
-                    # block to the gap just seen.
+            scores = X[i:stop] @ W.T
+            scores += b
+            rows = np.arange(stop - i)
+            own = scores[rows, y[i:stop]]
+            scores[rows, y[i:stop]] = -np.inf
+            doubtful = np.flatnonzero(own - scores.max(axis=1) <= screen_slack)
+            for k in doubtful:
+                j = i + int(k)
+                rival, wrong = self.rival(W @ X[j] + b, y[j])
+                if wrong:
                     self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, j - start + 1))
-                    return j
-                if k + 1 == doubtful.shape[0]:
-                    break
-                k += 1 + int(doubtful[k + 1 :].argmax())
+                    return j, rival
             self.block = min(_MAX_BLOCK, 2 * self.block)
             i = stop
-        return -1
+        return -1, -1

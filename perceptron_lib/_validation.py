@@ -1,15 +1,18 @@
-"""Input checks shared by every public function of :mod:`perceptron_lib`.
+"""Input checks shared by the plain functions of :mod:`perceptron_lib`, and ``sample_weight``.
 
-All validation lives here so that each error message is written once and
-reads the same wherever it is raised.  Checks raise ``ValueError`` or
-``TypeError``; none of them uses ``assert``, which ``python -O`` removes.
+The plain functions' validation lives here so that each error message is
+written once and reads the same wherever it is raised.  The estimators check
+``X`` and ``y`` with scikit-learn's ``validate_data`` instead, whose messages
+scikit-learn's estimator checks expect, and their ``sample_weight`` here.
+Checks raise ``ValueError`` or ``TypeError``; none of them uses ``assert``,
+which ``python -O`` removes.
 """
 
 import numbers
 
 import numpy as np
 
-__all__ = ["check_X", "check_X_y", "check_labels", "check_weights", "check_positive_int"]
+__all__ = ["check_X", "check_X_y", "check_labels", "check_weights", "check_positive_int", "check_sample_weight"]
 
 
 def _describe(values):
@@ -95,3 +98,30 @@ def check_positive_int(value, name):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be an int in the range [1, inf). Got {value!r} instead.")
     return int(value)
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Return ``sample_weight`` as a float64 vector of ``n_samples`` finite, non-negative weights.
+
+    ``None`` stays ``None`` (every example has weight 1); a single number is
+    every example's weight.
+    """
+    if sample_weight is None:
+        return None
+    try:
+        arr = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"sample_weight must be an array-like of numbers; it could not be converted to floats ({exc}).") from None
+    if arr.ndim == 0:
+        arr = np.full(n_samples, float(arr))
+    if arr.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight must have shape (n_samples,) = ({n_samples},), one weight per example. "
+            f"Got shape {arr.shape} instead."
+        )
+    if not np.isfinite(arr).all():
+        raise ValueError("sample_weight must contain only finite values.")
+    if (arr < 0).any():
+        i = int(np.argmax(arr < 0))
+        raise ValueError(f"sample_weight must be non-negative. Found {arr[i]} at index {i}.")
+    return arr

@@ -1,19 +1,20 @@
-"""The perceptron: functions in the course's notation, and the estimator class.
+"""The perceptron in the course's notation: labels -1 and +1, weights ``w`` and offset ``b``.
 
 ``perceptron_update`` is one step of the online protocol; ``train_perceptron``
 is the cyclic (batch) algorithm that repeats passes until a pass makes no
-mistake; :class:`Perceptron` wraps the same pass in a scikit-learn style API.
+mistake.  The estimator :class:`perceptron_lib.Perceptron` trains with the same
+pass (see :mod:`perceptron_lib.estimators`).
 """
 
 from collections import namedtuple
 
 import numpy as np
 
-from ._base import OnlineLinearClassifier, _OnlinePass
-from ._engine import MistakeFinder, single_threaded_blas
+from ._base import _OnlinePass, run_epochs
+from ._engine import MistakeFinder
 from ._validation import check_positive_int, check_X_y
 
-__all__ = ["Perceptron", "perceptron_update", "train_perceptron", "TrainingResult"]
+__all__ = ["perceptron_update", "train_perceptron", "TrainingResult"]
 
 TrainingResult = namedtuple("TrainingResult", "w b n_mistakes n_epochs converged")
 TrainingResult.__doc__ = """What ``train_perceptron`` returns: the weights ``w``, the offset ``b``,
@@ -94,68 +95,5 @@ def train_perceptron(X, y, *, fit_intercept=True, max_epochs=1000):
     X, y = check_X_y(X, y)
     max_epochs = check_positive_int(max_epochs, "max_epochs")
     state = _OnlinePass(X.shape[1], bool(fit_intercept))
-    finder = MistakeFinder(X, y, bool(fit_intercept))
-    with single_threaded_blas():
-        for epoch in range(1, max_epochs + 1):
-            if state.run_epoch(finder) == 0:
-                return TrainingResult(state.w, float(state.b), state.mistakes, epoch, True)
-    return TrainingResult(state.w, float(state.b), state.mistakes, max_epochs, False)
-
-
-class Perceptron(OnlineLinearClassifier):
-    """Rosenblatt's perceptron, trained by cyclic passes until a pass makes no mistake.
-
-    Parameters
-    ----------
-    fit_intercept : bool, default=True
-        Learn an offset ``intercept_``; when False the plane passes through the origin.
-    max_epochs : int, default=1000
-        Upper limit on the number of passes over the data. Stopping there without
-        an error-free pass raises a :class:`ConvergenceWarning`.
-    shuffle : bool, default=False
-        Visit the examples in a fresh random order in every epoch.
-    random_state : int, numpy.random.Generator or None, default=None
-        Seed of the shuffling; used only when ``shuffle=True``.
-
-    Attributes
-    ----------
-    coef_ : ndarray of shape (n_features,)
-        The weight vector ``w``.
-    intercept_ : float
-        The offset ``b`` (0.0 when ``fit_intercept=False``).
-    n_mistakes_ : int
-        Number of updates made, over all epochs.
-    n_epochs_ : int
-        Number of passes made, including the final error-free one.
-    converged_ : bool
-        Whether the last pass made no mistake.
-
-    Notes
-    -----
-    On each example ``(x, y)`` the model predicts with the sign of
-    ``w @ x + b``. When ``y (w @ x + b) <= 0`` (a point on the plane counts as a
-    mistake) it updates ``w <- w + y x`` and ``b <- b + y``, which raises the
-    score of that example by ``||x||^2 + 1``. On data separable with margin
-    ``gamma`` inside a ball of radius ``R`` it makes at most ``(R / gamma)^2``
-    mistakes (Novikoff, 1962).
-
-    The examples are not visited one by one in Python: each block of examples
-    is scored with one matrix product, and training jumps to the first mistake
-    in the block.  The updates are exactly those of the one-example loop.
-
-    References
-    ----------
-    F. Rosenblatt (1958). The perceptron: a probabilistic model for information
-    storage and organization in the brain. Psychological Review 65(6).
-
-    Examples
-    --------
-    >>> from perceptron_lib import Perceptron
-    >>> X = [[1, 0], [0, -1], [0, 1], [-1, 0]]
-    >>> y = [1, -1, 1, -1]
-    >>> model = Perceptron(fit_intercept=False).fit(X, y)
-    >>> model.coef_, model.n_mistakes_, model.n_epochs_
-    (array([1., 1.]), 2, 2)
-    >>> model.predict([[2, 1], [-1, -3]])
-    array([ 1, -1])
-    """
+    n_epochs, converged = run_epochs(state, MistakeFinder(X, y, bool(fit_intercept)), max_epochs)
+    return TrainingResult(state.w.copy(), state.b, state.mistakes, n_epochs, converged)

@@ -6,16 +6,18 @@ import pytest
 import perceptron_lib as pl
 
 
-def plain_perceptron(X, y, *, fit_intercept=True, max_epochs=1000, orders=None):
+def plain_perceptron(X, y, *, fit_intercept=True, max_epochs=1000, orders=None, sample_weight=None):
     """The textbook loop, one example at a time: the oracle for exactness.
 
     Returns the final weights, offset, mistake count, epoch count, the
     weights held after every visit (for the averaged and voted models), and
     whether the last epoch made no mistake.
-    ``orders`` optionally gives the visiting order of each epoch.
+    ``orders`` optionally gives the visiting order of each epoch;
+    ``sample_weight`` the size ``s`` of each example's update ``w += s y x``.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
+    s = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     w = np.zeros(X.shape[1])
     b = 0.0
     mistakes = 0
@@ -26,9 +28,9 @@ def plain_perceptron(X, y, *, fit_intercept=True, max_epochs=1000, orders=None):
         made = 0
         for i in order:
             if y[i] * (X[i] @ w + b) <= 0:
-                w = w + y[i] * X[i]
+                w = w + (s[i] * y[i]) * X[i]
                 if fit_intercept:
-                    b = b + y[i]
+                    b = b + s[i] * y[i]
                 made += 1
             history.append((w.copy(), b))
         mistakes += made
@@ -54,6 +56,21 @@ DATASETS = {
     "xor": lambda: (*pl.make_xor(40, random_state=5), False),
     "noisy_labels": lambda: (*_noisy(6), False),
 }
+
+
+@pytest.fixture(params=["small_data", "large_data"])
+def screen(request, monkeypatch):
+    """Run a test with each of the engine's screens.
+
+    Small data is screened with a double-precision copy; large data directly
+    on X for the first epochs and with a single-precision copy after them.
+    Setting the size limit to 0 sends the named data sets down the large path.
+    """
+    if request.param == "large_data":
+        from perceptron_lib import _engine
+
+        monkeypatch.setattr(_engine, "_SMALL_DATA", 0)
+    return request.param
 
 
 @pytest.fixture(params=sorted(DATASETS), ids=sorted(DATASETS))

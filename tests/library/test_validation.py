@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 
 import perceptron_lib as pl
 from perceptron_lib import AveragedPerceptron, Perceptron, VotedPerceptron
@@ -30,12 +31,48 @@ BAD_INPUTS = {
 }
 
 
-@pytest.mark.parametrize("model_class", MODELS, ids=lambda c: c.__name__)
 @pytest.mark.parametrize("case", sorted(BAD_INPUTS), ids=str)
-def test_fit_rejects_bad_input_with_a_clear_message(model_class, case):
+def test_train_perceptron_rejects_bad_input_with_a_clear_message(case):
     X, y, error, pattern = BAD_INPUTS[case]
     with pytest.raises(error, match=pattern):
+        pl.train_perceptron(X, y)
+
+
+# The estimators take any two labels, and flatten a column y with a warning as
+# scikit-learn does; the rest is refused by scikit-learn's validation, whose
+# messages its estimator checks hold to (test_estimator_checks.py).
+LABEL_CASES = {"y_zero_one", "y_strings", "y_is_2d"}
+
+
+@pytest.mark.parametrize("model_class", MODELS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("case", sorted(set(BAD_INPUTS) - LABEL_CASES), ids=str)
+def test_estimators_reject_bad_input(model_class, case):
+    X, y, error, _ = BAD_INPUTS[case]
+    with pytest.raises((ValueError, TypeError)):
         model_class().fit(X, y)
+
+
+@pytest.mark.parametrize("model_class", MODELS, ids=lambda c: c.__name__)
+def test_binary_estimators_name_the_classes_they_cannot_use(model_class):
+    with pytest.raises(ValueError, match=r"Only binary .* exactly two classes. Got 3 classes: \[1, 2, 3\]\. Use MulticlassPerceptron"):
+        model_class().fit(GOOD_X, [1, 2, 3])
+    with pytest.raises(ValueError, match=r"at least two classes in y; got only one class: \['a'\]"):
+        model_class().fit(GOOD_X, ["a", "a", "a"])
+    with pytest.raises(ValueError, match=r"non-zero sample_weight; got only one class: \['b'\]"):
+        model_class().fit(GOOD_X, ["a", "b", "b"], sample_weight=[0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    "weight, pattern",
+    [([1.0, 2.0], r"shape \(n_samples,\) = \(3,\).*Got shape \(2,\)"),
+     ([1.0, -2.0, 1.0], r"non-negative. Found -2.0 at index 1"),
+     ([1.0, np.nan, 1.0], r"finite"),
+     ([0.0, 0.0, 0.0], r"zero for every example")],
+    ids=["wrong_length", "negative", "nan", "all_zero"],
+)
+def test_sample_weight_is_checked(weight, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        Perceptron().fit(GOOD_X, GOOD_Y, sample_weight=weight)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "10", True, None], ids=repr)
@@ -44,17 +81,18 @@ def test_max_epochs_must_be_a_positive_int(bad):
         Perceptron(max_epochs=bad).fit(GOOD_X, GOOD_Y)
 
 
-def test_predict_before_fit_says_to_fit():
-    with pytest.raises(AttributeError, match="not fitted yet"):
-        Perceptron().predict(GOOD_X)
+@pytest.mark.parametrize("model_class", MODELS, ids=lambda c: c.__name__)
+def test_predict_before_fit_says_to_fit(model_class):
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        model_class().predict(GOOD_X)
 
 
 @pytest.mark.parametrize("model_class", MODELS, ids=lambda c: c.__name__)
 def test_predict_with_the_wrong_number_of_features(model_class):
     model = model_class().fit(GOOD_X, GOOD_Y)
-    with pytest.raises(ValueError, match="has 3 features, but the model was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but .* is expecting 2 features"):
         model.predict(np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="has 3 features"):
+    with pytest.raises(ValueError, match="X has 3 features"):
         model.partial_fit(np.zeros((2, 3)), [1, -1])
 
 
