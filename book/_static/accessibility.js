@@ -1,0 +1,63 @@
+/* Keyboard and screen-reader fixes to the behaviour of pydata-sphinx-theme.
+ *
+ * 1. A code block or output that scrolls sideways must be reachable with the keyboard,
+ *    or a reader without a mouse cannot see its end (WCAG 2.1.1). The theme gives such
+ *    boxes tabindex="0" when the page loads and when the window is resized, but not
+ *    when a hidden cell or a solution is opened later: a box inside it was measured
+ *    while hidden, found not to scroll, and left out of the tab order. Here every such
+ *    box is measured again whenever its size changes.
+ * 2. The colour-mode button says which mode is on ("Color mode: dark"), so a screen
+ *    reader user hears what each press did.
+ */
+(function () {
+  "use strict";
+
+  // The boxes the theme makes focusable when they scroll (pydata-sphinx-theme 0.17).
+  const SCROLLABLE = [
+    "pre",
+    ".nboutput > .output_area",
+    ".cell_output > .output",
+    ".jp-RenderedHTMLCommon",
+    ".pst-scrollable-table-container",
+  ].join(", ");
+
+  function updateTabStop(box) {
+    const scrolls = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight;
+    box.tabIndex = scrolls ? 0 : -1;
+  }
+
+  function watchScrollableBoxes() {
+    if (!("ResizeObserver" in window)) {
+      return;
+    }
+    const observer = new ResizeObserver((entries) => {
+      entries.forEach((entry) => updateTabStop(entry.target));
+    });
+    document.querySelectorAll(SCROLLABLE).forEach((box) => observer.observe(box));
+  }
+
+  const MODE_NAMES = { light: "light", dark: "dark", auto: "system setting" };
+
+  function nameColourModeButtons() {
+    const root = document.documentElement;
+    const update = () => {
+      const mode = MODE_NAMES[root.dataset.mode] || root.dataset.mode || MODE_NAMES.auto;
+      document.querySelectorAll(".theme-switch-button").forEach((button) => {
+        button.setAttribute("aria-label", `Color mode: ${mode}`);
+      });
+    };
+    new MutationObserver(update).observe(root, { attributes: true, attributeFilter: ["data-mode"] });
+    update();
+  }
+
+  function start() {
+    watchScrollableBoxes();
+    nameColourModeButtons();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
