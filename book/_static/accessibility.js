@@ -8,6 +8,12 @@
  *    box is measured again whenever its size changes.
  * 2. The colour-mode button says which mode is on ("Color mode: dark"), so a screen
  *    reader user hears what each press did.
+ * 3. sphinx-book-theme takes the focus away from the colour-mode, search and sidebar
+ *    buttons whenever they are clicked, to hide their tooltips. After a key press that
+ *    leaves the focus on no control at all: a keyboard user could not press the same
+ *    button again, and a screen reader jumps to the top of the page (WCAG 2.4.3). The
+ *    focus goes back to the button when it was pressed from the keyboard and nothing
+ *    else (a dialog the button opened) took the focus.
  */
 (function () {
   "use strict";
@@ -50,9 +56,25 @@
     update();
   }
 
+  const BLURRED_ON_CLICK = [".theme-switch-button", ".search-button", ".primary-toggle",
+                            ".secondary-toggle"].join(", ");
+
+  function keepFocusAfterKeyPress() {
+    document.querySelectorAll(BLURRED_ON_CLICK).forEach((button) => {
+      button.addEventListener("click", (event) => {
+        // A click from Enter or Space has no pointer, hence detail 0.
+        const nowhere = !document.activeElement || document.activeElement === document.body;
+        if (event.detail === 0 && nowhere) {
+          button.focus();
+        }
+      });
+    });
+  }
+
   function start() {
     watchScrollableBoxes();
     nameColourModeButtons();
+    keepFocusAfterKeyPress();
   }
 
   if (document.readyState === "loading") {
