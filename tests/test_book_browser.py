@@ -407,37 +407,148 @@ def describe_violations(where: str, result: dict) -> list[str]:
     return lines
 
 
-def test_pages_pass_axe_in_light_and_dark_mode(browser, built_book, book_docnames,
-                                               axe_source, artifacts):
-    """axe-core's WCAG 2.0 and 2.1 A and AA rules find nothing on any page, in either mode."""
-    problems: list[str] = []
-    counts: dict[str, int] = {}
-    backgrounds: dict[str, list[float]] = {mode: [] for mode in COLOUR_MODES}
+FIGURES_JS = """
+const describe = img => (img.getAttribute("alt") || "").trim();
+return {
+    figures: [...document.querySelectorAll("article figure")].map(figure => ({
+        id: figure.id,
+        images: figure.querySelectorAll("img, svg, canvas").length,
+        caption: figure.querySelector("figcaption")
+            ? figure.querySelector("figcaption").textContent.replace("#", "").trim() : "",
+        captionShown: Boolean(figure.querySelector("figcaption"))
+            && figure.querySelector("figcaption").checkVisibility({visibilityProperty: true}),
+    })),
+    images: [...document.querySelectorAll("article img")]
+        .map(img => ({src: (img.getAttribute("src") || "").slice(0, 60), alt: describe(img)})),
+};
+"""
+
+# What a screen reader gets of each formula shown on the page (hidden content opened).
+MATH_JS = """
+const containers = [...document.querySelectorAll("article mjx-container")]
+    .filter(c => c.checkVisibility({visibilityProperty: true}));
+return {
+    shown: containers.length,
+    withoutMathml: containers.filter(c => {
+        const mathml = c.querySelector("mjx-assistive-mml > math");
+        return !mathml || !mathml.textContent.trim();
+    }).length,
+    visualNotHidden: containers.filter(c => {
+        const visual = c.querySelector("mjx-math");
+        return visual && visual.getAttribute("aria-hidden") !== "true";
+    }).length,
+    example: containers.length
+        ? (containers[0].querySelector("mjx-assistive-mml") || containers[0]).textContent : null,
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def audit(browser, built_book, book_docnames, axe_source, artifacts) -> dict[str, dict]:
+    """One visit to every page of the site for the accessibility tests.
+
+    On each page: its figures as loaded; then, with every hidden cell and solution
+    opened, its formulas and the formulas in the browser's accessibility tree, and
+    axe-core's results in light and in dark mode (switched with the theme's button).
+    The home page is also checked at phone width, in both modes, as "<name> (phone)".
+    """
+    pages: dict[str, dict] = {}
     try:
         for name, path in site_pages(built_book, book_docnames):
             open_page(browser, path, DESKTOP)
+            facts = {"figures": browser.execute_script(FIGURES_JS), "axe": {}, "background": {}}
             reveal_hidden_content(browser)
+            facts["math"] = browser.execute_script(MATH_JS)
+            tree = browser.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+            facts["math"]["exposed"] = sum(
+                1 for node in tree if not node.get("ignored")
+                and node.get("role", {}).get("value") in ("math", "MathMLMath"))
             for mode in COLOUR_MODES:
-                backgrounds[mode].append(luminance(set_colour_mode(browser, mode)))
-                result = run_axe(browser, axe_source)
-                assert result["rules"] > 20, (
-                    f"{name} ({mode}): axe-core ran only {result['rules']} rules")
-                problems += describe_violations(f"{name} ({mode} mode)", result)
-                for violation in result["violations"]:
-                    counts[violation["id"]] = counts.get(violation["id"], 0) + len(violation["nodes"])
+                facts["background"][mode] = luminance(set_colour_mode(browser, mode))
+                facts["axe"][mode] = run_axe(browser, axe_source)
                 if mode == "dark" and name in SCREENSHOT_PAGES:
                     save_screenshots(browser, name, "desktop-dark", artifacts)
+            pages[name] = facts
+        # A phone shows the same content in another frame (menu buttons, no sidebars).
+        home = book_docnames[0]
+        open_page(browser, built_book / f"{home}.html", PHONE)
+        phone = {"axe": {}, "background": {}}
+        for mode in COLOUR_MODES:
+            phone["background"][mode] = luminance(set_colour_mode(browser, mode))
+            phone["axe"][mode] = run_axe(browser, axe_source)
+        pages[f"{home} (phone)"] = phone
     finally:
         set_colour_mode(browser, "light")
+    return pages
+
+
+def test_pages_pass_axe_in_light_and_dark_mode(audit):
+    """axe-core's WCAG 2.0 and 2.1 A and AA rules find nothing on any page, in either mode."""
+    problems: list[str] = []
+    counts: dict[str, int] = {}
+    for name, facts in audit.items():
+        for mode, result in facts["axe"].items():
+            assert result["rules"] > 20, f"{name} ({mode}): axe-core ran only {result['rules']} rules"
+            problems += describe_violations(f"{name} ({mode} mode)", result)
+            for violation in result["violations"]:
+                counts[violation["id"]] = counts.get(violation["id"], 0) + len(violation["nodes"])
     # The switch must really have changed the colours, or dark mode was never checked.
-    assert max(backgrounds["dark"]) < 0.1 < min(backgrounds["light"]), (
-        f"background luminance light {backgrounds['light']}, dark {backgrounds['dark']}: "
-        "the colour-mode button did not switch the page's colours"
+    light = [facts["background"]["light"] for facts in audit.values()]
+    dark = [facts["background"]["dark"] for facts in audit.values()]
+    assert max(dark) < 0.1 < min(light), (
+        f"background luminance light {light}, dark {dark}: the colour-mode button did not "
+        "switch the page's colours"
     )
     assert not problems, (
         f"axe-core {AXE_TAGS} violations, {sum(counts.values())} in all ({counts}):\n"
         + "\n".join(problems)
     )
+
+
+def test_math_is_exposed_to_screen_readers(audit):
+    """Each formula carries MathML (MathJax's assistive MathML), the browser's accessibility
+    tree holds it as math, and the visual rendering is hidden so it is not read twice."""
+    problems: list[str] = []
+    formulas = 0
+    for name, facts in audit.items():
+        math = facts.get("math")
+        if not math or not math["shown"]:
+            continue
+        formulas += math["shown"]
+        if math["withoutMathml"]:
+            problems.append(f"{name}: {math['withoutMathml']} of {math['shown']} formulas "
+                            "have no assistive MathML")
+        if math["visualNotHidden"]:
+            problems.append(f"{name}: {math['visualNotHidden']} formulas do not hide their "
+                            "visual rendering from screen readers (aria-hidden)")
+        if math["exposed"] < math["shown"]:
+            problems.append(f"{name}: the accessibility tree holds {math['exposed']} formulas, "
+                            f"the page shows {math['shown']} (e.g. {math['example']!r})")
+    assert formulas, "no page shows a formula, so nothing was checked"
+    assert not problems, "Mathematics hidden from screen readers:\n" + "\n".join(problems)
+
+
+def test_figures_have_alt_text_and_captions(audit):
+    """Every figure has an image and a visible caption; every image in the text has alt
+    text that describes it (more than a word or a file name)."""
+    problems: list[str] = []
+    figures = 0
+    for name, facts in audit.items():
+        found = facts.get("figures") or {"figures": [], "images": []}
+        for figure in found["figures"]:
+            figures += 1
+            where = f"{name}: figure {figure['id'] or '(no id)'}"
+            if not figure["images"]:
+                problems.append(f"{where} has no image")
+            if not figure["caption"] or not figure["captionShown"]:
+                problems.append(f"{where} has no visible caption")
+        for image in found["images"]:
+            alt = image["alt"]
+            if len(alt.split()) < 3 or re.fullmatch(r"[\w.-]+\.(png|jpe?g|svg|gif)", alt):
+                problems.append(f"{name}: image {image['src']} has alt text {alt!r}, which "
+                                "does not describe it")
+    assert figures, "no page has a figure, so nothing was checked"
+    assert not problems, "Figures without a description or caption:\n" + "\n".join(problems)
 
 
 def keyboard_pages(built_book: Path, book_docnames: list[str]) -> list[tuple[str, Path]]:
@@ -686,91 +797,3 @@ def test_controls_work_with_the_keyboard(browser, built_book, book_docnames, axe
     assert {"hidden cell", "colour mode", "download menu", "search"} <= set(exercised)
     assert not problems, (f"Keyboard operation ({', '.join(exercised)}):\n"
                           + "\n".join(problems))
-
-
-def test_math_is_exposed_to_screen_readers(browser, built_book, book_docnames):
-    """Each formula carries MathML (MathJax's assistive MathML), the browser's accessibility
-    tree holds it as math, and the visual rendering is hidden so it is not read twice."""
-    problems: list[str] = []
-    formulas = 0
-    for name, path in page_paths(built_book, book_docnames):
-        open_page(browser, path, DESKTOP)
-        reveal_hidden_content(browser)
-        math = browser.execute_script(
-            """
-            const containers = [...document.querySelectorAll("article mjx-container")]
-                .filter(c => c.checkVisibility({visibilityProperty: true}));
-            return {
-                shown: containers.length,
-                withoutMathml: containers.filter(c => {
-                    const mathml = c.querySelector("mjx-assistive-mml > math");
-                    return !mathml || !mathml.textContent.trim();
-                }).length,
-                visualNotHidden: containers.filter(c => {
-                    const visual = c.querySelector("mjx-math");
-                    return visual && visual.getAttribute("aria-hidden") !== "true";
-                }).length,
-                example: containers.length
-                    ? (containers[0].querySelector("mjx-assistive-mml") || containers[0]).textContent
-                    : null,
-            };
-            """
-        )
-        if not math["shown"]:
-            continue
-        formulas += math["shown"]
-        if math["withoutMathml"]:
-            problems.append(f"{name}: {math['withoutMathml']} of {math['shown']} formulas "
-                            "have no assistive MathML")
-        if math["visualNotHidden"]:
-            problems.append(f"{name}: {math['visualNotHidden']} formulas expose their visual "
-                            "rendering to screen readers as well as their MathML")
-        tree = browser.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
-        exposed = [node for node in tree if not node.get("ignored")
-                   and node.get("role", {}).get("value") in ("math", "MathMLMath")]
-        if len(exposed) < math["shown"]:
-            problems.append(f"{name}: the accessibility tree holds {len(exposed)} formulas, "
-                            f"the page shows {math['shown']} (e.g. {math['example']!r})")
-    assert formulas, "no page shows a formula, so nothing was checked"
-    assert not problems, "Mathematics hidden from screen readers:\n" + "\n".join(problems)
-
-
-def test_figures_have_alt_text_and_captions(browser, built_book, book_docnames):
-    """Every figure has an image with a description and a visible caption; every image in
-    the text has alt text that is more than a file name."""
-    problems: list[str] = []
-    figures = 0
-    for name, path in page_paths(built_book, book_docnames):
-        open_page(browser, path, DESKTOP)
-        found = browser.execute_script(
-            """
-            const describe = img => (img.getAttribute("alt") || "").trim();
-            return {
-                figures: [...document.querySelectorAll("article figure")].map(figure => ({
-                    id: figure.id,
-                    alts: [...figure.querySelectorAll("img")].map(describe),
-                    caption: (figure.querySelector("figcaption") || {}).textContent || "",
-                    captionShown: Boolean(figure.querySelector("figcaption"))
-                        && figure.querySelector("figcaption").checkVisibility(),
-                })),
-                images: [...document.querySelectorAll("article img")]
-                    .map(img => ({src: (img.getAttribute("src") || "").slice(0, 60),
-                                  alt: describe(img)})),
-            };
-            """
-        )
-        for figure in found["figures"]:
-            figures += 1
-            where = f"{name}: figure {figure['id'] or '(no id)'}"
-            if not figure["alts"]:
-                problems.append(f"{where} has no image")
-            caption = figure["caption"].replace("#", "").strip()
-            if not caption or not figure["captionShown"]:
-                problems.append(f"{where} has no visible caption")
-        for image in found["images"]:
-            alt = image["alt"]
-            if len(alt.split()) < 3 or re.fullmatch(r"[\w.-]+\.(png|jpe?g|svg|gif)", alt):
-                problems.append(f"{name}: image {image['src']} has alt text {alt!r}, which "
-                                "does not describe it")
-    assert figures, "no page has a figure, so nothing was checked"
-    assert not problems, "Figures without a description or caption:\n" + "\n".join(problems)
