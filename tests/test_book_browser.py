@@ -752,7 +752,12 @@ def test_controls_work_with_the_keyboard(browser, built_book, book_docnames, axe
                     ".classList.contains('show')"), f"{chapter}: Escape did not close the menu")
     exercised.append("download menu")
 
-    # Ctrl+K opens the search dialog with the focus in its field; Escape closes it.
+    # Ctrl+K, the shortcut the search field announces, opens the search dialog with the
+    # focus in its field; Escape closes it.
+    shortcut = state("return document.querySelector('.search-button-field')"
+                     ".getAttribute('aria-keyshortcuts')")
+    check("Control+K" in (shortcut or "").split(), f"{chapter}: the search field announces "
+          f"the shortcut {shortcut!r}, not Control+K")
     focus(browser, "main a[href]")
     press(browser, "k", "KeyK", 75, modifiers=2)
     settle(browser)

@@ -8,12 +8,13 @@
  *    box is measured again whenever its size changes.
  * 2. The colour-mode button says which mode is on ("Color mode: dark"), so a screen
  *    reader user hears what each press did.
- * 3. sphinx-book-theme takes the focus away from the colour-mode, search and sidebar
- *    buttons whenever they are clicked, to hide their tooltips. After a key press that
- *    leaves the focus on no control at all: a keyboard user could not press the same
- *    button again, and a screen reader jumps to the top of the page (WCAG 2.4.3). The
- *    focus goes back to the button when it was pressed from the keyboard and nothing
- *    else (a dialog the button opened) took the focus.
+ * 3. The search field announces its shortcut, which the theme binds to Cmd+K on a Mac.
+ * 4. sphinx-book-theme takes the focus away from the colour-mode, search and sidebar
+ *    buttons whenever they are clicked, to hide their tooltips. A key press then leaves
+ *    the focus on no control at all: a keyboard user cannot press the same button
+ *    again, and a screen reader jumps to the top of the page (WCAG 2.4.3). The focus
+ *    goes back to the button when it was pressed from the keyboard and nothing else
+ *    (a dialog the button opened) took the focus.
  */
 (function () {
   "use strict";
@@ -71,9 +72,20 @@
     });
   }
 
+  function announceSearchShortcut() {
+    // The same test as pydata-sphinx-theme's for the key that opens the search.
+    const mac = navigator.platform.indexOf("Mac") === 0 || navigator.platform === "iPhone";
+    if (mac) {
+      document.querySelectorAll(".search-button-field[aria-keyshortcuts]").forEach((button) => {
+        button.setAttribute("aria-keyshortcuts", "Meta+K");
+      });
+    }
+  }
+
   function start() {
     watchScrollableBoxes();
     nameColourModeButtons();
+    announceSearchShortcut();
     keepFocusAfterKeyPress();
   }
 
