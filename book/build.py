@@ -43,8 +43,6 @@ RELEASE = ROOT / "notebooks" / "release"
 
 MATHJAX_VERSION = "3.2.2"
 MATHJAX_PREFIX = BUILD / ".mathjax"
-AXE_VERSION = "4.14.1"
-AXE_PREFIX = BUILD / ".axe-core"
 MATHJAX_TARGET = HTML / "_static" / "mathjax"
 # What tex-chtml.js loads at run time: the TeX input extensions, the CHTML fonts, the
 # menu and the accessibility components. The other bundles (SVG output, MathML input,
@@ -59,6 +57,9 @@ MATHJAX_PARTS = (
     "sre",
     "adaptors",
 )
+# axe-core, for the browser tests only (tests/test_book_browser.py).
+AXE_VERSION = "4.14.1"
+AXE_PREFIX = BUILD / ".axe-core"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _EXEC_LINE = re.compile(
@@ -133,7 +134,7 @@ def npm_install(name: str, version: str, prefix: Path, marker: Path, *, why: str
     npm = shutil.which("npm")
     if npm is None:
         raise BuildError(
-            f"{why}, and installs {name} {version} with npm, which is not installed. "
+            f"{why}. The build installs {name} {version} with npm, which is not installed. "
             "Install Node.js and npm (Debian and Ubuntu: apt-get install nodejs npm), or "
             f"{alternative}."
         )
