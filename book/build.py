@@ -10,6 +10,11 @@ The pages work with no network: MathJax 3 is installed from the npm registry int
 ``mathjax_path`` setting of ``_config.yml`` points. On a machine without npm, set
 ``BOOK_MATHJAX_DIR`` to the ``es5`` folder of a MathJax 3 package.
 
+axe-core, the accessibility checker that the browser tests run on every page, is
+installed the same way into ``_build/.axe-core``. The pages do not load it, so it is not
+copied into the site, and a build that cannot install it still succeeds (the accessibility
+test then says what is missing). ``BOOK_AXE_JS`` names an ``axe.min.js`` to use instead.
+
 When the build fails, the execution reports that myst-nb writes to
 ``_build/html/reports/`` (the traceback of each failing chapter) are printed, so the
 cause is visible in a CI log.
@@ -52,6 +57,9 @@ MATHJAX_PARTS = (
     "sre",
     "adaptors",
 )
+# axe-core, for the browser tests only (tests/test_book_browser.py).
+AXE_VERSION = "4.14.1"
+AXE_PREFIX = BUILD / ".axe-core"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _EXEC_LINE = re.compile(
@@ -75,34 +83,75 @@ def mathjax_es5() -> Path:
                 "folder of a MathJax 3 package."
             )
         return es5
+    package = npm_install(
+        "mathjax", MATHJAX_VERSION, MATHJAX_PREFIX, Path("es5/tex-chtml.js"),
+        why="The book serves MathJax from its own files",
+        alternative="set BOOK_MATHJAX_DIR to the es5 folder of a MathJax 3 package",
+    )
+    return package / "es5"
 
-    package = MATHJAX_PREFIX / "node_modules" / "mathjax"
-    es5 = package / "es5"
-    if _installed_version(package) == MATHJAX_VERSION and (es5 / "tex-chtml.js").is_file():
-        return es5
+
+def installed_axe_script() -> Path | None:
+    """axe-core's ``axe.min.js`` as the build left it (or ``BOOK_AXE_JS``), or None.
+
+    The accessibility test calls this; it never installs anything.
+    """
+    override = os.environ.get("BOOK_AXE_JS")
+    if override:
+        return Path(override) if Path(override).is_file() else None
+    package = AXE_PREFIX / "node_modules" / "axe-core"
+    script = package / "axe.min.js"
+    return script if _installed_version(package) == AXE_VERSION and script.is_file() else None
+
+
+def axe_script() -> Path:
+    """Return axe-core's ``axe.min.js`` for the accessibility test, installing it if needed."""
+    override = os.environ.get("BOOK_AXE_JS")
+    if override:
+        if not Path(override).is_file():
+            raise BuildError(f"BOOK_AXE_JS={override} is not a file: it must name the "
+                             "axe.min.js of an axe-core 4 package.")
+        return Path(override)
+    package = npm_install(
+        "axe-core", AXE_VERSION, AXE_PREFIX, Path("axe.min.js"),
+        why="The browser tests check every page with axe-core",
+        alternative="set BOOK_AXE_JS to the axe.min.js of an axe-core 4 package",
+    )
+    return package / "axe.min.js"
+
+
+def npm_install(name: str, version: str, prefix: Path, marker: Path, *, why: str,
+                alternative: str) -> Path:
+    """Install ``name@version`` with npm into ``prefix`` unless it is there; return its folder.
+
+    ``marker`` is a file, relative to the package, whose presence shows the install is
+    complete; ``why`` and ``alternative`` make the error message when npm is missing.
+    """
+    package = prefix / "node_modules" / name
+    if _installed_version(package) == version and (package / marker).is_file():
+        return package
 
     npm = shutil.which("npm")
     if npm is None:
         raise BuildError(
-            "The book serves MathJax from its own files, and installs MathJax "
-            f"{MATHJAX_VERSION} with npm, which is not installed. Install Node.js and npm "
-            "(Debian and Ubuntu: apt-get install nodejs npm), or set BOOK_MATHJAX_DIR to "
-            "the es5 folder of a MathJax 3 package."
+            f"{why}. The build installs {name} {version} with npm, which is not installed. "
+            "Install Node.js and npm (Debian and Ubuntu: apt-get install nodejs npm), or "
+            f"{alternative}."
         )
-    MATHJAX_PREFIX.mkdir(parents=True, exist_ok=True)
+    prefix.mkdir(parents=True, exist_ok=True)
     command = [
-        npm, "install", "--prefix", str(MATHJAX_PREFIX), "--no-save",
+        npm, "install", "--prefix", str(prefix), "--no-save",
         "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error",
-        f"mathjax@{MATHJAX_VERSION}",
+        f"{name}@{version}",
     ]
-    print(f"[book] installing MathJax {MATHJAX_VERSION} with npm into {MATHJAX_PREFIX}")
+    print(f"[book] installing {name} {version} with npm into {prefix}")
     result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0 or not (es5 / "tex-chtml.js").is_file():
+    if result.returncode != 0 or not (package / marker).is_file():
         raise BuildError(
             f"`{' '.join(command)}` failed (exit code {result.returncode}):\n"
             f"{result.stdout}{result.stderr}"
         )
-    return es5
+    return package
 
 
 def _installed_version(package: Path) -> str | None:
@@ -268,6 +317,11 @@ def main() -> int:
     except BuildError as error:
         print(f"[book] {error}", file=sys.stderr)
         return 1
+    try:
+        axe_script()
+    except BuildError as error:
+        # The pages do not need axe-core; only the accessibility test does.
+        print(f"[book] note: the accessibility test will not run: {error}")
     # Old reports would blame chapters that have been fixed since.
     shutil.rmtree(REPORTS, ignore_errors=True)
 

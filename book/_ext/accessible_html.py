@@ -1,0 +1,85 @@
+"""Sphinx extension: HTML that assistive technology reads as it should.
+
+The HTML writers of docutils and myst-nb, and matplotlib's animation player, emit a few
+things that WCAG 2.1 (as checked by axe-core) rejects. This extension emits the same
+content with correct semantics, so the pages need no script to repair them:
+
+- a bibliography is a list of list items. docutils marks each entry with the DPUB-ARIA
+  role ``doc-biblioentry``, deprecated since DPUB-ARIA 1.1, inside a ``role="list"``
+  that therefore has no ``listitem`` children;
+- the ``<summary>`` that shows a hidden code cell is named by its visible text ("Show
+  code cell source"). myst-nb labels it "Toggle hidden content", which a reader who
+  speaks the visible words to voice-control software cannot activate (WCAG 2.5.3);
+- the frame slider of a matplotlib animation (``Animation.to_jshtml``) has a label.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+ANIMATION_SLIDER_LABEL = "Animation frame"
+# The <input> of matplotlib's player: `<input id="_anim_slider..." type="range" ...>`.
+_UNLABELLED_SLIDER = re.compile(
+    r'<input(?![^>]*\baria-label=)(?=[^>]*\bclass="anim-slider")', re.IGNORECASE
+)
+
+
+def visit_citation(self, node: nodes.citation) -> None:
+    if not isinstance(node.previous_sibling(), nodes.citation):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+
+def depart_citation(self, node: nodes.citation) -> None:
+    self.body.append("</div>\n")
+    if not isinstance(node.next_node(descend=False, siblings=True), nodes.citation):
+        self.body.append("</div>\n")
+
+
+def visit_hidden_cell(self, node: nodes.Element) -> None:
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n')
+    self.body.append("<summary>\n")
+    self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
+    self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def depart_hidden_cell(self, node: nodes.Element) -> None:
+    self.body.append("</details>\n")
+
+
+def label_animation_sliders(html: str) -> str:
+    """Give every unlabelled frame slider of a matplotlib animation player a label."""
+    return _UNLABELLED_SLIDER.sub(f'<input aria-label="{ANIMATION_SLIDER_LABEL}"', html)
+
+
+class LabelAnimationSliders(SphinxPostTransform):
+    """Label the frame sliders in the HTML outputs of executed cells."""
+
+    default_priority = 400
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        for node in list(self.document.findall(nodes.raw)):
+            if "html" not in node.get("format", "").split():
+                continue
+            text = node.astext()
+            labelled = label_animation_sliders(text)
+            if labelled != text:
+                node.replace(node.children[0], nodes.Text(labelled))
+
+
+def setup(app: Sphinx) -> dict:
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    app.setup_extension("myst_nb")
+    app.add_node(nodes.citation, override=True, html=(visit_citation, depart_citation))
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_hidden_cell))
+    app.add_post_transform(LabelAnimationSliders)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
