@@ -14,15 +14,12 @@ the Step button, the arrow keys on a point, mouse clicks on the plot) and check:
 - on a phone-sized screen the lab fits the page.
 
 Screenshots of the lab go to ``test-artifacts/``. Needs a built book (``make book``),
-Chromium, ChromeDriver and npm (axe-core is installed from npm into ``_build/.axe``).
+Chromium, ChromeDriver and the axe-core that the book build installs (``make book``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -42,12 +39,11 @@ from perceptron_lib import (
     trace_perceptron,
 )
 # The browser and the artifacts folder are the book's browser tests' fixtures.
-from tests.test_book_browser import DESKTOP, PHONE, artifacts, browser, open_page  # noqa: F401
+from tests.test_book_browser import DESKTOP, PHONE, artifacts, axe_source, browser, open_page  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
 LAB_PAGE = "book/online_learning"
-AXE_VERSION = "4.14.1"
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 MINUS = "\u2212"
 
@@ -415,27 +411,6 @@ def test_points_are_placed_moved_and_flipped_with_the_mouse(browser, built_book)
 
 
 # ------------------------------------------------------------------------- accessibility and layout
-
-@pytest.fixture(scope="module")
-def axe_source(repo_root) -> str:
-    """axe-core's browser script, installed from npm into _build/.axe once."""
-    prefix = repo_root / "_build" / ".axe"
-    script = prefix / "node_modules" / "axe-core" / "axe.min.js"
-    package = prefix / "node_modules" / "axe-core" / "package.json"
-    installed = json.loads(package.read_text())["version"] if package.is_file() else None
-    if installed != AXE_VERSION:
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("The accessibility check installs axe-core with npm, which is not installed "
-                        "(Debian: apt-get install npm).", pytrace=False)
-        prefix.mkdir(parents=True, exist_ok=True)
-        command = [npm, "install", "--prefix", str(prefix), "--no-save", "--no-package-lock",
-                   "--no-audit", "--no-fund", "--loglevel=error", f"axe-core@{AXE_VERSION}"]
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0 or not script.is_file():
-            pytest.fail(f"`{' '.join(command)}` failed:\n{result.stdout}{result.stderr}", pytrace=False)
-    return script.read_text(encoding="utf-8")
-
 
 def lab_violations(driver, axe_source: str) -> list[str]:
     """axe-core on the whole page; the violations whose elements are inside the lab."""

@@ -45,6 +45,9 @@ def run(quick=False):
         es5 = ROOT / "_build" / ".mathjax" / "node_modules" / "mathjax" / "es5"
         if es5.is_dir():
             env["BOOK_MATHJAX_DIR"] = str(es5)
+        axe = ROOT / "_build" / ".axe-core" / "node_modules" / "axe-core" / "axe.min.js"
+        if axe.is_file():
+            env["BOOK_AXE_JS"] = str(axe)
         clean_t, clean_executed = build(copy, env)
         chapter = copy / "book" / f"{CHANGED}.md"
         chapter.write_text(chapter.read_text() + "\n```{code-cell} ipython3\nprint('changed')\n```\n")
