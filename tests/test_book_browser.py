@@ -612,7 +612,8 @@ return stops;
 """
 
 # The focused element, and whether it shows a focus indicator: an outline or a box-shadow
-# on the element, on its ::before or ::after, or on a child (the theme draws some there).
+# on the element, on its ::before or ::after, or on a child (the theme draws some there),
+# or for a drawn SVG control a stroked ring that only its focused state shows.
 FOCUSED_JS = """
 const done = arguments[arguments.length - 1];
 const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
@@ -634,12 +635,28 @@ const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()
     const styles = [getComputedStyle(element), getComputedStyle(element, "::before"),
                     getComputedStyle(element, "::after"),
                     ...[...element.children].map(child => getComputedStyle(child))];
+    // A drawn control (an SVG point of the perceptron lab) may show focus with a ring of its
+    // own instead of an outline: it counts when the focused element shows a stroked part
+    // that the same element unfocused (a sibling of the same kind) does not.
+    const ringDrawn = () => {
+        const twin = [...(element.parentElement ? element.parentElement.children : [])].find(
+            other => other !== element && other.tagName === element.tagName
+                     && other.getAttribute("class") === element.getAttribute("class"));
+        if (!twin || !(element instanceof SVGElement)) return false;
+        const mine = [...element.children], theirs = [...twin.children];
+        if (mine.length !== theirs.length) return false;
+        return mine.some((child, i) => {
+            const on = getComputedStyle(child), off = getComputedStyle(theirs[i]);
+            return on.visibility === "visible" && off.visibility !== "visible"
+                && on.stroke !== "none" && parseFloat(on.strokeWidth) >= 1;
+        });
+    };
     const box = element.getBoundingClientRect();
     done({
         id: element.dataset.a11yStop || null,
         label: element.tagName.toLowerCase() + " " + (element.getAttribute("aria-label")
                || element.textContent || element.getAttribute("title") || "").trim().slice(0, 50),
-        indicator: styles.some(shows),
+        indicator: styles.some(shows) || ringDrawn(),
         inView: box.width > 0 && box.height > 0 && box.bottom > 0 && box.top < innerHeight
                 && box.right > 0 && box.left < innerWidth,
     });
