@@ -22,7 +22,6 @@ notebook to run that contains any instructor-only marker is refused.
 
 import argparse
 import ast
-import json
 import os
 import re
 import shutil
@@ -34,6 +33,8 @@ from dataclasses import dataclass
 
 from .integrity import prepare_notebook
 from .release import COURSE_DIR, LEAK_MARKERS
+from .boundary import parse_notebook, read_untrusted_file
+from .limits import Limits
 from .results import Settings
 
 __all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main"]
@@ -82,9 +83,10 @@ def _released(course_dir):
 
 
 def _grade_ids(notebook):
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    return {_nbgrader(c).get("grade_id") for c in cells if isinstance(c, dict)} - {None} \
-        if isinstance(cells, list) else set()
+    """The nbgrader grade ids of a release notebook (nbformat) or a parsed submission."""
+    if hasattr(notebook, "metadata") or isinstance(notebook, dict):
+        return {_nbgrader(c).get("grade_id") for c in notebook["cells"] if isinstance(c, dict)} - {None}
+    return {cell.grade_id for cell in notebook.cells} - {None}
 
 
 def _which_assignment(path, student, released):
@@ -310,13 +312,13 @@ def plan(path, *, assignment=None, course_dir=COURSE_DIR):
         raise CheckError(f"no released assignment in {os.path.join(course_dir, 'release')}: "
                          "run `python -m autograder release` (or `make assignments`) first")
     name = os.path.basename(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            student = json.load(f)
-        if not isinstance(student, dict) or not isinstance(student.get("cells"), list):
-            raise ValueError("it has no list of cells")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return None, [Finding(FILE, False, f"{name} is not a notebook the grader can read ({_first_line(exc)}): "
+    # The same parser grading uses, so "not a notebook" here means "ungradable" there.
+    data, reason = read_untrusted_file(path, Limits().notebook_bytes)
+    student = None
+    if data is not None:
+        student, reason = parse_notebook(data)
+    if student is None:
+        return None, [Finding(FILE, False, f"{name} is not a notebook the grader can read ({reason}): "
                                             "grading will mark it ungradable; save it again from Jupyter")]
     if assignment is None:
         assignment = _which_assignment(path, student, released)
@@ -369,10 +371,10 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Set
             if entry == os.path.basename(planned.release_path) or entry.startswith(".") or os.path.islink(source):
                 continue
             (shutil.copytree if os.path.isdir(source) else shutil.copy)(source, os.path.join(work, entry))
-        interrupted, stopped, died = _run(planned.notebook, work, cell_timeout=settings.cell_timeout,
-                                          budget=settings.timeout)
+        interrupted, stopped, died = _run(planned.notebook, work, cell_timeout=settings.cell_seconds,
+                                          budget=settings.limits.notebook_seconds)
     findings += _run_findings(planned.notebook, interrupted, stopped, died, planned.part_of,
-                              cell_timeout=settings.cell_timeout, budget=settings.timeout)
+                              cell_timeout=settings.cell_seconds, budget=settings.limits.notebook_seconds)
     order = {title: i for i, title in enumerate(planned.titles)}
     findings.sort(key=lambda f: order.get(f.part, 0))  # stable: within a part, the order found
     return planned.assignment, findings
@@ -381,8 +383,8 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Set
 def format_report(path, assignment, findings, settings=Settings()):
     """The text printed for the student."""
     lines = [f"Checking {path}" + (f" (assignment {assignment})" if assignment else ""),
-             f"as grading runs it: a fresh kernel, at most {settings.cell_timeout:g} s per cell and "
-             f"{settings.timeout:g} s in all, locked cells as released.",
+             f"as grading runs it: a fresh kernel, at most {settings.cell_seconds:g} s per cell and "
+             f"{settings.limits.notebook_seconds:g} s in all, locked cells as released.",
              "Only the tests you can see run here; grading adds hidden checks of the same kind.", ""]
     current = None
     for finding in findings:
@@ -410,15 +412,15 @@ def main(argv=None):
     parser.add_argument("notebook", metavar="NOTEBOOK.ipynb")
     parser.add_argument("--assignment", help="the assignment (default: found from the file name or its cells)")
     parser.add_argument("--course-dir", default=COURSE_DIR, help="the course directory (default: %(default)s)")
-    parser.add_argument("--cell-timeout", type=int, default=defaults.cell_timeout, metavar="SECONDS",
+    parser.add_argument("--cell-timeout", type=int, default=defaults.cell_seconds, metavar="SECONDS",
                         help="interrupt a cell after this long (default: the grader's, %(default)g)")
-    parser.add_argument("--timeout", type=float, default=defaults.timeout, metavar="SECONDS",
+    parser.add_argument("--timeout", type=float, default=defaults.limits.notebook_seconds, metavar="SECONDS",
                         help="stop the whole notebook after this long (default: the grader's, %(default)g)")
     args = parser.parse_args(argv)
     if args.cell_timeout <= 0 or args.timeout <= 0:
         print("autograder check: --cell-timeout and --timeout must be positive numbers of seconds.", file=sys.stderr)
         return CANNOT_CHECK
-    settings = Settings(timeout=args.timeout, cell_timeout=args.cell_timeout)
+    settings = Settings(limits=Limits().replace(notebook_seconds=args.timeout), cell_seconds=args.cell_timeout)
     try:
         assignment, findings = check_notebook(os.path.expanduser(args.notebook), assignment=args.assignment,
                                               course_dir=args.course_dir, settings=settings)

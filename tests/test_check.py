@@ -243,6 +243,8 @@ def test_the_release_copy_itself_is_not_the_students_copy(course):
      "--cell-timeout and --timeout must be positive"),
 ])
 def test_what_cannot_be_checked_exits_2_with_a_reason(course, tmp_path, capsys, make_args, message):
-    (tmp_path / "x.ipynb").write_text(json.dumps(nbformat.v4.new_notebook()))
+    # A notebook the grader can read (one cell), so what stops the check is the reason named.
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("My answers")])
+    (tmp_path / "x.ipynb").write_text(json.dumps(notebook))
     assert check.main(make_args(course, tmp_path)) == 2
     assert message in capsys.readouterr().err
