@@ -2,7 +2,8 @@
 
 It checks what it was given (the assignment is known and released, the
 gradebook knows it, a sandbox works, the course's limits are valid), finds
-the submissions (:mod:`autograder.submissions`), and hands them to the
+the submissions (:mod:`autograder.submissions`), calibrates the time limits
+from the instructor's solution (:mod:`autograder.calibrate`), and hands them to the
 batch (:mod:`autograder.batch`), which runs each in its own sandbox on a
 worker (:mod:`autograder.worker`), judges it on this host
 (:mod:`autograder.judge`) and writes every output (:mod:`autograder.outputs`).
@@ -80,6 +81,8 @@ def main(argv=None):
     from . import sandbox
     from .checks import load_checks
     from .batch import grade_submissions
+    from .calibrate import calibrated_settings
+    from .calibrate import describe as describe_time_limits
     from .course_library import LibraryError, plan_library, release_imports
     from .gradebook import GradebookError, assignment_info, open_gradebook
     from .limits import LimitsError, load_limits
@@ -182,6 +185,8 @@ def main(argv=None):
             print("autograder grade: WARNING: grading without a sandbox; student code runs with your permissions.",
                   file=sys.stderr)
         started = time.monotonic()
+        settings = calibrated_settings(settings, course_dir, args.assignment)
+        print(describe_time_limits(settings), flush=True)
         run = functools.partial(grade_submissions, args.assignment, submissions, course_dir=course_dir,
                                 out_dir=args.out, settings=settings, workers=args.workers, progress=_Progress(),
                                 skipped=skipped, sandbox_text=sandbox_text, notes=batch.notes)

@@ -158,10 +158,10 @@ def _question_chart(names, means, failure_rates):
 def _limits_section(settings):
     """Every limit the submissions were held to, and the time limits actually applied."""
     applied = (f"Applied to this run: {settings.cell_seconds:g} s per cell"
-               + (f" ({len(settings.cell_seconds_by_grade_id)} test cells with limits of their own, from "
-                  f"{min(s for _, s in settings.cell_seconds_by_grade_id):g} to "
-                  f"{max(s for _, s in settings.cell_seconds_by_grade_id):g} s)"
-                  if settings.cell_seconds_by_grade_id else "")
+               + (f" ({len(settings.cell_seconds_by_cell)} cells of the release with limits of their own, from "
+                  f"{min(s for _, s in settings.cell_seconds_by_cell):g} to "
+                  f"{max(s for _, s in settings.cell_seconds_by_cell):g} s)"
+                  if settings.cell_seconds_by_cell else "")
                + f", {settings.call_seconds:g} s per call of a student's function by a hidden test. "
                + (settings.budget_text or "These are the configured ceilings (not calibrated)."))
     rows = "".join(f"<tr><td><code>{_e(name)}</code></td><td class=\"num\">{_e(value)}</td><td>{_e(text)}</td></tr>"

@@ -95,7 +95,9 @@ class Settings:
     use_sandbox: bool = True
     cell_seconds: float = None
     call_seconds: float = None
-    cell_seconds_by_grade_id: tuple = ()  # (grade_id, seconds): calibrated limits of single test cells
+    # (key, seconds): calibrated limits of single cells of the release, keyed by
+    # nbgrader grade_id, or by the notebook cell id for cells without one.
+    cell_seconds_by_cell: tuple = ()
     budget_text: str = ""
 
     def __post_init__(self):

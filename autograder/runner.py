@@ -175,12 +175,12 @@ async def _execute(job, nb, report):
 
     deadline = time.monotonic() + float(job["notebook_seconds"])
     default_seconds = float(job["cell_seconds"])
-    by_grade_id = {k: float(v) for k, v in job["cell_seconds_by_grade_id"].items()}
+    by_cell = {k: float(v) for k, v in job["cell_seconds_by_cell"].items()}
 
     def cell_limit(cell):
-        """The cell's own time limit when it has one (a calibrated test cell), else the default."""
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        return by_grade_id.get(gid, default_seconds)
+        """The cell's own limit when it has one (calibrated: keyed by grade_id, else by cell id), else the default."""
+        key = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id")
+        return by_cell.get(key, default_seconds)
 
     timeout_text = "the cell ran past its time limit and was interrupted"
     client = _make_client_class()(

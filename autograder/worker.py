@@ -17,9 +17,12 @@ The status comes from what the host observed itself (the sandbox's exit
 status and time); the runner's report only adds detail and flags.
 """
 
+import functools
+import glob
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +38,7 @@ SANDBOX_GRADER = "/grader"
 SANDBOX_IN = "/grading/in"
 SANDBOX_OUT = "/grading/out"
 SANDBOX_HOME = "/home/student"
+SANDBOX_MATPLOTLIB = "/tmp/matplotlib"
 
 # Exit statuses of autograder/runner.py, which imports nothing from the package.
 RUNNER_OK, RUNNER_KERNEL_DIED, RUNNER_BUDGET, RUNNER_NO_KERNEL = 0, 3, 4, 5
@@ -140,11 +144,11 @@ def _read_back(job, prepared, checks, outcome, folders, result, flags):
 
 # -- the run ---------------------------------------------------------------------------
 
-def sandbox_env(home, tmp, pythonpath, path):
+def sandbox_env(home, tmp, matplotlib_dir, pythonpath, path):
     """The whole environment of the runner and the kernel: nothing of the host's leaks in."""
     env = {
         "PATH": path, "HOME": home, "USER": "student", "LOGNAME": "student", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-        "TMPDIR": tmp, "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{tmp}/matplotlib", "IPYTHONDIR": f"{tmp}/ipython",
+        "TMPDIR": tmp, "MPLBACKEND": "Agg", "MPLCONFIGDIR": matplotlib_dir, "IPYTHONDIR": f"{tmp}/ipython",
         "XDG_CACHE_HOME": f"{tmp}/cache", "XDG_CONFIG_HOME": f"{tmp}/config",
         "JUPYTER_RUNTIME_DIR": f"{tmp}/jupyter/runtime", "JUPYTER_DATA_DIR": f"{tmp}/jupyter/data",
         "JUPYTER_CONFIG_DIR": f"{tmp}/jupyter/config", "JUPYTER_PLATFORM_DIRS": "1",
@@ -154,6 +158,28 @@ def sandbox_env(home, tmp, pythonpath, path):
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     return env
+
+
+@functools.lru_cache(maxsize=1)
+def _matplotlib_font_list():
+    """matplotlib's font list, built once per worker process; ``None`` when it cannot be built.
+
+    A kernel that imports matplotlib in a fresh configuration folder scans
+    every system font before it can draw: copying this list into each
+    sandbox saves that scan, which would otherwise be repeated for every
+    submission.
+    """
+    from . import sandbox
+
+    folder = tempfile.mkdtemp(prefix="autograde-matplotlib-")
+    env = {"PATH": "/usr/bin:/bin", "HOME": folder, "MPLCONFIGDIR": folder, "MPLBACKEND": "Agg"}
+    try:
+        subprocess.run([sandbox.python_executable(), "-I", "-c", "import matplotlib.font_manager"], env=env,
+                       capture_output=True, timeout=300, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = sorted(glob.glob(os.path.join(folder, "fontlist-*.json")))
+    return found[-1] if found else None
 
 
 def _folder_usage(folder, max_entries):
@@ -179,10 +205,13 @@ def _lay_out(job, release_nb, prepared, checks, job_dir):
     from .checks import write_probes
     from .course_library import build_library, release_imports
 
-    work, probe_in, out, lib = (os.path.join(job_dir, name) for name in ("work", "in", "out", "lib"))
-    for folder in (work, probe_in, out, lib):
+    work, probe_in, out, lib, mpl = (os.path.join(job_dir, name) for name in ("work", "in", "out", "lib", "mpl"))
+    for folder in (work, probe_in, out, lib, mpl):
         os.makedirs(folder)
     build_library(release_imports(release_nb), lib)
+    font_list = _matplotlib_font_list()
+    if font_list:
+        shutil.copy(font_list, mpl)
     for name in sorted(os.listdir(job.release_dir)):
         src = os.path.join(job.release_dir, name)
         if name == f"{job.assignment}.ipynb" or name.startswith(".") or os.path.islink(src):
@@ -194,7 +223,7 @@ def _lay_out(job, release_nb, prepared, checks, job_dir):
     with open(os.path.join(work, f"{job.assignment}.ipynb"), "w") as f:
         nbformat.write(prepared, f)
     write_probes(checks, probe_in)
-    return work, probe_in, out, lib
+    return work, probe_in, out, lib, mpl
 
 
 def _job_file(job, cwd, paths):
@@ -204,7 +233,7 @@ def _job_file(job, cwd, paths):
         "notebook": f"{cwd}/{job.assignment}.ipynb", "cwd": cwd, "out_dir": paths["out"],
         "probe_in": paths["in"], "probe_out": paths["out"], "probe_module": paths["probe"],
         "notebook_seconds": limits.notebook_seconds, "cell_seconds": settings.cell_seconds,
-        "cell_seconds_by_grade_id": dict(settings.cell_seconds_by_grade_id),
+        "cell_seconds_by_cell": dict(settings.cell_seconds_by_cell),
         "call_seconds": settings.call_seconds, "max_cell_output_bytes": limits.cell_output_bytes,
         "max_total_output_bytes": limits.total_output_bytes, "max_message_bytes": limits.message_bytes,
         "kernel_start_seconds": limits.kernel_start_seconds,
@@ -219,7 +248,7 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
     from .course_library import PACKAGE
 
     settings, limits = job.settings, job.settings.limits
-    work, probe_in, out, lib = _lay_out(job, release_nb, prepared, checks, job_dir)
+    work, probe_in, out, lib, mpl = _lay_out(job, release_nb, prepared, checks, job_dir)
     original = {os.path.relpath(os.path.join(r, n), work) for r, ds, fs in os.walk(work) for n in ds + fs}
 
     if settings.use_sandbox:
@@ -248,19 +277,20 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
     if settings.use_sandbox:
         uid = sandbox.sandbox_uid()
         if uid is not None:
-            for folder in (work, out):
+            for folder in (work, out, mpl):
                 for root, dirs, files in os.walk(folder):
                     for name in [root] + [os.path.join(root, n) for n in dirs + files]:
                         os.chown(name, uid, uid)
         mounts = [
             sandbox.Mount(work, cwd, writable=True),
             sandbox.Mount(out, SANDBOX_OUT, writable=True),
+            sandbox.Mount(mpl, SANDBOX_MATPLOTLIB, writable=True),
             sandbox.Mount(probe_in, SANDBOX_IN),
             sandbox.Mount(os.path.join(lib, PACKAGE), f"{SANDBOX_GRADER}/{PACKAGE}"),
             sandbox.Mount(os.path.join(HERE, "probe.py"), paths["probe"]),
             sandbox.Mount(os.path.join(HERE, "runner.py"), paths["runner"]),
         ]
-        env = sandbox_env(SANDBOX_HOME, "/tmp", SANDBOX_GRADER,
+        env = sandbox_env(SANDBOX_HOME, "/tmp", SANDBOX_MATPLOTLIB, SANDBOX_GRADER,
                           f"{os.path.join(sys.prefix, 'bin')}:/usr/local/bin:/usr/bin:/bin")
         outcome = sandbox.run_sandboxed([python, "-I", paths["runner"], f"{SANDBOX_IN}/job.json"],
                                         mounts=mounts, cwd=cwd, env=env, timeout=wall_seconds,
@@ -269,7 +299,7 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
         home, tmp = os.path.join(job_dir, "home"), os.path.join(job_dir, "tmp")
         os.makedirs(home)
         os.makedirs(tmp)
-        env = sandbox_env(home, tmp, lib, os.environ.get("PATH", "/usr/bin:/bin"))
+        env = sandbox_env(home, tmp, mpl, lib, os.environ.get("PATH", "/usr/bin:/bin"))
         outcome = sandbox.run_unsandboxed([python, "-I", paths["runner"], os.path.join(probe_in, "job.json")],
                                           cwd=cwd, env=env, timeout=wall_seconds, limits=resources, watch=watch)
     return outcome, (out, work, original)

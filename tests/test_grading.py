@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -488,6 +489,35 @@ def test_other_assignments_grade_end_to_end(assignment, course, tmp_path, sandbo
     assert float(rows["partial"]["score"]) == in_process_points(partial, assignment, release_nb)
     assert float(rows["blank"]["score"]) == 0.0
     assert {r["status"] for r in rows.values()} == {"graded"}
+
+
+@pytest.mark.slow
+def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(course, tmp_path, sandbox_ready):
+    from tests.known_wrong.ps2_online_perceptron import _train
+
+    ps2 = "ps2_online_perceptron"
+    if ps2 not in ASSIGNMENTS:
+        pytest.skip(f"{ps2} is not written yet")
+    release_nb, source_nb = notebooks_of(course, ps2)
+    endless = textwrap.dedent(_train(epochs="range(1, 10**15)", stop="pass")).strip() + "\n"
+    (tmp_path / "in").mkdir()
+    nbformat.write(replace_function(correct_submission(release_nb, source_nb), endless),
+                   str(tmp_path / "in" / "endless.ipynb"))
+    run = run_grade(ps2, tmp_path / "in", "--out", tmp_path / "out", "--course-dir", course, "--workers", 1)
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"^time limits: [\d.]+ s per hidden-test call", run.stdout, re.M), run.stdout
+    row = read_grades(tmp_path / "out")["endless"]
+    assert row["status"] == "graded" and "cell-interrupted" in row["flags"], row
+    training = {c.grade_id for c in load_checks(ps2) if c.function == "train_perceptron"}
+    points = autograded_points(release_nb)
+    assert float(row["score"]) == sum(p for gid, p in points.items() if gid not in training)
+    assert "train_perceptron did not return in time" in (tmp_path / "out" / "feedback" / "endless.html").read_text()
+    notebook = nbformat.read(str(course / "autograded" / "endless" / ps2 / f"{ps2}.ipynb"), as_version=4)
+    limits = [float(m) for c in notebook.cells for o in c.get("outputs", []) if o.get("ename") == "CellTimeoutError"
+              for m in re.findall(r"more than ([\d.]+) seconds", o.get("evalue", ""))]
+    ceiling = Limits().cell_seconds
+    assert limits and max(limits) < ceiling, (limits, ceiling)
+    assert "Calibrated from the instructor" in (tmp_path / "out" / "report.html").read_text()
 
 
 # -- the command's refusals -------------------------------------------------------------------

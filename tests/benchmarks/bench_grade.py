@@ -1,12 +1,19 @@
-"""Grading throughput: ``autograder grade`` against plain ``nbgrader autograde``.
+"""Grading throughput: ``autograder grade`` against plain serial ``nbgrader autograde``, on two classes.
 
-The same 20 ps1 submissions (correct, partly correct and blank) are graded
-three ways in one run: by ``python -m autograder grade`` with its default
-workers and a sandbox per submission; by the same command with
+Each class is graded three ways in one run, every run from a fresh copy of
+the course directory: by ``python -m autograder grade`` with its defaults
+(one worker per core, a sandbox per submission, time limits calibrated from
+the instructor's solution); by the same command with
 ``--unsafe-no-sandbox``, which shows what the sandbox itself costs; and by
-plain ``nbgrader autograde``, which runs the submissions one after another
-with the hidden tests in the student's own kernel.  Every run starts from a
-fresh copy of the course directory.
+plain ``nbgrader autograde`` with its defaults, which runs the submissions
+one after another with the hidden tests in the student's own kernel.
+
+* well-behaved: 20 ps1 submissions, correct, partly correct and blank;
+* a quarter never return: 12 ps2 submissions of which a quarter train with
+  an epoch loop that has no limit (known-wrong implementations whose
+  stopping rule was taken out: one stops only when an epoch makes no
+  mistake, so it never returns on data it cannot separate; one never
+  stops at all), the rest correct, partly correct and blank.
 """
 
 import os
@@ -23,25 +30,49 @@ from autograder import release as release_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PS1 = "ps1_hyperplanes"
-N_SUBMISSIONS = 20
+PS2 = "ps2_online_perceptron"
 
 
-def make_course(tmp):
+def make_course(tmp, assignment):
     course = Path(tmp) / "course"
     (course / "source").mkdir(parents=True)
     shutil.copy(ROOT / "notebooks" / "nbgrader_config.py", course / "nbgrader_config.py")
-    shutil.copytree(ROOT / "notebooks" / "source" / PS1, course / "source" / PS1)
-    release_module.release(PS1, str(course))
+    shutil.copytree(ROOT / "notebooks" / "source" / assignment, course / "source" / assignment)
+    release_module.release(assignment, str(course))
     return course
 
 
-def make_submissions(course, n):
-    from tests.test_grading import correct_submission, partial_submission
+def never_returning_trainers():
+    """Known-wrong training loops with the epoch limit taken out."""
+    from tests.known_wrong.ps2_online_perceptron import _train
 
-    release_nb = nbformat.read(str(course / "release" / PS1 / f"{PS1}.ipynb"), as_version=4)
-    source_nb = nbformat.read(str(course / "source" / PS1 / f"{PS1}.ipynb"), as_version=4)
-    kinds = [correct_submission(release_nb, source_nb), partial_submission(release_nb, source_nb, PS1), release_nb]
-    return {f"student{i:02d}": kinds[i % 3] for i in range(n)}
+    endless = "range(1, 10**15)"
+    return [_train(epochs=endless), _train(epochs=endless, stop="pass")]
+
+
+def make_class(assignment, n, hanging_share=0.0):
+    """``{student: notebook}``: correct, partly correct and blank, with ``hanging_share`` of them never returning."""
+    import textwrap
+
+    from tests.test_grading import correct_submission, partial_submission, replace_function
+
+    with tempfile.TemporaryDirectory() as tmp:
+        course = make_course(tmp, assignment)
+        release_nb = nbformat.read(str(course / "release" / assignment / f"{assignment}.ipynb"), as_version=4)
+        source_nb = nbformat.read(str(course / "source" / assignment / f"{assignment}.ipynb"), as_version=4)
+    kinds = [correct_submission(release_nb, source_nb), partial_submission(release_nb, source_nb, assignment),
+             release_nb]
+    hanging = set(range(0, n, round(1 / hanging_share))) if hanging_share else set()
+    trainers = never_returning_trainers()
+    notebooks = {}
+    for i in range(n):
+        if i in hanging:
+            code = textwrap.dedent(trainers[sorted(hanging).index(i) % len(trainers)]).strip() + "\n"
+            nb = replace_function(correct_submission(release_nb, source_nb), code)
+        else:
+            nb = kinds[i % 3]
+        notebooks[f"student{i:02d}"] = nb
+    return notebooks
 
 
 def timed(command, cwd):
@@ -50,43 +81,46 @@ def timed(command, cwd):
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, command))} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return elapsed
+    return elapsed, result.stdout
 
 
-def grade_with_autograder(notebooks, *extra):
+def grade_with_autograder(assignment, notebooks, *extra):
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:
-        course = make_course(tmp)
+        course = make_course(tmp, assignment)
         folder = Path(tmp) / "submissions"
         folder.mkdir()
         for student, nb in notebooks.items():
             nbformat.write(nb, str(folder / f"{student}.ipynb"))
-        return timed([sys.executable, "-m", "autograder", "grade", PS1, folder, "--out", Path(tmp) / "out",
+        return timed([sys.executable, "-m", "autograder", "grade", assignment, folder, "--out", Path(tmp) / "out",
                       "--course-dir", course, *extra], ROOT)
 
 
-def grade_with_nbgrader(notebooks):
+def grade_with_nbgrader(assignment, notebooks):
     with tempfile.TemporaryDirectory(prefix="bench-nbgrader-") as tmp:
-        course = make_course(tmp)
+        course = make_course(tmp, assignment)
         for student, nb in notebooks.items():
-            target = course / "submitted" / student / PS1
+            target = course / "submitted" / student / assignment
             target.mkdir(parents=True)
-            nbformat.write(nb, str(target / f"{PS1}.ipynb"))
+            nbformat.write(nb, str(target / f"{assignment}.ipynb"))
         env_bin = os.path.dirname(sys.executable)
-        return timed([os.path.join(env_bin, "nbgrader"), "autograde", PS1, "--force"], course)
+        return timed([os.path.join(env_bin, "nbgrader"), "autograde", assignment, "--force"], course)[0]
 
 
 def run(quick=False):
-    n = 6 if quick else N_SUBMISSIONS
-    with tempfile.TemporaryDirectory() as tmp:
-        notebooks = make_submissions(make_course(tmp), n)
-    sandboxed = grade_with_autograder(notebooks)
-    unsandboxed = grade_with_autograder(notebooks, "--unsafe-no-sandbox")
-    plain = grade_with_nbgrader(notebooks)
     workers = os.cpu_count() or 1
-    per_minute = lambda seconds: f"{60 * n / seconds:.0f}/min"
-    return [
-        ("autograder grade", f"{n} ps1 submissions, {workers} workers, sandboxed: {per_minute(sandboxed)} "
-         f"vs {per_minute(plain)}", sandboxed, "nbgrader autograde, serial", plain),
-        ("sandbox overhead", f"{n} ps1 submissions, {workers} workers", sandboxed,
-         "autograder grade --unsafe-no-sandbox", unsandboxed),
-    ]
+    per_minute = lambda n, seconds: f"{60 * n / seconds:.0f}/min"
+    rows = []
+    classes = [("well-behaved", PS1, 6 if quick else 20, 0.0), ("a quarter never return", PS2, 8 if quick else 12, 0.25)]
+    for label, assignment, n, hanging in classes:
+        notebooks = make_class(assignment, n, hanging)
+        sandboxed, stdout = grade_with_autograder(assignment, notebooks)
+        unsandboxed, _ = grade_with_autograder(assignment, notebooks, "--unsafe-no-sandbox")
+        plain = grade_with_nbgrader(assignment, notebooks)
+        limits = next((line for line in stdout.splitlines() if line.startswith("time limits:")), "")
+        print(f"{label}: {limits}", file=sys.stderr)
+        rows.append((f"grade: {label}", f"{n} {assignment} submissions, {workers} workers, sandboxed: "
+                     f"{per_minute(n, sandboxed)} vs {per_minute(n, plain)} ({plain / sandboxed:.1f}x)",
+                     sandboxed, "nbgrader autograde, serial", plain))
+        rows.append((f"sandbox overhead: {label}", f"{n} {assignment} submissions, {workers} workers", sandboxed,
+                     "autograder grade --unsafe-no-sandbox", unsandboxed))
+    return rows
