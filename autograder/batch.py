@@ -55,6 +55,24 @@ def group_results(result, submission):
     return copies
 
 
+def similar_pairs(results, release_notebook):
+    """Pairs of submissions whose own code is nearly the same (:mod:`autograder.similarity`), for the report.
+
+    ``None`` when fewer than two submissions have code of their own to compare.
+
+    Only the code each student wrote is compared, with the release's stubs
+    left out; nothing leaves the machine and no verdict changes.
+    """
+    import nbformat
+
+    from .similarity import find_similar, release_stubs
+
+    code = {r.student_id: r.authored_code for r in results if r is not None and r.authored_code}
+    if len(code) < 2:
+        return None  # nothing to compare: the report says nothing about similarity
+    return find_similar(code, release_stubs(nbformat.read(release_notebook, as_version=4)))
+
+
 def missing_result(submission, assignment, max_score, sandboxed):
     """The row of a roster student with no submission: status missing, score 0 out of the assignment's points."""
     return Result(submission.student_id, assignment, MISSING, reason=submission.problem, max_score=max_score,
@@ -123,6 +141,8 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
         gb.close()
         if own_executor:
             executor.shutdown(wait=True, cancel_futures=True)
+    # One entry per submission that ran (a group's copies would only find themselves).
+    similar = similar_pairs(results, os.path.join(release_dir, notebook_name))
     max_score = max((r.max_score for r in results), default=0.0)
     results = sorted(members + [missing_result(s, assignment, max_score, settings.use_sandbox) for s in absent],
                      key=lambda r: r.student_id)
@@ -131,5 +151,5 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     people.update({m.student_id: m for s in submissions for m in s.group})
     write_exports(out_dir, assignment, results, people)
     write_report(out_dir, assignment, results, skipped=skipped, sandbox_text=sandbox_text, settings=settings,
-                 started=started, seconds=time.time() - started, notes=notes)
+                 started=started, seconds=time.time() - started, notes=notes, similar=similar)
     return results

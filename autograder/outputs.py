@@ -100,11 +100,12 @@ def write_exports(out_dir, assignment, results, people):
     write_text_atomic(os.path.join(out_dir, MOODLE_FILE), moodle_csv(assignment, rows))
 
 
-def write_report(out_dir, assignment, results, *, skipped, sandbox_text, settings, started, seconds, notes=()):
-    """Write ``report.html`` for the batch."""
+def write_report(out_dir, assignment, results, *, skipped, sandbox_text, settings, started, seconds, notes=(),
+                 similar=None):
+    """Write ``report.html`` for the batch; ``similar``: the :class:`~autograder.similarity.SimilarPair` records, or ``None`` if none were sought."""
     from . import report
 
     write_text_atomic(os.path.join(out_dir, "report.html"),
                       report.report_html(assignment, results, skipped=skipped, sandbox_text=sandbox_text,
                                          sandboxed=settings.use_sandbox, started=started, seconds=seconds,
-                                         settings=settings, notes=notes))
+                                         settings=settings, notes=notes, similar=similar))

@@ -188,7 +188,7 @@ SKIPPED_KINDS = {"superseded": "earlier attempt", "read": "read, not graded", "s
 
 
 def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=True, started=None, seconds=0.0,
-                settings=None, notes=()):
+                settings=None, notes=(), similar=None):
     """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time."""
     counts = Counter(r.status for r in results)
     graded = [r for r in results if r.status == GRADED]
@@ -276,6 +276,10 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
                        for r in flagged_results for f in r.flags)
         parts.append("<h2>Flags</h2><p>Signs of tampering or trouble worth a look; flags do not change scores."
                      f"</p><table><tr><th>student</th><th>flag</th><th>what it means, and where</th></tr>{rows}</table>")
+    if similar is not None:
+        from .similarity import similarity_html
+
+        parts.append(similarity_html(similar))
     if skipped:
         rows = "".join(f"<tr><td><code>{_e(s.name)}</code></td>"
                        f"<td>{_e(SKIPPED_KINDS.get(getattr(s, 'kind', 'skipped'), ''))}</td><td>{_e(s.reason)}</td></tr>"

@@ -138,6 +138,7 @@ class Result:
     sandboxed: bool = True
     source: str = ""  # the entry's name in the download
     submitted_at: str = ""  # ISO 8601, when the LMS recorded it
+    authored_code: tuple = ()  # the sources of the student's own code cells, for the similarity report
     # Set by the worker, consumed by the host's judge: the autograded cells'
     # (grade_id, points) and the hidden tests' results (boundary.ProbeResults).
     autograded_cells: list = None

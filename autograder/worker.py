@@ -93,6 +93,7 @@ def _run_into(job, release_nb, autograded, manual, result):
 
     prepared, flags, authored, answers = prepare_notebook(student_nb, release_nb)
     flags += scan_code(authored)
+    result.authored_code = tuple(source for _, source in authored)
     if any(flag.code == "reference-solution" for flag in flags):
         result.notes.append(reference_note(release_nb))
     release_answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in release_nb.cells

@@ -38,7 +38,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 from autograder import grade as grade_module
 from autograder import release as release_module
 from autograder import sandbox
-from autograder.batch import grade_submissions
+from autograder.batch import grade_submissions, similar_pairs
 from autograder.boundary import parse_notebook
 from autograder.checks import evaluate_namespace, load_checks
 from autograder.gradebook import dump, open_gradebook
@@ -360,6 +360,38 @@ def test_report_is_self_contained_with_plots(basic):
     assert "<script" not in report
     assert "graded by hand" in report or "formgrader" in report
     assert "bubblewrap" in report
+
+
+@pytest.mark.slow
+def test_report_compares_the_code_the_students_wrote(basic):
+    # The section appears only when the workers sent back at least two students' own code.
+    # alice, erin and carol share the solution's lines, which is most of this small class,
+    # so those lines are set aside as common ones and no pair is reported.
+    report = (basic["out"] / "folder" / "report.html").read_text()
+    start = report.index("<h2>Similar submissions</h2>")
+    section = report[start:report.index("</section>", start)]
+    assert "No pair reached that figure." in section
+
+
+def test_similar_pairs_compare_own_code_but_not_the_stubs(course):
+    release_nb, source_nb = notebooks_of(course, PS1)
+    release_path = os.path.join(course, "release", PS1, f"{PS1}.ipynb")
+    own = ["def signed_distance(X, w, b=0.0):\n"
+           "    norm = np.sqrt(np.sum(np.square(w)))\n"
+           "    scores = np.einsum('ij,j->i', np.asarray(X, dtype=float), w)\n"
+           "    shifted = scores + b\n"
+           "    result = shifted / norm\n"
+           "    return result\n"]
+    renamed = [own[0].replace("norm", "length").replace("scores", "s")]
+    stubs = [c.source for c in release_nb.cells if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
+    results = [Result("ann", PS1, "graded", authored_code=tuple(own)),
+               Result("ben", PS1, "graded", authored_code=tuple(renamed)),
+               Result("cat", PS1, "graded", authored_code=tuple(stubs)),
+               Result("dan", PS1, "graded", authored_code=tuple(stubs))]
+    pairs = similar_pairs(results, release_path)
+    assert [(p.first, p.second) for p in pairs] == [("ann", "ben")]
+    assert pairs[0].similarity == 1.0
+    assert similar_pairs(results[:1], release_path) is None  # one submission: nothing to compare
 
 
 # -- end to end: hostile submissions ------------------------------------------------------
