@@ -48,7 +48,7 @@ from autograder.outputs import write_grades_csv
 from autograder.results import Result, Settings
 from autograder.submissions import collect
 from tests.hostile.cases import CASES, Kit
-from tests.known_wrong import load as load_known_wrong
+from autograder.known_wrong import load as load_known_wrong
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE = os.path.join(ROOT, "notebooks")
@@ -525,7 +525,7 @@ def test_other_assignments_grade_end_to_end(assignment, course, tmp_path, sandbo
 
 @pytest.mark.slow
 def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(course, tmp_path, sandbox_ready):
-    from tests.known_wrong.ps2_online_perceptron import _train
+    from autograder.known_wrong.ps2_online_perceptron import _train
 
     ps2 = "ps2_online_perceptron"
     if ps2 not in ASSIGNMENTS:
