@@ -181,9 +181,10 @@ def _first_line(text):
 def _run(notebook, cwd, *, cell_timeout, budget):
     """Execute ``notebook`` in a fresh kernel, cell by cell.
 
-    Returns ``(interrupted, stopped, died)``: the indices of the cells
-    interrupted at the time limit, the cell the budget ran out at, and the cell
-    the kernel died in (each ``None`` when it did not happen).
+    Returns ``(interrupted, stopped, died, seconds)``: the indices of the
+    cells interrupted at the time limit, the cell the budget ran out at, the
+    cell the kernel died in (each ``None`` when it did not happen), and how
+    long each code cell that ran took.
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
@@ -200,6 +201,7 @@ def _run(notebook, cwd, *, cell_timeout, budget):
     client.current_index = None
     started = time.monotonic()
     stopped = died = None
+    seconds = {}
     # The kernel's own log (not the notebook's output, which arrives as messages) is of no use here.
     with client.setup_kernel(cwd=cwd, stderr=subprocess.DEVNULL):
         count = 0
@@ -211,12 +213,15 @@ def _run(notebook, cwd, *, cell_timeout, budget):
                 break
             count += 1
             client.current_index = index
+            cell_started = time.monotonic()
             try:
                 client.execute_cell(cell, index, execution_count=count)
             except DeadKernelError:
                 died = index
                 break
-    return client.interrupted, stopped, died
+            finally:
+                seconds[index] = time.monotonic() - cell_started
+    return client.interrupted, stopped, died, seconds
 
 
 def _label(cell, index):
@@ -229,8 +234,15 @@ def _label(cell, index):
     return None, f"cell {index + 1}" + (f" ({first})" if first else "")
 
 
-def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout, budget):
-    """What running showed: each visible test passed or failed, other cells that raised or were interrupted."""
+def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout, budget, seconds=None,
+                  calibrated=(), limits=None):
+    """What running showed: each visible test passed or failed, other cells that raised or were interrupted.
+
+    ``calibrated`` are the indices of the cells whose time limit grading sets
+    from the instructor's solution (:mod:`autograder.calibrate`): one of them
+    that took longer than the floor of those limits may be interrupted there,
+    although it finished here.
+    """
     findings = []
     part = SETUP
     end = stopped if stopped is not None else died
@@ -260,6 +272,12 @@ def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout
             findings.append(Finding(part, False, f"test {gid} failed: {message}" if is_test else f"{label} raised {message}"))
         elif is_test:
             findings.append(Finding(part, True, f"test {gid} passed"))
+        took = (seconds or {}).get(index, 0.0)
+        if index in calibrated and index not in interrupted and limits is not None and took > limits.min_cell_seconds:
+            findings.append(Finding(part, False, (
+                f"{'test ' + gid if is_test else label} took {took:.1f} s: grading gives this cell about "
+                f"{limits.calibration_factor:g} times what the model solution needs there, and as little as "
+                f"{limits.min_cell_seconds:g} s, so it may be interrupted; make the functions it calls faster")))
     if stopped is not None:
         findings.append(Finding(SETUP, False, f"the notebook ran for more than {budget:g} s in all and was stopped; "
                                               "grading stops it too and scores every test 0 (status timeout)"))
@@ -353,6 +371,25 @@ def plan(path, *, assignment=None, course_dir=COURSE_DIR):
     return Plan(assignment, prepared, release_path, titles, part_of, findings)
 
 
+def _calibrated_cells(planned):
+    """Indices of the code cells of ``planned.notebook`` that come from the release and are not answer cells.
+
+    Grading limits these cells' time from the instructor's solution, and
+    recognises them as :mod:`autograder.calibrate` does: by nbgrader id, or by
+    notebook cell id when they have none.
+    """
+    import nbformat
+
+    def key(cell):
+        return _nbgrader(cell).get("grade_id") or cell.get("id")
+
+    release_nb = nbformat.read(planned.release_path, as_version=4)
+    release_keys = {key(c) for c in release_nb.cells
+                    if c.cell_type == "code" and not _nbgrader(c).get("solution")} - {None}
+    return {index for index, cell in enumerate(planned.notebook.cells)
+            if cell.cell_type == "code" and not _nbgrader(cell).get("solution") and key(cell) in release_keys}
+
+
 def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Settings()):
     """Check one notebook; return ``(assignment, list of Finding)`` in the order they are printed.
 
@@ -371,10 +408,11 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Set
             if entry == os.path.basename(planned.release_path) or entry.startswith(".") or os.path.islink(source):
                 continue
             (shutil.copytree if os.path.isdir(source) else shutil.copy)(source, os.path.join(work, entry))
-        interrupted, stopped, died = _run(planned.notebook, work, cell_timeout=settings.cell_seconds,
-                                          budget=settings.limits.notebook_seconds)
+        interrupted, stopped, died, seconds = _run(planned.notebook, work, cell_timeout=settings.cell_seconds,
+                                                   budget=settings.limits.notebook_seconds)
     findings += _run_findings(planned.notebook, interrupted, stopped, died, planned.part_of,
-                              cell_timeout=settings.cell_seconds, budget=settings.limits.notebook_seconds)
+                              cell_timeout=settings.cell_seconds, budget=settings.limits.notebook_seconds,
+                              seconds=seconds, calibrated=_calibrated_cells(planned), limits=settings.limits)
     order = {title: i for i, title in enumerate(planned.titles)}
     findings.sort(key=lambda f: order.get(f.part, 0))  # stable: within a part, the order found
     return planned.assignment, findings

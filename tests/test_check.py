@@ -12,6 +12,7 @@ or release, and the hidden checks kept out of what runs.
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -170,6 +171,29 @@ def test_a_function_that_never_returns_is_interrupted_and_the_rest_still_runs(co
         f"[fix]  test lifting_general {interrupted}",
     ]
     for test in TESTS[:3]:
+        assert f"  [ok]   test {test} passed" in lines
+
+
+@pytest.mark.slow
+def test_a_function_slower_than_grading_allows_is_reported_though_it_passes(correct_nb, course, tmp_path):
+    # Grading limits each release cell to a multiple of the model solution's time (at least 3 s);
+    # here the first call of split_offset takes 3.5 s, within the 10 s this check allows a cell.
+    nb = copy.deepcopy(correct_nb)
+    cell = next(c for c in nb.cells if meta(c).get("grade_id") == "split_offset")
+    cell.source = (cell.source.replace("def split_offset(", "def _split_offset(") + "\n\n"
+                   "_first_call = [True]\n\n\n"
+                   "def split_offset(theta):\n"
+                   "    if _first_call.pop() if _first_call else False:\n"
+                   "        import time\n"
+                   "        time.sleep(3.5)\n"
+                   "    return _split_offset(theta)\n")
+    code, lines, _ = run_check(save(nb, tmp_path), course, "--cell-timeout", "10")
+    assert code == 1
+    (slow,) = fixes(lines)
+    assert re.fullmatch(r"\[fix\]  (test \w+|cell \d+ \(.*\)) took 3\.\d s: grading gives this cell about 20 "
+                        r"times what the model solution needs there, and as little as 3 s, so it may be "
+                        r"interrupted; make the functions it calls faster", slow), slow
+    for test in TESTS:
         assert f"  [ok]   test {test} passed" in lines
 
 
