@@ -22,9 +22,10 @@ LMS names things its own way:
 attempt, whatever the layout) and :class:`Unused` records (everything else:
 receipts and metadata that were read, files that are no submission, each
 with the reason).  Nothing here runs or parses a notebook: it only reads
-names, and receipts and the metadata file through the trust boundary's
-reader (:func:`autograder.boundary.read_untrusted_file`: no links, a size
-cap), parsing them into plain records here.
+names; receipts and the metadata file are read and parsed by the trust
+boundary (:func:`autograder.boundary.read_blackboard_receipt`,
+:func:`autograder.boundary.read_gradescope_metadata`), which gives frozen
+records.
 """
 
 import datetime
@@ -34,15 +35,13 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .boundary import IGNORED_MEMBERS, read_untrusted_file
+from .boundary import IGNORED_MEMBERS, read_blackboard_receipt, read_gradescope_metadata
 
 __all__ = ["Entry", "Unused", "scan", "safe_id", "is_safe_student_id", "is_submission_folder", "notebook_stem",
            "IGNORED"]
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,99}")
 IGNORED = IGNORED_MEMBERS  # the operating systems' litter, never a submission nor reported
-MAX_RECEIPT_BYTES = 256 * 2**10
-MAX_METADATA_BYTES = 16 * 2**20
 
 CANVAS = re.compile(r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$")
 MOODLE_FOLDER = re.compile(r"^(?P<name>[^_]+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?$")
@@ -135,127 +134,6 @@ def notebook_stem(filename):
             stem, n = match["base"], int(match["n"])
             break
     return stem, n
-
-
-# -- reading the files the LMS adds ----------------------------------------------------
-
-def read_blackboard_receipt(path):
-    """``{"name", "username", "submitted", "files": {stored name: original name}}`` from a receipt, or ``None``.
-
-    A receipt is plain text: ``Name: Ada Lovelace (alovelace)``,
-    ``Assignment: ...``, ``Date Submitted: ...``, and under ``Files:`` pairs
-    of ``Original filename: ...`` and ``Filename: ...`` lines.
-    """
-    data, _ = read_untrusted_file(path, MAX_RECEIPT_BYTES)
-    if data is None:
-        return None
-    text = data.decode("utf-8-sig", errors="replace")
-    info = {"name": "", "username": "", "submitted": "", "files": {}}
-    original = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        key, sep, value = line.partition(":")
-        if not sep:
-            continue
-        key, value = key.strip().lower(), value.strip()
-        if key == "name" and not info["name"]:
-            match = re.match(r"^(?P<name>.*?)\s*\((?P<user>[^()]+)\)\s*$", value)
-            info["name"], info["username"] = (match["name"], match["user"]) if match else (value, "")
-        elif key == "date submitted":
-            info["submitted"] = value
-        elif key == "original filename":
-            original = value
-        elif key == "filename" and original is not None:
-            info["files"][value] = original
-            original = None
-    return info
-
-
-class _TolerantLoader:
-    """A YAML safe loader that reads Ruby-tagged values (``!ruby/object:...``) as plain data."""
-
-    loader = None
-
-    @classmethod
-    def get(cls):
-        if cls.loader is None:
-            import yaml
-
-            class Loader(yaml.SafeLoader):
-                pass
-
-            def untagged(loader, suffix, node):
-                if isinstance(node, yaml.MappingNode):
-                    return loader.construct_mapping(node, deep=True)
-                if isinstance(node, yaml.SequenceNode):
-                    return loader.construct_sequence(node, deep=True)
-                return loader.construct_scalar(node)
-
-            Loader.add_multi_constructor("!", untagged)
-            Loader.add_multi_constructor("tag:yaml.org,2002:", untagged)
-            cls.loader = Loader
-        return cls.loader
-
-
-def _key(mapping, name):
-    """A value of a Gradescope mapping whose keys are Ruby symbols (``:name``) or plain strings."""
-    if not isinstance(mapping, dict):
-        return None
-    for key in (f":{name}", name):
-        if key in mapping:
-            return mapping[key]
-    return None
-
-
-def _scalar_text(value):
-    """A name, id or email from the metadata as text; anything but a plain scalar (an alias bomb ...) is ignored."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return ""
-    return str(value).strip()[:200]
-
-
-def _as_time(value):
-    if isinstance(value, datetime.datetime):
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        match = re.match(r"^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?$", text)
-        if match:
-            zone = match[4] or ""
-            if zone and zone != "Z" and ":" not in zone:
-                zone = zone[:3] + ":" + zone[3:]
-            fraction = (match[3] or "")[:7]
-            try:
-                return datetime.datetime.fromisoformat(f"{match[1]}T{match[2]}{fraction}{zone.replace('Z', '+00:00')}")
-            except ValueError:
-                return None
-    return None
-
-
-def read_gradescope_metadata(path):
-    """``({folder: {"submitters": [(name, sid, email)], "created_at": datetime}}, problem)``."""
-    data, problem = read_untrusted_file(path, MAX_METADATA_BYTES)
-    if data is None:
-        return {}, problem
-    import yaml
-
-    try:
-        document = yaml.load(data.decode("utf-8", errors="replace"), Loader=_TolerantLoader.get())  # noqa: S506 (safe loader subclass)
-    except (yaml.YAMLError, RecursionError) as exc:
-        return {}, f"it is not valid YAML ({str(exc).splitlines()[0][:100]})"
-    if not isinstance(document, dict):
-        return {}, "it does not map submission folders to their submitters"
-    found = {}
-    for folder, record in document.items():
-        if not isinstance(folder, str) or not isinstance(record, dict):
-            continue
-        submitters = []
-        people = _key(record, "submitters")
-        for person in people[:100] if isinstance(people, list) else []:
-            if isinstance(person, dict):
-                submitters.append(tuple(_scalar_text(_key(person, k)) for k in ("name", "sid", "email")))
-        found[folder] = {"submitters": submitters, "created_at": _as_time(_key(record, "created_at"))}
-    return found, None
 
 
 # -- the files of one submission ---------------------------------------------------------
@@ -380,8 +258,8 @@ def scan(folder, assignment, *, extraction_problems=None):
 
         if is_dir and GRADESCOPE_FOLDER.match(name):
             record = metadata.get(name)
-            if record and record["submitters"]:
-                (person, sid, email), others = record["submitters"][0], tuple(record["submitters"][1:])
+            if record and record.submitters:
+                (person, sid, email), others = record.submitters[0], record.submitters[1:]
                 identity = f"gradescope:{sid or email or person or name}"
                 suggested = safe_id(sid or (email.split("@")[0] if email else "") or person or name)
             else:
@@ -390,7 +268,7 @@ def scan(folder, assignment, *, extraction_problems=None):
                 identity, suggested = f"gradescope:{name}", name
             entries.append(_folder_entry("gradescope", path, name, identity, suggested, assignment, problems,
                                          unused, name=person, email=email, co_submitters=others,
-                                         submitted_at=record["created_at"] if record else None))
+                                         submitted_at=record.created_at if record else None))
             continue
 
         match = MOODLE_FOLDER.match(name) if is_dir else None
@@ -414,14 +292,14 @@ def scan(folder, assignment, *, extraction_problems=None):
                                                "and the original file names" if info else
                                                "Blackboard's receipt of this attempt, which could not be read", "read"))
                     continue
-                username = (info or {}).get("username", "")
+                username = info.username if info else ""
                 prefix = match["prefix"]
                 user = username if username and prefix.endswith("_" + username) else prefix.rsplit("_", 1)[-1]
                 group = groups.setdefault(("blackboard", user, match["stamp"]), _Group(
-                    "blackboard", f"blackboard:{user}", safe_id(user), name=(info or {}).get("name", ""),
+                    "blackboard", f"blackboard:{user}", safe_id(user), name=info.name if info else "",
                     submitted_at=_blackboard_time(match["stamp"]), order=(match["stamp"],),
                     receipt=receipt_name or ""))
-                original = (info or {}).get("files", {}).get(name) or match["file"]
+                original = (info.original_name(name) if info else None) or match["file"]
                 group.files[original] = path
                 group.sources.append(name)
                 continue

@@ -13,7 +13,8 @@ import os
 
 import pytest
 
-from autograder.lms import choose_notebook, notebook_stem, read_blackboard_receipt, safe_id, scan
+from autograder.boundary import read_blackboard_receipt, read_gradescope_metadata
+from autograder.lms import choose_notebook, notebook_stem, safe_id, scan
 from tests.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, issue_example, write
 
 A = "ps1_hyperplanes"
@@ -155,9 +156,9 @@ def test_blackboard_attempts_and_receipts(tmp_path):
 def test_blackboard_receipt_gives_the_original_file_names(tmp_path):
     blackboard_attempt(tmp_path, "PS1", "gh", "Grace Hopper", "2025-01-30-09-30-00", [(NB, None)])
     info = read_blackboard_receipt(os.path.join(tmp_path, "PS1_gh_attempt_2025-01-30-09-30-00.txt"))
-    assert info["name"] == "Grace Hopper" and info["username"] == "gh"
-    assert info["files"] == {f"PS1_gh_attempt_2025-01-30-09-30-00_{NB}": NB}
-    assert info["submitted"] == "30/01/2025 09:30:00"
+    assert info.name == "Grace Hopper" and info.username == "gh"
+    assert info.files == ((f"PS1_gh_attempt_2025-01-30-09-30-00_{NB}", NB),)
+    assert info.submitted == "30/01/2025 09:30:00"
 
 
 def test_blackboard_attempt_without_receipt_still_counts(tmp_path):
@@ -348,38 +349,32 @@ YAML_PIECES = st.sampled_from(["submission_1:", "  :submitters:", "  - :name: x"
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.binary(max_size=2000), st.lists(RECEIPT_LINES, max_size=12).map(lambda ls: "\n".join(ls).encode())))
 def test_any_receipt_bytes_give_a_record_or_none(tmp_path_factory, data):
-    from autograder.lms import read_blackboard_receipt
-
     path = tmp_path_factory.mktemp("r") / "receipt.txt"
     path.write_bytes(data)
     info = read_blackboard_receipt(str(path))
-    assert info is None or (isinstance(info["name"], str) and all(isinstance(k, str) and isinstance(v, str)
-                                                                  for k, v in info["files"].items()))
+    assert info is None or (isinstance(info.name, str) and all(isinstance(k, str) and isinstance(v, str)
+                                                               for k, v in info.files))
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.binary(max_size=2000), st.lists(YAML_PIECES, max_size=12).map(lambda ls: "\n".join(ls).encode())))
 def test_any_metadata_bytes_give_records_or_a_reason(tmp_path_factory, data):
-    from autograder.lms import read_gradescope_metadata
-
     path = tmp_path_factory.mktemp("m") / "submission_metadata.yml"
     path.write_bytes(data)
     found, problem = read_gradescope_metadata(str(path))
     assert isinstance(found, dict) and (problem is None or isinstance(problem, str))
     for record in found.values():
-        assert all(isinstance(part, str) for person in record["submitters"] for part in person)
-        assert record["created_at"] is None or isinstance(record["created_at"], datetime.datetime)
+        assert all(isinstance(part, str) for person in record.submitters for part in person)
+        assert record.created_at is None or isinstance(record.created_at, datetime.datetime)
 
 
 def test_metadata_alias_bomb_is_not_expanded(tmp_path):
-    from autograder.lms import read_gradescope_metadata
-
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
     text = "\n".join(levels) + "\nsubmission_1:\n  :submitters:\n  - :name: *a9\n    :sid: s1\n"
     path = write(tmp_path, "submission_metadata.yml", text)
     found, problem = read_gradescope_metadata(path)
-    assert problem is None and found["submission_1"]["submitters"] == [("", "s1", "")]
+    assert problem is None and found["submission_1"].submitters == (("", "s1", ""),)
 
 
 def test_canvas_name_with_an_underscore_is_still_canvas(tmp_path):
