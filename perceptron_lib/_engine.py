@@ -56,6 +56,10 @@ _DIRECT_EPOCHS = 3
 # The next block covers this many times the last gap between mistakes.
 _BLOCK_PER_GAP = 1.0
 
+# Where ||z|| ||v|| exceeds this, a dot product may overflow when summed in one
+# order and not in another, so no rounding bound holds: every example is then
+# decided by the plain loop's own expression (the compiled kernel does the same).
+_BOUNDED_PRODUCT = 1e300
 # The compiled kernel's error bound is proven for fewer terms than this.
 _KERNEL_MAX_TERMS = 10_000_000
 
@@ -215,6 +219,8 @@ class MistakeFinder:
                     screen_v[:] = v
             # (With zero weights every agreement is exactly 0, whatever the factor.)
             screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
+            if not v_norm * self.max_z_norm <= _BOUNDED_PRODUCT:
+                screen_slack = math.inf
             mistake = -1
             i = start
             while i < n:
@@ -225,7 +231,8 @@ class MistakeFinder:
                     agreement = X[i:stop] @ w
                     agreement += b
                     agreement *= y[i:stop]
-                for k in (agreement <= screen_slack).nonzero()[0].tolist():
+                # "Not above" rather than "at most": an overflowed agreement (nan) is doubtful too.
+                for k in np.logical_not(agreement > screen_slack).nonzero()[0].tolist():
                     j = i + k
                     # Below -slack the screen proves the mistake; in between,
                     # the plain loop's expression decides.
@@ -311,7 +318,7 @@ class MulticlassMistakeFinder:
         self.fit_intercept = fit_intercept
         if sq_norm is None:
             sq_norm = max_squared_norm(X)
-        max_x_norm = float(np.sqrt(sq_norm + (1.0 if fit_intercept else 0.0)))
+        self.max_x_norm = max_x_norm = float(np.sqrt(sq_norm + (1.0 if fit_intercept else 0.0)))
         # Each score errs by at most (m + 3) u ||(x, 1)|| ||(w_c, b_c)|| plus the
         # subnormal terms (as in MistakeFinder); a difference of two scores by
         # twice that, and twice again is the slack.
@@ -344,6 +351,8 @@ class MulticlassMistakeFinder:
         X, y, n = self.X, self.y, self.n
         v_norm = float(np.sqrt((np.einsum("ij,ij->i", W, W) + b * b).max()))
         screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
+        if not v_norm * self.max_x_norm <= _BOUNDED_PRODUCT:
+            screen_slack = math.inf
         i = start
         while i < n:
             stop = min(n, i + self.block)
@@ -352,7 +361,7 @@ class MulticlassMistakeFinder:
             rows = np.arange(stop - i)
             own = scores[rows, y[i:stop]]
             scores[rows, y[i:stop]] = -np.inf
-            doubtful = np.flatnonzero(own - scores.max(axis=1) <= screen_slack)
+            doubtful = np.flatnonzero(np.logical_not(own - scores.max(axis=1) > screen_slack))
             for k in doubtful:
                 j = i + int(k)
                 rival, wrong = self.rival(W @ X[j] + b, y[j])

@@ -163,3 +163,28 @@ DATA_FOR_SCALES = (
     np.random.default_rng(5).normal(size=(300, 6)),
     np.where(np.random.default_rng(6).random(300) < 0.5, -1.0, 1.0),
 )
+
+
+def overflowing_data(seed, n_classes=2):
+    """Small integer data scaled by 10^k, |k| < 200: with such weights, a score's terms can
+    overflow when added in one order and not in another, so no rounding bound holds."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(5, 120)), int(rng.integers(1, 30))
+    X = rng.integers(-3, 4, size=(n, d)).astype(float) * 10.0 ** rng.integers(-200, 200)
+    if n_classes == 2:
+        y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+        y[:2] = [1, -1]
+    else:
+        y = rng.integers(0, n_classes, size=n)
+        y[:n_classes] = range(n_classes)
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [12, 24, 35])
+def test_exact_where_scores_overflow(seed, screen):
+    X, y = overflowing_data(seed)
+    w, b, mistakes, epochs, _, _ = plain_perceptron(X, y, max_epochs=10)
+    model = fit_quietly(Perceptron(max_epochs=10), X, y)
+    np.testing.assert_array_equal(model.coef_, w)
+    np.testing.assert_array_equal(model.intercept_, b)
+    assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)

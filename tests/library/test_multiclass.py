@@ -180,3 +180,17 @@ def test_mistakes_never_exceed_the_multiclass_bound(seed):
     gamma = (own - scores.max(axis=1)).min()
     assert gamma > 0
     assert model.n_mistakes_ <= 2 * (pl.radius(Z) / gamma) ** 2
+
+
+@pytest.mark.parametrize("seed", [132, 150, 156])
+def test_exact_where_scores_overflow(seed):
+    from .test_exactness import overflowing_data
+
+    X, y = overflowing_data(seed, n_classes=3)
+    W, b, mistakes, epochs, _ = plain_multiclass_perceptron(X, y, 3, max_epochs=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = MulticlassPerceptron(max_epochs=8).fit(X, y)
+    np.testing.assert_array_equal(model.coef_, W)
+    np.testing.assert_array_equal(model.intercept_, b)
+    assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)
