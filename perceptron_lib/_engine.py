@@ -60,6 +60,12 @@ _BLOCK_PER_GAP = 1.0
 # order and not in another, so no rounding bound holds: every example is then
 # decided by the plain loop's own expression (the compiled kernel does the same).
 _BOUNDED_PRODUCT = 1e300
+# A computed sum of squares below this may have lost its relative accuracy to
+# underflow (each square can err by half the smallest subnormal), so the norm
+# it gives could be far too small for the bounds.  Such a norm is bounded by
+# _NORM_FLOOR instead: the true sum is then below 2^-959, its root below 2^-479.
+_UNDERFLOW_SQUARES = 2.0**-960
+_NORM_FLOOR = 2.0**-470
 # The compiled kernel's error bound is proven for fewer terms than this.
 _KERNEL_MAX_TERMS = 10_000_000
 
@@ -107,6 +113,11 @@ def single_threaded_blas():
     return _blas_controller.limit(limits=1, user_api="blas")
 
 
+def norm_bound(squares):
+    """An upper bound (up to rounding) on the norm whose computed sum of squares is ``squares``; nan stays nan."""
+    return _NORM_FLOOR if squares < _UNDERFLOW_SQUARES else math.sqrt(squares)
+
+
 def max_squared_norm(X):
     """The largest ``||x_i||^2`` over the rows of ``X`` (inf or nan when ``X`` is not finite)."""
     return float(np.einsum("ij,ij->i", X, X).max())
@@ -131,7 +142,7 @@ class MistakeFinder:
         self.fit_intercept = fit_intercept
         if sq_norm is None:
             sq_norm = max_squared_norm(X)
-        self.max_z_norm = float(np.sqrt(sq_norm + (1.0 if fit_intercept else 0.0)))
+        self.max_z_norm = norm_bound(float(sq_norm) + (1.0 if fit_intercept else 0.0))
         self.Z = None
         self.epochs_started = 0
         self.block = 256
@@ -205,9 +216,13 @@ class MistakeFinder:
         made = 0
         start = 0
         while start < n:
-            v_norm = math.sqrt(v @ v)
+            v_norm = norm_bound(float(v @ v))
             Z = self.Z
-            if Z is not None and Z.dtype == np.float32 and v_norm * self.max_z_norm > _FLOAT32_PRODUCT_LIMIT:
+            # Screening in float32 also needs (v, b) large enough that rounding
+            # its entries to float32 errs by little relative to ||v||.
+            if Z is not None and Z.dtype == np.float32 and not (
+                _FLOAT32_NORMS[0] < v_norm and v_norm * self.max_z_norm <= _FLOAT32_PRODUCT_LIMIT
+            ):
                 self._build(np.float64)
                 Z = self.Z
             b = v[d] if fit_intercept else 0.0
@@ -318,7 +333,7 @@ class MulticlassMistakeFinder:
         self.fit_intercept = fit_intercept
         if sq_norm is None:
             sq_norm = max_squared_norm(X)
-        self.max_x_norm = max_x_norm = float(np.sqrt(sq_norm + (1.0 if fit_intercept else 0.0)))
+        self.max_x_norm = max_x_norm = norm_bound(float(sq_norm) + (1.0 if fit_intercept else 0.0))
         # Each score errs by at most (m + 3) u ||(x, 1)|| ||(w_c, b_c)|| plus the
         # subnormal terms (as in MistakeFinder); a difference of two scores by
         # twice that, and twice again is the slack.
@@ -349,7 +364,7 @@ class MulticlassMistakeFinder:
     def first_mistake(self, W, b, start):
         """``(i, rival)`` for the first ``i >= start`` that ``(W, b)`` gets wrong, or ``(-1, -1)``."""
         X, y, n = self.X, self.y, self.n
-        v_norm = float(np.sqrt((np.einsum("ij,ij->i", W, W) + b * b).max()))
+        v_norm = norm_bound(float((np.einsum("ij,ij->i", W, W) + b * b).max()))
         screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
         if not v_norm * self.max_x_norm <= _BOUNDED_PRODUCT:
             screen_slack = math.inf

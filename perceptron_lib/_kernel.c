@@ -30,6 +30,9 @@
  *     slack = 2 (m + 3) u Z V + 8 m eta,
  * with Z the largest ||z|| over the examples, computed by the caller, and V
  * the computed ||v||.  Each is the square root of a computed sum of m squares
+ * (or, where that sum is below 2^-960 and so may have lost its accuracy to
+ * underflow, the bound 2^-470, above any norm whose computed square is that
+ * small; the caller does the same for Z)
  * (all positive, so within a relative gamma_m), hence within a relative
  * (m / 2 + 2) u of the true norm from below; forming the slack rounds four
  * more times.  So (m + 3) u Z V >= (m + 3)(1 - (m + 8) u) u ||z|| ||v||,
@@ -79,8 +82,12 @@ static double dot(const double *a, const double *b, Py_ssize_t n)
 static double slack_for(const double *v, Py_ssize_t m, double max_z_norm)
 {
     double squares = dot(v, v, m);
-    if (squares == 0.0)
+    if (squares < 0x1p-960) {
+        for (Py_ssize_t j = 0; j < m; j++)
+            if (v[j] != 0.0)
+                return 2.0 * (double)(m + 3) * UNIT * (max_z_norm * 0x1p-470) + 8.0 * (double)m * TINY;
         return 0.0;
+    }
     double zv = max_z_norm * sqrt(squares);
     if (!(zv <= 1e300))
         return INFINITY;

@@ -194,3 +194,19 @@ def test_exact_where_scores_overflow(seed):
     np.testing.assert_array_equal(model.coef_, W)
     np.testing.assert_array_equal(model.intercept_, b)
     assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)
+
+
+@pytest.mark.parametrize("seed", [5036, 5041, 5056])
+def test_exact_where_norms_underflow(seed):
+    from .test_exactness import tiny_norm_data
+
+    X, _, sample_weight = tiny_norm_data(seed)
+    y = np.random.default_rng(seed).integers(0, 3, size=len(X))
+    y[:3] = [0, 1, 2]
+    W, b, mistakes, epochs, _ = plain_multiclass_perceptron(X, y, 3, fit_intercept=False, max_epochs=8,
+                                                           sample_weight=sample_weight)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = MulticlassPerceptron(fit_intercept=False, max_epochs=8).fit(X, y, sample_weight=sample_weight)
+    np.testing.assert_array_equal(model.coef_, W)
+    assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)
