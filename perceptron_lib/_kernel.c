@@ -28,17 +28,20 @@
  *     E = 2 (gamma_m ||z|| ||v|| + m eta).
  * The slack used is
  *     slack = 2 (m + 3) u Z V + 8 m eta,
- * with Z the largest ||z|| over the examples, computed by the caller, and V
- * the computed ||v||.  Each is the square root of a computed sum of m squares
- * (or, where that sum is below 2^-960 and so may have lost its accuracy to
- * underflow, the bound 2^-470, above any norm whose computed square is that
- * small; the caller does the same for Z)
- * (all positive, so within a relative gamma_m), hence within a relative
- * (m / 2 + 2) u of the true norm from below; forming the slack rounds four
- * more times.  So (m + 3) u Z V >= (m + 3)(1 - (m + 8) u) u ||z|| ||v||,
+ * with Z a bound on the largest ||z|| over the examples, computed by the
+ * caller, and V one on ||v||, computed here.  Each is the square root of a
+ * computed sum of m squares.  That sum errs by a relative gamma_m (its terms
+ * are positive) plus at most m eta / 2 from squares that underflow; when it
+ * is at least 2^-960 the latter is below a relative 2^-90 for m < 10^7, so
+ * the root is at least the true norm times 1 - (m / 2 + 2) u.  A sum below
+ * 2^-960 may have lost its accuracy to underflow, and its root is replaced
+ * by 2^-470, which exceeds any norm whose computed sum of squares is that
+ * small.  Forming the slack rounds four more times, so
+ *     (m + 3) u Z V >= (m + 3)(1 - (m + 8) u) u ||z|| ||v||,
  * which is at least gamma_m ||z|| ||v|| whenever 2 m^2 u < 3, in particular
- * for every m < 10^7 (larger m is refused).  Where those products underflow,
- * each errs by at most eta, which the 6 m eta beyond E's 2 m eta absorbs.
+ * for every m < 10^7 (larger m is refused).  Where those four products
+ * underflow, each errs by at most eta, which the 6 m eta beyond E's 2 m eta
+ * absorbs.
  * So slack >= E, and
  *     our agreement > slack   =>  numpy's > 0: no mistake;
  *     our agreement < -slack  =>  numpy's < 0: a mistake;
