@@ -13,7 +13,7 @@ NOTEBOOK ?=
 
 all: test
 
-$(STAMP): requirements.txt constraints.txt pyproject.toml
+$(STAMP): requirements.txt constraints.txt pyproject.toml setup.py perceptron_lib/_kernel.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt

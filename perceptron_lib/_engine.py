@@ -22,9 +22,19 @@ about as much as an epoch, so the screen is chosen by what the run needs:
 - large data: the first epochs screen ``X`` itself (no copy at all), which is
   best for the many runs that converge within a few epochs; a run still going
   after them gets a single-precision copy of ``Z``, half the bytes per epoch.
+
+Where the optional compiled kernel (:mod:`perceptron_lib._kernel`, built from
+``_kernel.c`` at install time when a C compiler is present) is available, it
+replaces the blocks altogether: it runs the whole epoch loop in C, makes the
+updates itself, and returns to Python only for the rare example whose score is
+too close to zero to be decided without numpy's own expression (its source
+proves the bound).  It needs no copy of the data.  Setting the environment
+variable ``PERCEPTRON_LIB_PURE_NUMPY`` to a non-empty value turns it off.
 """
 
+import importlib
 import math
+import os
 from contextlib import nullcontext
 
 import numpy as np
@@ -46,7 +56,42 @@ _DIRECT_EPOCHS = 3
 # The next block covers this many times the last gap between mistakes.
 _BLOCK_PER_GAP = 1.0
 
+# Where ||z|| ||v|| exceeds this, a dot product may overflow when summed in one
+# order and not in another, so no rounding bound holds: every example is then
+# decided by the plain loop's own expression (the compiled kernel does the same).
+_BOUNDED_PRODUCT = 1e300
+# A computed sum of squares below this may have lost its relative accuracy to
+# underflow (each square can err by half the smallest subnormal), so the norm
+# it gives could be far too small for the bounds.  Such a norm is bounded by
+# _NORM_FLOOR instead: the true sum is then below 2^-959, its root below 2^-479.
+_UNDERFLOW_SQUARES = 2.0**-960
+_NORM_FLOOR = 2.0**-470
+# The compiled kernel's error bound is proven for fewer terms than this.
+_KERNEL_MAX_TERMS = 10_000_000
+
 _blas_controller = None
+# The compiled kernel module once looked up, False when it is missing or switched off.
+_kernel_module = None
+
+
+def compiled_kernel():
+    """The compiled epoch loop, or None when it was not built or ``PERCEPTRON_LIB_PURE_NUMPY`` is set.
+
+    It is imported on first use, by the first training run, so importing
+    :mod:`perceptron_lib` does not load it.
+    """
+    global _kernel_module
+    if _kernel_module is None:
+        module = False
+        if not os.environ.get("PERCEPTRON_LIB_PURE_NUMPY"):
+            # Looked up by name: it is a compiled module with no source for
+            # tools that read the package's imports (autograder.course_library).
+            try:
+                module = importlib.import_module(f"{__package__}._kernel")
+            except ImportError:  # not built (no C compiler at install time): the numpy engine runs instead
+                module = False
+        _kernel_module = module
+    return _kernel_module or None
 
 
 def single_threaded_blas():
@@ -66,6 +111,11 @@ def single_threaded_blas():
             return nullcontext()
         _blas_controller = ThreadpoolController()
     return _blas_controller.limit(limits=1, user_api="blas")
+
+
+def norm_bound(squares):
+    """An upper bound (up to rounding) on the norm whose computed sum of squares is ``squares``; nan stays nan."""
+    return _NORM_FLOOR if squares < _UNDERFLOW_SQUARES else math.sqrt(squares)
 
 
 def max_squared_norm(X):
@@ -92,11 +142,18 @@ class MistakeFinder:
         self.fit_intercept = fit_intercept
         if sq_norm is None:
             sq_norm = max_squared_norm(X)
-        self.max_z_norm = float(np.sqrt(sq_norm + (1.0 if fit_intercept else 0.0)))
+        self.max_z_norm = norm_bound(float(sq_norm) + (1.0 if fit_intercept else 0.0))
         self.Z = None
         self.epochs_started = 0
         self.block = 256
-        if self.n * self.d <= _SMALL_DATA:
+        self.kernel = None
+        if self.d + 1 < _KERNEL_MAX_TERMS and all(
+            a.dtype == np.float64 and a.flags.c_contiguous for a in (X, self.y, self.step)
+        ):
+            self.kernel = compiled_kernel()
+        if self.kernel is not None:
+            self._set_slack(np.float64)
+        elif self.n * self.d <= _SMALL_DATA:
             self._build(np.float64)
         else:
             self._set_slack(np.float64)
@@ -125,7 +182,7 @@ class MistakeFinder:
     def start_epoch(self):
         """Called before each epoch: large data gets its float32 copy once the direct epochs are over."""
         self.epochs_started += 1
-        if self.Z is None and self.epochs_started > _DIRECT_EPOCHS:
+        if self.kernel is None and self.Z is None and self.epochs_started > _DIRECT_EPOCHS:
             low, high = _FLOAT32_NORMS
             self._build(np.float32 if low < self.max_z_norm < high else np.float64)
 
@@ -149,6 +206,8 @@ class MistakeFinder:
         made to ``state.v``.  This runs once per mistake, so it keeps to few
         numpy calls and no method calls.
         """
+        if self.kernel is not None:
+            return self._run_compiled_epoch(state)
         X, y, step, weight, n, d = self.X, self.y, self.step, self.weight, self.n, self.d
         fit_intercept = self.fit_intercept
         v = state.v
@@ -157,9 +216,13 @@ class MistakeFinder:
         made = 0
         start = 0
         while start < n:
-            v_norm = math.sqrt(v @ v)
+            v_norm = norm_bound(float(v @ v))
             Z = self.Z
-            if Z is not None and Z.dtype == np.float32 and v_norm * self.max_z_norm > _FLOAT32_PRODUCT_LIMIT:
+            # Screening in float32 also needs (v, b) large enough that rounding
+            # its entries to float32 errs by little relative to ||v||.
+            if Z is not None and Z.dtype == np.float32 and not (
+                _FLOAT32_NORMS[0] < v_norm and v_norm * self.max_z_norm <= _FLOAT32_PRODUCT_LIMIT
+            ):
                 self._build(np.float64)
                 Z = self.Z
             b = v[d] if fit_intercept else 0.0
@@ -171,6 +234,8 @@ class MistakeFinder:
                     screen_v[:] = v
             # (With zero weights every agreement is exactly 0, whatever the factor.)
             screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
+            if not v_norm * self.max_z_norm <= _BOUNDED_PRODUCT:
+                screen_slack = math.inf
             mistake = -1
             i = start
             while i < n:
@@ -181,7 +246,8 @@ class MistakeFinder:
                     agreement = X[i:stop] @ w
                     agreement += b
                     agreement *= y[i:stop]
-                for k in (agreement <= screen_slack).nonzero()[0].tolist():
+                # "Not above" rather than "at most": an overflowed agreement (nan) is doubtful too.
+                for k in np.logical_not(agreement > screen_slack).nonzero()[0].tolist():
                     j = i + k
                     # Below -slack the screen proves the mistake; in between,
                     # the plain loop's expression decides.
@@ -214,6 +280,38 @@ class MistakeFinder:
             start = mistake + 1
         return made
 
+    def _run_compiled_epoch(self, state):
+        """``run_epoch`` with the compiled kernel: C decides and updates, Python only the close calls.
+
+        A state that keeps a history gets the kernel back at every mistake, so
+        that its hook runs before the update, as in the numpy engine.
+        """
+        X, y, step, n, d = self.X, self.y, self.step, self.n, self.d
+        fit_intercept = self.fit_intercept
+        v = state.v
+        w = v[:d]
+        hook = state.on_mistake if state.keeps_history else None
+        scan = self.kernel.scan
+        made = 0
+        start = 0
+        while start < n:
+            i, status, made_in_c = scan(X, y, step, v, n, d, fit_intercept, start, self.max_z_norm, hook is None)
+            made += made_in_c
+            if status == 0:
+                break
+            # status 2: too close to call in C; the plain loop's own expression decides.
+            if status == 2 and not y[i] * (X[i] @ w + (v[d] if fit_intercept else 0.0)) <= 0:
+                start = i + 1
+                continue
+            if hook is not None:
+                hook(X[i], step[i], state.visits + i)
+            w += step[i] * X[i]
+            if fit_intercept:
+                v[-1] += step[i]
+            made += 1
+            start = i + 1
+        return made
+
 
 class MulticlassMistakeFinder:
     """Find, for fixed class weights, the first example at or after ``start`` that they get wrong.
@@ -235,7 +333,7 @@ class MulticlassMistakeFinder:
         self.fit_intercept = fit_intercept
         if sq_norm is None:
             sq_norm = max_squared_norm(X)
-        max_x_norm = float(np.sqrt(sq_norm + (1.0 if fit_intercept else 0.0)))
+        self.max_x_norm = max_x_norm = norm_bound(float(sq_norm) + (1.0 if fit_intercept else 0.0))
         # Each score errs by at most (m + 3) u ||(x, 1)|| ||(w_c, b_c)|| plus the
         # subnormal terms (as in MistakeFinder); a difference of two scores by
         # twice that, and twice again is the slack.
@@ -266,8 +364,10 @@ class MulticlassMistakeFinder:
     def first_mistake(self, W, b, start):
         """``(i, rival)`` for the first ``i >= start`` that ``(W, b)`` gets wrong, or ``(-1, -1)``."""
         X, y, n = self.X, self.y, self.n
-        v_norm = float(np.sqrt((np.einsum("ij,ij->i", W, W) + b * b).max()))
+        v_norm = norm_bound(float((np.einsum("ij,ij->i", W, W) + b * b).max()))
         screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
+        if not v_norm * self.max_x_norm <= _BOUNDED_PRODUCT:
+            screen_slack = math.inf
         i = start
         while i < n:
             stop = min(n, i + self.block)
@@ -276,7 +376,7 @@ class MulticlassMistakeFinder:
             rows = np.arange(stop - i)
             own = scores[rows, y[i:stop]]
             scores[rows, y[i:stop]] = -np.inf
-            doubtful = np.flatnonzero(own - scores.max(axis=1) <= screen_slack)
+            doubtful = np.flatnonzero(np.logical_not(own - scores.max(axis=1) > screen_slack))
             for k in doubtful:
                 j = i + int(k)
                 rival, wrong = self.rival(W @ X[j] + b, y[j])

@@ -58,18 +58,25 @@ DATASETS = {
 }
 
 
-@pytest.fixture(params=["small_data", "large_data"])
+@pytest.fixture(params=["compiled", "small_data", "large_data"])
 def screen(request, monkeypatch):
-    """Run a test with each of the engine's screens.
+    """Run a test with the compiled kernel and with each of the numpy engine's screens.
 
-    Small data is screened with a double-precision copy; large data directly
-    on X for the first epochs and with a single-precision copy after them.
-    Setting the size limit to 0 sends the named data sets down the large path.
+    The compiled kernel runs the loop in C and hands close calls back to numpy.
+    Without it, small data is screened with a double-precision copy; large data
+    directly on X for the first epochs and with a single-precision copy after
+    them.  Setting the size limit to 0 sends the named data sets down the large
+    path.
     """
-    if request.param == "large_data":
-        from perceptron_lib import _engine
+    from perceptron_lib import _engine
 
-        monkeypatch.setattr(_engine, "_SMALL_DATA", 0)
+    if request.param == "compiled":
+        if _engine.compiled_kernel() is None:
+            pytest.skip("the compiled kernel was not built (no C compiler at install time) or is switched off")
+    else:
+        monkeypatch.setattr(_engine, "_kernel_module", False)
+        if request.param == "large_data":
+            monkeypatch.setattr(_engine, "_SMALL_DATA", 0)
     return request.param
 
 

@@ -180,3 +180,33 @@ def test_mistakes_never_exceed_the_multiclass_bound(seed):
     gamma = (own - scores.max(axis=1)).min()
     assert gamma > 0
     assert model.n_mistakes_ <= 2 * (pl.radius(Z) / gamma) ** 2
+
+
+@pytest.mark.parametrize("seed", [132, 150, 156])
+def test_exact_where_scores_overflow(seed):
+    from .test_exactness import overflowing_data
+
+    X, y = overflowing_data(seed, n_classes=3)
+    W, b, mistakes, epochs, _ = plain_multiclass_perceptron(X, y, 3, max_epochs=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = MulticlassPerceptron(max_epochs=8).fit(X, y)
+    np.testing.assert_array_equal(model.coef_, W)
+    np.testing.assert_array_equal(model.intercept_, b)
+    assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)
+
+
+@pytest.mark.parametrize("seed", [5036, 5041, 5056])
+def test_exact_where_norms_underflow(seed):
+    from .test_exactness import tiny_norm_data
+
+    X, _, sample_weight = tiny_norm_data(seed)
+    y = np.random.default_rng(seed).integers(0, 3, size=len(X))
+    y[:3] = [0, 1, 2]
+    W, b, mistakes, epochs, _ = plain_multiclass_perceptron(X, y, 3, fit_intercept=False, max_epochs=8,
+                                                           sample_weight=sample_weight)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = MulticlassPerceptron(fit_intercept=False, max_epochs=8).fit(X, y, sample_weight=sample_weight)
+    np.testing.assert_array_equal(model.coef_, W)
+    assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)
