@@ -40,7 +40,8 @@ REFERENCE_NAMES = frozenset({
     "margin", "signed_distance", "absorb_offset", "split_offset", "is_separated", "mistake_bound", "radius",
     "trace_perceptron", "sign", "TrainingResult",
 })
-REFERENCE_MODULES = frozenset({"perceptron", "voted", "averaged", "theory", "trace", "_engine", "_base"})
+REFERENCE_MODULES = frozenset({"perceptron", "voted", "averaged", "theory", "trace", "_engine", "_base", "estimators",
+                               "multiclass", "bounds", "_kernel"})
 
 BENIGN_LINE_MAGICS = frozenset({"matplotlib", "time", "timeit", "precision", "pprint", "who", "whos", "pinfo",
                                 "pinfo2", "psearch", "page", "pdoc", "pdef", "psource", "pfile", "lsmagic",
