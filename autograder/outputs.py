@@ -11,6 +11,7 @@ so a reader never sees half of one.
 """
 
 import csv
+import io
 import os
 import tempfile
 
@@ -36,22 +37,14 @@ def write_text_atomic(path, text):
 
 
 def write_grades_csv(path, results):
-    """Write ``grades.csv`` atomically: to a temporary file in the same folder, then renamed."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".grades-", suffix=".csv", dir=folder)
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            writer = csv.writer(f)
-            writer.writerow(GRADES_COLUMNS)
-            for r in results:
-                writer.writerow([r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status,
-                                 ";".join(r.flag_codes), r.source, r.submitted_at])
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``grades.csv`` (UTF-8) atomically, so a failed run never leaves it half-written."""
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(GRADES_COLUMNS)
+    for r in results:
+        writer.writerow([r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status,
+                         ";".join(r.flag_codes), r.source, r.submitted_at])
+    write_text_atomic(path, text.getvalue())
 
 
 def _previous_answers(path, manual_ids, max_bytes):
