@@ -273,12 +273,16 @@ class MistakeFinder:
                 else:
                     v += weight[mistake] * Z[mistake]
             else:
-                w += step[mistake] * X[mistake]
-                if fit_intercept:
-                    v[-1] += step[mistake]
+                self._plain_update(v, mistake)
             made += 1
             start = mistake + 1
         return made
+
+    def _plain_update(self, v, i):
+        """The update on example ``i`` as the plain loop writes it: ``w += step x_i``, and ``b += step``."""
+        v[:self.d] += self.step[i] * self.X[i]
+        if self.fit_intercept:
+            v[-1] += self.step[i]
 
     def _run_compiled_epoch(self, state):
         """``run_epoch`` with the compiled kernel: C decides and updates, Python only the close calls.
@@ -305,9 +309,7 @@ class MistakeFinder:
                 continue
             if hook is not None:
                 hook(X[i], step[i], state.visits + i)
-            w += step[i] * X[i]
-            if fit_intercept:
-                v[-1] += step[i]
+            self._plain_update(v, i)
             made += 1
             start = i + 1
         return made
