@@ -295,24 +295,31 @@ def axe_source() -> str:
     return script.read_text(encoding="utf-8")
 
 
+# A script prefix: ``frame()`` waits for the next frame, and ``animationsDone(ms)`` for the
+# finite CSS transitions and animations running now to end (at most ``ms``).
+ANIMATION_WAIT_JS = """
+const done = arguments[arguments.length - 1];
+const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+const animationsDone = ms => {
+    const running = document.getAnimations().filter(a => a.playState === "running"
+        && a.effect && a.effect.getTiming().iterations !== Infinity);
+    return Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                         new Promise(resolve => setTimeout(resolve, ms))]);
+};
+"""
+
+
 def settle(driver) -> None:
     """Wait until CSS transitions and animations have finished and layout has caught up."""
-    driver.execute_async_script(
-        """
-        const done = arguments[arguments.length - 1];
-        const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+    driver.execute_async_script(ANIMATION_WAIT_JS + """
         (async () => {
             await frame();
-            const running = document.getAnimations().filter(a => a.playState === "running"
-                && a.effect && a.effect.getTiming().iterations !== Infinity);
-            await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
-                                new Promise(resolve => setTimeout(resolve, 2000))]);
+            await animationsDone(2000);
             await frame();
             await frame();
             done();
         })();
-        """
-    )
+        """)
 
 
 def reveal_hidden_content(driver) -> int:
@@ -614,15 +621,10 @@ return stops;
 # The focused element, and whether it shows a focus indicator: an outline or a box-shadow
 # on the element, on its ::before or ::after, or on a child (the theme draws some there),
 # or for a drawn SVG control a stroked ring that only its focused state shows.
-FOCUSED_JS = """
-const done = arguments[arguments.length - 1];
-const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+FOCUSED_JS = ANIMATION_WAIT_JS + """
 (async () => {
     await frame();
-    const running = document.getAnimations().filter(a => a.playState === "running"
-        && a.effect && a.effect.getTiming().iterations !== Infinity);
-    await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
-                        new Promise(resolve => setTimeout(resolve, 1000))]);
+    await animationsDone(1000);
     const element = document.activeElement;
     if (!element || element === document.body || element === document.documentElement) {
         return done(null);
