@@ -311,6 +311,7 @@ class Plan:
     titles: list
     part_of: dict
     findings: list
+    calibrated: set  # indices of the cells whose time grading calibrates (see _calibrated_cells)
 
 
 def plan(path, *, assignment=None, course_dir=COURSE_DIR):
@@ -368,25 +369,23 @@ def plan(path, *, assignment=None, course_dir=COURSE_DIR):
                                               "rename it before you submit"))
     findings += _locked_findings(flags, part_of)
     findings += _answer_findings(release_nb, answers, authored, part_of)
-    return Plan(assignment, prepared, release_path, titles, part_of, findings)
+    return Plan(assignment, prepared, release_path, titles, part_of, findings,
+                _calibrated_cells(prepared, release_nb))
 
 
-def _calibrated_cells(planned):
-    """Indices of the code cells of ``planned.notebook`` that come from the release and are not answer cells.
+def _calibrated_cells(notebook, release_nb):
+    """Indices of the code cells of ``notebook`` that come from the release and are not answer cells.
 
     Grading limits these cells' time from the instructor's solution, and
     recognises them as :mod:`autograder.calibrate` does: by nbgrader id, or by
     notebook cell id when they have none.
     """
-    import nbformat
-
     def key(cell):
         return _nbgrader(cell).get("grade_id") or cell.get("id")
 
-    release_nb = nbformat.read(planned.release_path, as_version=4)
     release_keys = {key(c) for c in release_nb.cells
                     if c.cell_type == "code" and not _nbgrader(c).get("solution")} - {None}
-    return {index for index, cell in enumerate(planned.notebook.cells)
+    return {index for index, cell in enumerate(notebook.cells)
             if cell.cell_type == "code" and not _nbgrader(cell).get("solution") and key(cell) in release_keys}
 
 
@@ -412,7 +411,7 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Set
                                                    budget=settings.limits.notebook_seconds)
     findings += _run_findings(planned.notebook, interrupted, stopped, died, planned.part_of,
                               cell_timeout=settings.cell_seconds, budget=settings.limits.notebook_seconds,
-                              seconds=seconds, calibrated=_calibrated_cells(planned), limits=settings.limits)
+                              seconds=seconds, calibrated=planned.calibrated, limits=settings.limits)
     order = {title: i for i, title in enumerate(planned.titles)}
     findings.sort(key=lambda f: order.get(f.part, 0))  # stable: within a part, the order found
     return planned.assignment, findings
