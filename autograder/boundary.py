@@ -227,6 +227,7 @@ class RunnerReport:
     probe_error: Any = None
     cell_seconds: tuple = ()  # (cell number, seconds)
     probe_seconds: float = 0.0
+    finished: bool = False  # the runner got to its end (it writes this last)
 
 
 def _seconds(value):
@@ -265,6 +266,7 @@ def read_runner_report(path, n_cells, max_bytes):
         probe_error=_text(error)[:100] if isinstance(error, str) else None,
         cell_seconds=cell_seconds,
         probe_seconds=_seconds(report.get("probe_seconds")) or 0.0,
+        finished=report.get("finished") is True,
     )
 
 

@@ -47,7 +47,6 @@ class Limits:
                                                   "solution's own time")
     min_cell_seconds: float = _limit(3.0, "s", "floor of a calibrated cell limit")
     min_call_seconds: float = _limit(1.0, "s", "floor of a calibrated call limit")
-    kernel_start_seconds: float = _limit(60.0, "s", "time the Python kernel may take to start")
     grace_seconds: float = _limit(10.0, "s", "extra wall-clock time past the notebook budget before the "
                                              "sandbox is killed")
     # Resources of the sandbox (each process gets its own copy of a resource limit).
@@ -62,7 +61,6 @@ class Limits:
     notebook_bytes: int = _limit(20 * MiB, "bytes", "size of one submitted notebook")
     cell_output_bytes: int = _limit(100_000, "bytes", "output kept per cell")
     total_output_bytes: int = _limit(2_000_000, "bytes", "output kept per notebook")
-    message_bytes: int = _limit(16 * MiB, "bytes", "one message from the kernel")
     executed_notebook_bytes: int = _limit(64 * MiB, "bytes", "the executed notebook read back from the sandbox")
     runner_report_bytes: int = _limit(1 * MiB, "bytes", "the runner's report read back from the sandbox")
     probe_results_bytes: int = _limit(64 * MiB, "bytes", "the hidden tests' results read back from the sandbox")

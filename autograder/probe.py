@@ -1,8 +1,9 @@
 """The probe data: its schema, its one encoder and its one decoder, and the calls of the student's functions.
 
-This module is the only code the grader runs inside the student's kernel
-after the notebook itself (the runner loads it there by its path; it imports
-nothing from the ``autograder`` package).  It reads the probe inputs
+This module is the only grading code besides the runner that runs where
+the student's code runs: the runner imports it beside itself, before the
+notebook runs, and calls :func:`run_probes` on the notebook's namespace
+after the last cell (it imports nothing from the ``autograder`` package).  It reads the probe inputs
 (``probes.json`` plus arrays in ``probes.npz``), calls each named function on
 them with a time limit, and writes ``results.json`` and ``results.npz``.
 
@@ -37,6 +38,7 @@ import math
 import os
 import signal
 import time
+import zipfile  # used by np.savez: imported now, before the notebook can put a zipfile.py in its folder
 
 import numpy as np
 
@@ -54,6 +56,10 @@ _NUMPY_FLOATS = (np.float64, np.float32, np.float16)
 
 class ProbeTimeout(Exception):
     """A probed call ran past its time limit."""
+
+
+class BudgetSpent(Exception):
+    """The notebook's time budget ran out while the probes were running."""
 
 
 class Opaque:
@@ -162,12 +168,14 @@ def _on_alarm(signum, frame):
     raise ProbeTimeout()
 
 
-def run_probes(namespace, in_dir, out_dir, *, seconds_per_call):
+def run_probes(namespace, in_dir, out_dir, *, seconds_per_call, deadline=None):
     """Call every probe listed in ``in_dir`` on functions from ``namespace``; write the results to ``out_dir``.
 
     A function that runs past ``seconds_per_call`` on one input is not called
     again: its remaining probes are recorded as timed out at once, so a
     function that never returns costs one time limit, not one per input.
+    No call runs past ``deadline`` (a ``time.monotonic()`` value): when it
+    comes, :class:`BudgetSpent` is raised and nothing is written.
     """
     with open(os.path.join(in_dir, "probes.json")) as f:
         probes = json.load(f)
@@ -188,14 +196,21 @@ def run_probes(namespace, in_dir, out_dir, *, seconds_per_call):
         args = decode(probe["args"], inputs, copy_arrays=True)
         kwargs = decode(probe["kwargs"], inputs, copy_arrays=True)
         before = (copy.deepcopy(args), copy.deepcopy(kwargs))
+        seconds = seconds_per_call
+        if deadline is not None:
+            seconds = min(seconds, deadline - time.monotonic())
+            if seconds <= 0:
+                raise BudgetSpent()
         previous = signal.signal(signal.SIGALRM, _on_alarm)
         started = time.perf_counter()
-        signal.setitimer(signal.ITIMER_REAL, seconds_per_call)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             value = fn(*args, **kwargs)
             signal.setitimer(signal.ITIMER_REAL, 0)
             record = {"status": "returned", "value": encode(value, arrays)}
         except ProbeTimeout:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise BudgetSpent() from None
             hung.add(name)
             record = {"status": "timeout"}
         except BaseException as exc:  # the student's code may raise anything, even SystemExit

@@ -3,86 +3,81 @@
 This is the only grading code that runs where the student's code runs.  It
 is started by :mod:`autograder.sandbox` as ``python -I runner.py JOB.json``
 and is deliberately self-contained: it imports nothing from the
-``autograder`` package (inside the sandbox that package holds only this file
-and ``probe.py``), and it decides no grade.  It
+``autograder`` package except ``probe.py``, which sits beside it (inside the
+sandbox that folder holds only these two files), and it decides no grade.
+It
 
-1. executes the prepared notebook with nbclient in a fresh IPython kernel,
-   allowing errors, interrupting a cell that runs past the per-cell timeout
-   and going on with the next one, and stopping when the notebook's time
+1. runs the prepared notebook's code cells one after another in an IPython
+   shell in this very process, as a Jupyter kernel would run them but
+   without a second process and its messaging: the process and its sandbox
+   are new for this one submission, so nothing is shared with another.  It
+   goes on after errors; a cell that runs past its time limit is
+   interrupted (a ``CellTimeoutError`` is raised in it from a timer
+   signal) and the next cell runs; it stops when the notebook's time
    budget is spent;
 2. keeps at most a fixed number of bytes of output per cell and per
    notebook, so a flood of printing never reaches the host;
-3. loads ``probe.py`` by its path inside the kernel and has it call the
-   student's functions on the hidden inputs, writing ``results.json`` and
-   ``results.npz`` (plain data) to the output folder;
-4. writes the executed notebook and a short report (where the run stopped,
+3. calls the student's functions on the hidden inputs through
+   ``probe.py``, which writes ``results.json`` and ``results.npz`` (plain
+   data) to the output folder;
+4. writes the executed notebook and a short report (which cell was running,
    which cells were interrupted or had output cut, how long each cell took,
-   whether the probes ran, which processes were still running at the end)
-   to the output folder.
+   whether the probes ran, which processes were still running at the end,
+   and whether the run finished) to the output folder.  The report is
+   rewritten before each cell, so a notebook that ends this process
+   (``os._exit``, a fatal signal) leaves behind which cell it was in.
 
 Every limit comes from the job file, which the worker writes from the
 course's :class:`autograder.limits.Limits`; none is declared here.
 
 Everything this script writes can be overwritten by the student's code,
-which runs as the same user: the host treats all of it as untrusted data and
-decides the status from what it observes itself (exit status, time).
+which runs in the same process: the host treats all of it as untrusted data
+and decides the status from what it observes itself (exit status, time).
+A notebook that blocks the timer signal is stopped by the host at the end
+of the notebook's budget.
 
-Exit status: 0 when the notebook ran to the end and the probes ran, 3 when
-the kernel died, 4 when the time budget ran out, 5 when the kernel could not
-be started, 2 when the job file is unusable (the worker reads these codes as
-``autograder.worker.RUNNER_*``).
+Exit status: 0 when the notebook ran to the end and the probes ran, 4 when
+the time budget ran out, 5 when the shell could not be started, 2 when the
+job file is unusable (the worker reads these codes as
+``autograder.worker.RUNNER_*``).  Any other status, or 0 without a finished
+report, means the notebook ended the process itself.
 """
 
-import asyncio
+import base64
+import io
 import json
 import os
+import signal
 import sys
 import time
 
 EXIT_OK = 0
 EXIT_BAD_JOB = 2
-EXIT_KERNEL_DIED = 3
 EXIT_BUDGET = 4
-EXIT_NO_KERNEL = 5
-
-PROBE_SOURCE = """\
-def __autograder_probe(namespace):
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("_autograder_probe", {module!r})
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.run_probes(namespace, {probe_in!r}, {probe_out!r}, seconds_per_call={seconds!r})
-__autograder_probe(globals())
-"""
+EXIT_NO_SHELL = 5
 
 TRUNCATION_NOTE = "[autograder: {n} bytes of output were not kept; at most {cap} bytes are kept per cell]\n"
+# After a timed-out cell's first interruption, how often it is interrupted again while it keeps running
+# (code that catches the first one, in a loop, is hit again).
+REPEAT_INTERRUPT_SECONDS = 1.0
 
 
-def _make_undumpable():
-    """Keep other processes of the same user from reading this one's memory or open files."""
-    try:
-        import ctypes
+class CellTimeoutError(BaseException):
+    """Raised inside a cell that ran past its time limit.
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
-    except (OSError, AttributeError):
-        pass
+    A ``BaseException``, like ``KeyboardInterrupt``, so that a student's
+    ``except Exception`` does not swallow it.
+    """
 
 
-def _message_size(msg):
-    """Approximate size in characters of the output carried by an IOPub message."""
-    content = msg.get("content", {})
-    if not isinstance(content, dict):
-        return 0
-    size = len(str(content.get("text", "")))
-    data = content.get("data")
-    if isinstance(data, dict):
-        size += sum(len(str(k)) + len(str(v)) for k, v in data.items())
-    traceback = content.get("traceback")
-    if isinstance(traceback, list):
-        size += sum(len(str(line)) for line in traceback)
-    size += len(str(content.get("evalue", "")))
-    return size
+def _skip_slow_optional_imports():
+    """Keep jsonschema (pulled in by nbformat) from importing ``rfc3987_syntax``, an optional URI checker.
+
+    Building that module's parser takes seconds, and notebooks never need
+    URI formats checked; jsonschema treats the module as absent and skips
+    that one format.  (The host's command line calls this too.)
+    """
+    sys.modules.setdefault("rfc3987_syntax", None)
 
 
 def _ancestors():
@@ -115,217 +110,329 @@ def _running_processes(exclude):
     return found
 
 
-def _make_client_class():
-    from nbclient import NotebookClient
-
-    class CappedClient(NotebookClient):
-        """A notebook client that drops output past a byte budget instead of keeping it.
-
-        ``max_cell_bytes`` and ``max_total_bytes`` are set from the job before it runs.
-        """
-
-        def reset_execution_trackers(self):
-            super().reset_execution_trackers()
-            self.kept_bytes = {}
-            self.dropped_bytes = {}
-            self.total_kept = 0
-            self.timed_out_cells = set()
-            self.current_index = None
-
-        async def async_execute_cell(self, cell, cell_index, *args, **kwargs):
-            self.current_index = cell_index
-            return await super().async_execute_cell(cell, cell_index, *args, **kwargs)
-
-        async def _async_handle_timeout(self, timeout, cell=None):
-            self.timed_out_cells.add(self.current_index)
-            return await super()._async_handle_timeout(timeout, cell)
-
-        def output(self, outs, msg, display_id, cell_index):
-            size = _message_size(msg)
-            kept = self.kept_bytes.get(cell_index, 0)
-            if kept + size > self.max_cell_bytes or self.total_kept + size > self.max_total_bytes:
-                self.dropped_bytes[cell_index] = self.dropped_bytes.get(cell_index, 0) + size
-                return None
-            self.kept_bytes[cell_index] = kept + size
-            self.total_kept += size
-            return super().output(outs, msg, display_id, cell_index)
-
-        def _update_display_id(self, display_id, msg):
-            if _message_size(msg) > self.max_cell_bytes:
-                return
-            super()._update_display_id(display_id, msg)
-
-    return CappedClient
+def _output_size(output):
+    """Approximate size in characters of one output."""
+    size = len(output.get("text", "")) + len(output.get("evalue", ""))
+    size += sum(len(str(k)) + len(str(v)) for k, v in output.get("data", {}).items())
+    size += sum(len(str(line)) for line in output.get("traceback", ()))
+    return size
 
 
-def _limit_message_size(client, max_bytes):
-    """Make the client's sockets refuse single messages larger than ``max_bytes``."""
-    import zmq
+class Outputs:
+    """Where the running cell's output goes, within a byte budget per cell and per notebook.
 
-    for channel in (client.kc.iopub_channel, client.kc.shell_channel):
-        socket = getattr(channel, "socket", None)
-        if socket is not None:
-            socket.setsockopt(zmq.MAXMSGSIZE, max_bytes)
+    Output past the budget is counted, not kept.  Between cells (``cell`` is
+    ``None``) output is dropped: the probes' calls print nowhere.
+    """
+
+    def __init__(self, max_cell_bytes, max_total_bytes):
+        self.max_cell_bytes = max_cell_bytes
+        self.max_total_bytes = max_total_bytes
+        self.cell = None
+        self.kept = self.dropped = self.total_kept = 0
+
+    def start(self, cell):
+        self.cell, self.kept, self.dropped = cell, 0, 0
+        cell["outputs"] = []
+
+    def stop(self):
+        self.cell = None
+
+    def _fits(self, size):
+        if self.cell is None:
+            return False
+        if self.kept + size > self.max_cell_bytes or self.total_kept + size > self.max_total_bytes:
+            self.dropped += size
+            return False
+        self.kept += size
+        self.total_kept += size
+        return True
+
+    def add(self, output):
+        if self._fits(_output_size(output)):
+            self.cell["outputs"].append(output)
+
+    def stream(self, name, text):
+        if not text or not self._fits(len(text)):
+            return
+        outputs = self.cell["outputs"]
+        if outputs and outputs[-1]["output_type"] == "stream" and outputs[-1]["name"] == name:
+            outputs[-1]["text"] += text
+        else:
+            outputs.append({"output_type": "stream", "name": name, "text": text})
+
+    def clear(self):
+        if self.cell is not None:
+            self.cell["outputs"] = []
 
 
-async def _execute(job, nb, report):
-    """Run every code cell, then the probes; fill ``report``; return the exit status."""
-    from nbclient.exceptions import DeadKernelError
-    from nbformat.v4 import new_output
+class CellStream(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` while the notebook runs: text goes to the running cell's outputs."""
 
-    deadline = time.monotonic() + float(job["notebook_seconds"])
+    def __init__(self, outputs, name, fd):
+        super().__init__()
+        self._outputs, self._name, self._fd = outputs, name, fd
+
+    @property
+    def name(self):
+        return f"<{self._name}>"
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        # Text written to the descriptor itself (by C code or a subprocess) goes to the sandbox's log.
+        return self._fd
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._outputs.stream(self._name, text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def _make_shell(outputs):
+    """An IPython shell whose displays, results and tracebacks become outputs of the running cell."""
+    from IPython.core.displayhook import DisplayHook
+    from IPython.core.displaypub import DisplayPublisher
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    class CellDisplayPublisher(DisplayPublisher):
+        def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
+            outputs.add({"output_type": "display_data", "data": dict(data), "metadata": dict(metadata or {})})
+
+        def clear_output(self, wait=False):
+            outputs.clear()
+
+    class CellDisplayHook(DisplayHook):
+        def write_output_prompt(self):
+            pass
+
+        def write_format_data(self, format_dict, md_dict=None):
+            outputs.add({"output_type": "execute_result", "data": dict(format_dict),
+                         "metadata": dict(md_dict or {}), "execution_count": self.prompt_count})
+
+        def finish_displayhook(self):
+            pass
+
+    class CellShell(InteractiveShell):
+        displayhook_class = CellDisplayHook
+        display_pub_class = CellDisplayPublisher
+
+        def _showtraceback(self, etype, evalue, stb):
+            if etype is CellTimeoutError:  # the timer's own frame is not the student's code: leave it out
+                stb = [entry for entry in stb if __file__ not in entry]
+            outputs.add({"output_type": "error", "ename": str(etype.__name__), "evalue": str(evalue),
+                         "traceback": [str(line) for line in stb]})
+
+    config = Config()
+    config.HistoryManager.enabled = False  # no history database to write
+    return CellShell.instance(config=config)
+
+
+class CellTimer:
+    """Interrupts the running cell at its time limit, and ends the run when the notebook's budget is spent.
+
+    At the cell's limit a ``CellTimeoutError`` is raised in the cell from
+    ``SIGALRM``; while the cell keeps running (code that catches it in a
+    loop) it is raised again every :data:`REPEAT_INTERRUPT_SECONDS`.  When
+    the notebook's deadline comes, ``on_budget_spent`` is called from the
+    signal handler itself, so code that catches every exception cannot
+    outlast the budget.  The timer is armed only while a cell runs; a signal
+    that arrives after the cell ended is ignored.
+    """
+
+    def __init__(self, deadline, on_budget_spent):
+        self.deadline, self.on_budget_spent = deadline, on_budget_spent
+        self.armed = False
+        self.fired = False
+        self.limit = 0.0
+
+    def _on_alarm(self, signum, frame):
+        if not self.armed:
+            return
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0.01:
+            self.on_budget_spent()
+        self.fired = True
+        signal.setitimer(signal.ITIMER_REAL, min(REPEAT_INTERRUPT_SECONDS, remaining))
+        raise CellTimeoutError(f"the cell ran for more than {self.limit:g} seconds and was interrupted")
+
+    def arm(self, limit):
+        """Start timing a cell whose limit is ``limit`` seconds."""
+        self.armed, self.fired, self.limit = True, False, limit
+        signal.signal(signal.SIGALRM, self._on_alarm)  # again each time: the notebook may have replaced it
+        signal.setitimer(signal.ITIMER_REAL, max(min(limit, self.deadline - time.monotonic()), 0.001))
+
+    def disarm(self):
+        self.armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _cell_source(cell):
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _json_value(value):
+    """What ``json`` cannot write itself: an image's bytes as base64 text (as Jupyter stores them), else text."""
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
+
+
+def _write_report(job, report):
+    with open(os.path.join(job["out_dir"], "runner.json"), "w") as f:
+        json.dump(report, f)
+
+
+def _write_results(job, nb, report):
+    """The executed notebook, then the report marked finished: the last thing the runner writes."""
+    with open(os.path.join(job["out_dir"], "executed.ipynb"), "w", encoding="utf-8") as f:
+        json.dump(nb, f, ensure_ascii=False, default=_json_value)
+    report["finished"] = True
+    _write_report(job, report)
+
+
+def _run_cells(job, nb, shell, outputs, report, deadline):
+    """Run every code cell; fill ``report``; return ``EXIT_OK``, or end the process with ``EXIT_BUDGET``."""
     default_seconds = float(job["cell_seconds"])
     by_cell = {k: float(v) for k, v in job["cell_seconds_by_cell"].items()}
 
-    def cell_limit(cell):
-        """The cell's own limit when it has one (calibrated: keyed by grade_id, else by cell id), else the default."""
+    def budget_spent():
+        timer.disarm()
+        outputs.stop()
+        if job["list_processes"]:
+            report["processes_left"] = _running_processes({1, os.getpid()})
+        _write_results(job, nb, report)
+        os._exit(EXIT_BUDGET)
+
+    timer = CellTimer(deadline, budget_spent)
+    count = 0
+    for index, cell in enumerate(nb["cells"]):
+        if cell.get("cell_type") != "code":
+            continue
+        report["stopped_at_cell"] = index
+        if deadline - time.monotonic() <= 0:
+            budget_spent()
+        # The cell's own limit when it has one (calibrated: keyed by grade_id, else by cell id).
         key = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id")
-        return by_cell.get(key, default_seconds)
-
-    timeout_text = "the cell ran past its time limit and was interrupted"
-    client = _make_client_class()(
-        nb,
-        timeout_func=cell_limit,
-        interrupt_on_timeout=True,
-        error_on_timeout={"ename": "CellTimeoutError", "evalue": timeout_text,
-                          "traceback": [f"CellTimeoutError: {timeout_text}"]},
-        allow_errors=True,
-        kernel_name="python3",
-        startup_timeout=int(job["kernel_start_seconds"]),
-        iopub_timeout=4,
-        shutdown_kernel="immediate",
-        record_timing=False,
-        resources={"metadata": {"path": job["cwd"]}},
-    )
-    client.max_cell_bytes = int(job["max_cell_output_bytes"])
-    client.max_total_bytes = int(job["max_total_output_bytes"])
-    client.reset_execution_trackers()
-    status = EXIT_OK
-    kernel_started = False
-
-    try:
-        async with client.async_setup_kernel(env=dict(os.environ), cwd=job["cwd"]):
-            _limit_message_size(client, int(job["max_message_bytes"]))
-            kernel_started = True
-            kernel_pid = getattr(getattr(client.km, "provisioner", None), "pid", None)
-            count = 0
-            for index, cell in enumerate(nb.cells):
-                if cell.cell_type != "code":
-                    continue
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    status = EXIT_BUDGET
-                    break
-                count += 1
-                cell_started = time.monotonic()
-                try:
-                    await asyncio.wait_for(client.async_execute_cell(cell, index, execution_count=count), remaining)
-                except (asyncio.TimeoutError, DeadKernelError):
-                    # nbclient reports a cancelled cell as a dead kernel: ask the kernel itself.
-                    report["stopped_at_cell"] = index
-                    alive = await _kernel_alive(client)
-                    status = EXIT_BUDGET if alive and time.monotonic() >= deadline - 0.5 else EXIT_KERNEL_DIED
-                    break
-                report["cell_seconds"][str(index)] = round(time.monotonic() - cell_started, 6)
-                if index in client.timed_out_cells:
-                    report["interrupted_cells"].append(index)
-                    text = f"the cell ran for more than {cell_limit(cell):g} seconds and was interrupted"
-                    cell.outputs.append(new_output("error", ename="CellTimeoutError", evalue=text,
-                                                   traceback=[f"CellTimeoutError: {text}"]))
-                dropped = client.dropped_bytes.get(index, 0)
-                if dropped:
-                    report["truncated_cells"].append(index)
-                    cell.outputs.append(new_output("stream", name="stderr",
-                                                   text=TRUNCATION_NOTE.format(n=dropped, cap=client.max_cell_bytes)))
-
-            if status == EXIT_OK:
-                status = await _run_probes(client, job, nb, deadline, report)
-            if status in (EXIT_OK, EXIT_BUDGET) and job["list_processes"]:
-                report["processes_left"] = _running_processes({1, os.getpid(), kernel_pid})
-    except DeadKernelError:
-        status = EXIT_KERNEL_DIED
-    except RuntimeError:
-        if not kernel_started:
-            return EXIT_NO_KERNEL
-        raise
-    return status
-
-
-async def _kernel_alive(client):
-    try:
-        return bool(await client.km.is_alive())
-    except Exception:  # a kernel manager in a broken state counts as a dead kernel
-        return False
-
-
-async def _run_probes(client, job, nb, deadline, report):
-    """Run the probe module in the kernel, on the student's global namespace."""
-    from nbclient.exceptions import DeadKernelError
-    from nbformat.v4 import new_code_cell
-
-    remaining = deadline - time.monotonic()
-    if remaining <= 1:
-        return EXIT_BUDGET
-    source = PROBE_SOURCE.format(module=job["probe_module"], probe_in=job["probe_in"],
-                                 probe_out=job["probe_out"], seconds=float(job["call_seconds"]))
-    cell = new_code_cell(source)
-    nb.cells.append(cell)
-    client.timeout_func = lambda _: max(1, int(remaining))
-    started = time.monotonic()
-    try:
-        await asyncio.wait_for(client.async_execute_cell(cell, len(nb.cells) - 1, execution_count=None,
-                                                          store_history=False), remaining)
-    except (asyncio.TimeoutError, DeadKernelError):
-        alive = await _kernel_alive(client)
-        return EXIT_BUDGET if alive and time.monotonic() >= deadline - 0.5 else EXIT_KERNEL_DIED
-    finally:
-        nb.cells.pop()
-        report["probe_seconds"] = round(time.monotonic() - started, 6)
-    errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-    report["probes_ran"] = not errors
-    if errors:
-        report["probe_error"] = str(errors[0].get("ename", ""))[:100]
+        limit = by_cell.get(key, default_seconds)
+        count += 1
+        cell["execution_count"] = count
+        _write_report(job, report)
+        outputs.start(cell)
+        started = time.monotonic()
+        try:
+            timer.arm(limit)
+            try:
+                shell.run_cell(_cell_source(cell), store_history=True)
+            finally:
+                timer.disarm()
+        except CellTimeoutError:  # raised outside the student's code, in the shell's own bookkeeping
+            pass
+        outputs.stop()
+        report["cell_seconds"][str(index)] = round(time.monotonic() - started, 6)
+        if timer.fired:
+            report["interrupted_cells"].append(index)
+        if outputs.dropped:
+            report["truncated_cells"].append(index)
+            cell["outputs"].append({"output_type": "stream", "name": "stderr",
+                                    "text": TRUNCATION_NOTE.format(n=outputs.dropped, cap=outputs.max_cell_bytes)})
+        report["stopped_at_cell"] = None
     return EXIT_OK
 
 
-def _skip_slow_optional_imports():
-    """Keep jsonschema (pulled in by nbformat) from importing ``rfc3987_syntax``, an optional URI checker.
+def _run_probes(job, shell, probe, deadline, report):
+    """Call the student's functions on the hidden inputs, on the notebook's global namespace."""
+    if deadline - time.monotonic() <= 1:
+        return EXIT_BUDGET
+    started = time.monotonic()
+    try:
+        probe.run_probes(shell.user_ns, job["probe_in"], job["probe_out"],
+                         seconds_per_call=float(job["call_seconds"]), deadline=deadline)
+    except probe.BudgetSpent:
+        return EXIT_BUDGET
+    except BaseException as exc:  # the student's code may have broken anything the probes rely on
+        report["probe_error"] = type(exc).__name__[:100]
+        return EXIT_OK
+    finally:
+        report["probe_seconds"] = round(time.monotonic() - started, 6)
+    report["probes_ran"] = True
+    return EXIT_OK
 
-    Building that module's parser takes seconds, once per submission here, and
-    notebooks never need URI formats checked; jsonschema treats the module as
-    absent and skips that one format.
-    """
-    sys.modules.setdefault("rfc3987_syntax", None)
+
+def _load_probe():
+    """``probe.py``, loaded from beside this file (``python -I`` puts no script folder on ``sys.path``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_autograder_probe",
+                                                  os.path.join(os.path.dirname(os.path.abspath(__file__)), "probe.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _student_path(job, entries):
+    """``sys.path`` as a kernel started in the notebook's folder has it: that folder first, then the course's
+    library, then the standard library and the installed packages."""
+    return [""] + list(job["python_path"]) + list(entries)
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    _skip_slow_optional_imports()
     if len(argv) != 1:
         print("usage: python -I runner.py JOB.json", file=sys.stderr)
         return EXIT_BAD_JOB
     try:
         with open(argv[0]) as f:
             job = json.load(f)
-        import nbformat
-
-        nb = nbformat.read(job["notebook"], as_version=4)
-    except (OSError, ValueError, KeyError) as exc:
+        with open(job["notebook"], encoding="utf-8") as f:
+            nb = json.load(f)
+        os.chdir(job["cwd"])
+        os.makedirs(job["out_dir"], exist_ok=True)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"runner: cannot read the job: {exc}", file=sys.stderr)
         return EXIT_BAD_JOB
-    _make_undumpable()
-    # Exactly the keys autograder.boundary.read_runner_report reads.
+    # Everything this script needs is imported before the notebook runs, so files the student writes
+    # into the notebook's folder (a json.py, a zipfile.py) cannot stand in for it.
+    probe = _load_probe()
+
     report = {"stopped_at_cell": None, "interrupted_cells": [], "truncated_cells": [], "processes_left": [],
-              "probes_ran": False, "probe_error": None, "cell_seconds": {}, "probe_seconds": 0.0}
-    status = asyncio.run(_execute(job, nb, report))
-    os.makedirs(job["out_dir"], exist_ok=True)
-    with open(os.path.join(job["out_dir"], "executed.ipynb"), "w") as f:
-        nbformat.write(nb, f)
-    with open(os.path.join(job["out_dir"], "runner.json"), "w") as f:
-        json.dump(report, f)
+              "probes_ran": False, "probe_error": None, "cell_seconds": {}, "probe_seconds": 0.0,
+              "finished": False}  # exactly the keys autograder.boundary.read_runner_report reads
+    outputs = Outputs(int(job["max_cell_output_bytes"]), int(job["max_total_output_bytes"]))
+    sys.dont_write_bytecode = True
+    try:
+        shell = _make_shell(outputs)
+    except Exception as exc:
+        print(f"runner: cannot start the IPython shell: {exc}", file=sys.stderr)
+        return EXIT_NO_SHELL
+    sys.argv = [""]
+    sys.path[:] = _student_path(job, sys.path)
+    sys.stdout, sys.stderr = CellStream(outputs, "stdout", 1), CellStream(outputs, "stderr", 2)
+
+    deadline = time.monotonic() + float(job["notebook_seconds"])
+    status = _run_cells(job, nb, shell, outputs, report, deadline)
+    if status == EXIT_OK:
+        status = _run_probes(job, shell, probe, deadline, report)
+    if job["list_processes"]:
+        report["processes_left"] = _running_processes({1, os.getpid()})
+    _write_results(job, nb, report)
     return status
 
 
 if __name__ == "__main__":
-    sys.stdout.flush()
+    # os._exit: no atexit handler or thread the notebook left behind runs after grading.
     os._exit(main())

@@ -41,7 +41,7 @@ SANDBOX_HOME = "/home/student"
 SANDBOX_MATPLOTLIB = "/tmp/matplotlib"
 
 # Exit statuses of autograder/runner.py, which imports nothing from the package.
-RUNNER_OK, RUNNER_KERNEL_DIED, RUNNER_BUDGET, RUNNER_NO_KERNEL = 0, 3, 4, 5
+RUNNER_OK, RUNNER_BAD_JOB, RUNNER_BUDGET, RUNNER_NO_SHELL = 0, 2, 4, 5
 
 
 def run_submission(job):
@@ -232,12 +232,11 @@ def _job_file(job, cwd, paths):
     settings, limits = job.settings, job.settings.limits
     return {
         "notebook": f"{cwd}/{job.assignment}.ipynb", "cwd": cwd, "out_dir": paths["out"],
-        "probe_in": paths["in"], "probe_out": paths["out"], "probe_module": paths["probe"],
+        "probe_in": paths["in"], "probe_out": paths["out"],
         "notebook_seconds": limits.notebook_seconds, "cell_seconds": settings.cell_seconds,
         "cell_seconds_by_cell": dict(settings.cell_seconds_by_cell),
         "call_seconds": settings.call_seconds, "max_cell_output_bytes": limits.cell_output_bytes,
-        "max_total_output_bytes": limits.total_output_bytes, "max_message_bytes": limits.message_bytes,
-        "kernel_start_seconds": limits.kernel_start_seconds,
+        "max_total_output_bytes": limits.total_output_bytes, "python_path": [paths["lib"]],
         # Without a pid namespace every process of the machine is visible: listing them means nothing.
         "list_processes": settings.use_sandbox,
     }
@@ -254,12 +253,11 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
 
     if settings.use_sandbox:
         cwd = f"{SANDBOX_HOME}/{job.assignment}"
-        paths = {"in": SANDBOX_IN, "out": SANDBOX_OUT, "probe": f"{SANDBOX_GRADER}/autograder/probe.py",
+        paths = {"in": SANDBOX_IN, "out": SANDBOX_OUT, "lib": SANDBOX_GRADER,
                  "runner": f"{SANDBOX_GRADER}/autograder/runner.py"}
     else:
         cwd = work
-        paths = {"in": probe_in, "out": out, "probe": os.path.join(HERE, "probe.py"),
-                 "runner": os.path.join(HERE, "runner.py")}
+        paths = {"in": probe_in, "out": out, "lib": lib, "runner": os.path.join(HERE, "runner.py")}
     with open(os.path.join(probe_in, "job.json"), "w") as f:
         json.dump(_job_file(job, cwd, paths), f)
 
@@ -288,7 +286,7 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
             sandbox.Mount(mpl, SANDBOX_MATPLOTLIB, writable=True),
             sandbox.Mount(probe_in, SANDBOX_IN),
             sandbox.Mount(os.path.join(lib, PACKAGE), f"{SANDBOX_GRADER}/{PACKAGE}"),
-            sandbox.Mount(os.path.join(HERE, "probe.py"), paths["probe"]),
+            sandbox.Mount(os.path.join(HERE, "probe.py"), f"{SANDBOX_GRADER}/autograder/probe.py"),
             sandbox.Mount(os.path.join(HERE, "runner.py"), paths["runner"]),
         ]
         env = sandbox_env(SANDBOX_HOME, "/tmp", SANDBOX_MATPLOTLIB, SANDBOX_GRADER,
@@ -309,7 +307,12 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
 # -- what the run means ------------------------------------------------------------------
 
 def _status_from_outcome(outcome, report, settings):
-    """``(status, reason)`` from what the host observed; the runner's report only adds detail."""
+    """``(status, reason)`` from what the host observed; the runner's report only adds detail.
+
+    The runner runs the notebook in its own process, so a notebook that ends
+    that process (``os._exit``, a fatal signal) ends the run: graded means
+    the runner exited normally *and* wrote a finished report.
+    """
     budget = settings.limits.notebook_seconds
     where = f" while running cell {report.stopped_at_cell + 1}" if report.stopped_at_cell is not None else ""
     if outcome.stopped_reason:
@@ -320,16 +323,15 @@ def _status_from_outcome(outcome, report, settings):
     code = outcome.returncode
     if code == RUNNER_BUDGET:
         return TIMEOUT, f"the notebook used up its time budget of {budget:g} seconds{where}"
-    if code == RUNNER_KERNEL_DIED:
-        return CRASHED, f"the notebook's Python kernel died{where} (for example by calling os._exit or running out of memory)"
-    if code == RUNNER_NO_KERNEL:
-        return CRASHED, "the Python kernel could not be started in the sandbox"
-    if code == RUNNER_OK:
+    if code == RUNNER_NO_SHELL:
+        return CRASHED, "the Python shell that runs the notebook could not be started in the sandbox"
+    if code == RUNNER_OK and report.finished:
         return GRADED, ""
     if code > 128:
-        return CRASHED, (f"the process running the notebook was killed by signal {code - 128}, "
+        return CRASHED, (f"the Python process running the notebook was killed by signal {code - 128}{where}, "
                          "from inside the notebook or for exceeding a resource limit")
-    return CRASHED, f"the process running the notebook stopped unexpectedly (exit status {code})"
+    return CRASHED, (f"the notebook's Python process ended{where} before grading was done "
+                     f"(exit status {code}), for example by calling os._exit or by running out of memory")
 
 
 def _cells_text(indices):

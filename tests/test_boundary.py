@@ -212,6 +212,7 @@ report_values = st.fixed_dictionaries({}, optional={
     "cell_seconds": st.dictionaries(st.text(string.digits, max_size=8) | any_text,
                                     st.floats() | json_values, max_size=12) | json_values,
     "probe_seconds": st.floats() | json_values,
+    "finished": json_values,
 }) | json_values
 
 
@@ -228,7 +229,8 @@ def test_runner_reports_become_checked_records(tmp_path_factory, report, n_cells
         assert len(cells) <= boundary.MAX_CELLS_LISTED
     assert all(isinstance(n, str) and len(n) <= boundary.MAX_PROCESS_NAME for n in read.processes_left)
     "".join(read.processes_left).encode("utf-8")
-    assert type(read.probes_ran) is bool
+    assert type(read.probes_ran) is bool and type(read.finished) is bool
+    assert read.finished == (isinstance(report, dict) and report.get("finished") is True)
     assert read.probe_error is None or (isinstance(read.probe_error, str) and len(read.probe_error) <= 100)
     assert all(type(i) is int and 0 <= i < n_cells and 0 <= s < 1e7 for i, s in read.cell_seconds)
     assert 0 <= read.probe_seconds < 1e7

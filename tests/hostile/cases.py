@@ -87,23 +87,31 @@ def infinite_loop(kit):
 
 
 def infinite_loop_ignoring_interrupts(kit):
-    """A loop that ignores the interrupt: only the notebook's time budget ends it."""
-    source = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n"
+    """A loop that blocks the signals that interrupt it: only the notebook's time budget ends it."""
+    source = ("import signal\n"
+              "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGALRM})\n"
+              "while True:\n    pass\n")
+    return Entry("notebook", _append(kit.solved(), source))
+
+
+def infinite_loop_swallowing_interrupts(kit):
+    """A loop that catches every exception, the interruption included, and goes on: the budget ends it."""
+    source = "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"
     return Entry("notebook", _append(kit.solved(), source))
 
 
 def os_exit(kit):
-    """The kernel ends itself."""
+    """The notebook ends the process that runs it."""
     return Entry("notebook", _append(kit.solved(), "import os\nos._exit(0)\n"))
 
 
 def kill_parent(kit):
-    """The kernel kills the process that runs the notebook."""
+    """The notebook kills the process that started it (the sandbox's launcher)."""
     return Entry("notebook", _append(kit.solved(), "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"))
 
 
 def stop_parent(kit):
-    """The kernel stops the process that runs the notebook, which then never finishes."""
+    """The notebook stops the process that started it, which then never finishes."""
     return Entry("notebook", _append(kit.solved(), "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n"))
 
 
@@ -335,6 +343,7 @@ def empty_file(kit):
 CASES = {
     infinite_loop: Expect("graded", flags=frozenset({"cell-interrupted"})),
     infinite_loop_ignoring_interrupts: Expect("timeout", "all", frozenset({"processes"})),
+    infinite_loop_swallowing_interrupts: Expect("timeout", "all"),
     os_exit: Expect("crashed", "all", frozenset({"processes"})),
     kill_parent: Expect("crashed", "all", frozenset({"processes"})),
     stop_parent: Expect("timeout", "all", frozenset({"processes"})),
