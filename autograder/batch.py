@@ -102,7 +102,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     from .gradebook import open_gradebook
     from .judge import judge
     from .outputs import record, write_exports, write_grades_csv, write_report
-    from .worker import run_submission
+    from .worker import run_submission, warm_up
 
     started = time.time()
     release_dir = os.path.join(course_dir, "release", assignment)
@@ -113,6 +113,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     os.makedirs(os.path.join(out_dir, "feedback"), exist_ok=True)
     own_executor = executor is None
     if own_executor:
+        warm_up()  # the forked workers inherit it
         executor = default_executor(workers)
     results = [None] * len(jobs)
     members = []  # what was recorded: each result, then the copies for the other members of its group

@@ -20,14 +20,30 @@ each hidden-test call took is read back.  Then
 student added and answer cells keep the ``cell_seconds`` ceiling: their
 cost is not known in advance.  When the solution cannot be run or does not
 pass every hidden test, the ceilings are used, and the report says why.
+
+A measurement is saved in the course directory, under
+``.autograder/calibration/<assignment>.json``, and used again by later
+batches (``python -m autograder release`` measures once at release) as long
+as nothing it depends on has changed: the release and source notebooks, the
+hidden checks, the grader's runner, the limits and ceilings, whether there
+is a sandbox, and the machine.  Any change, or ``--recalibrate``, measures
+again.
 """
 
 import dataclasses
+import datetime
+import hashlib
+import json
 import os
+import platform
 import re
+import sys
 import tempfile
 
-__all__ = ["calibrated_settings", "solution_notebook", "describe"]
+__all__ = ["calibrated_settings", "solution_notebook", "describe", "saved_path"]
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAVED_FOLDER = os.path.join(".autograder", "calibration")
 
 SOLUTION_MARKERS = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
 
@@ -54,8 +70,82 @@ def _clamp(value, low, high):
     return min(max(value, low), high)
 
 
-def calibrated_settings(settings, course_dir, assignment):
-    """``settings`` with time limits calibrated from the instructor's solution (see the module docstring)."""
+def saved_path(course_dir, assignment):
+    """Where the measurement for ``assignment`` is saved in the course directory."""
+    return os.path.join(course_dir, SAVED_FOLDER, f"{assignment}.json")
+
+
+def _fingerprint(settings, course_dir, assignment):
+    """A digest of everything a measurement depends on (see the module docstring)."""
+    digest = hashlib.sha256()
+    for path in (os.path.join(course_dir, "release", assignment, f"{assignment}.ipynb"),
+                 os.path.join(course_dir, "source", assignment, f"{assignment}.ipynb"),
+                 os.path.join(HERE, "checks", f"{assignment}.py"),
+                 os.path.join(HERE, "runner.py"), os.path.join(HERE, "probe.py")):
+        try:
+            with open(path, "rb") as f:
+                digest.update(hashlib.sha256(f.read()).digest())
+        except OSError:
+            digest.update(b"absent")
+    digest.update(json.dumps([dataclasses.asdict(settings.limits), settings.cell_seconds, settings.call_seconds,
+                              settings.use_sandbox, platform.node(), platform.machine(), sys.version],
+                             sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def _explained(settings, slowest_cell, slowest_call, when):
+    return (f"Calibrated from the instructor's solution, graded once in a sandbox {when}: "
+            f"its slowest cell took {slowest_cell:.3f} s and its slowest hidden-test call {slowest_call:.4f} s; "
+            f"the limits are {settings.limits.calibration_factor:g} times those, within the floors and ceilings "
+            "below.")
+
+
+def _load_saved(settings, course_dir, assignment):
+    """The saved measurement as calibrated settings, or ``None`` when there is none that still holds."""
+    path = saved_path(course_dir, assignment)
+    try:
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)
+        if saved["fingerprint"] != _fingerprint(settings, course_dir, assignment):
+            return None
+        by_cell = tuple((str(key), float(seconds)) for key, seconds in saved["cell_seconds_by_cell"])
+        call_seconds = float(saved["call_seconds"])
+        when = (f"on {saved['measured']} (saved in {os.path.join(SAVED_FOLDER, assignment + '.json')}, and measured "
+                "again when the assignment, its checks, the limits or the machine change)")
+        text = _explained(settings, float(saved["slowest_cell"]), float(saved["slowest_call"]), when)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return dataclasses.replace(settings, call_seconds=call_seconds, cell_seconds_by_cell=by_cell, budget_text=text)
+
+
+def _save(settings, course_dir, assignment, calibrated, slowest_cell, slowest_call):
+    from .outputs import write_text_atomic
+
+    record = {"fingerprint": _fingerprint(settings, course_dir, assignment),
+              "measured": datetime.datetime.now().astimezone().strftime("%Y-%m-%d at %H:%M %Z").strip(),
+              "call_seconds": calibrated.call_seconds, "cell_seconds_by_cell": list(calibrated.cell_seconds_by_cell),
+              "slowest_cell": slowest_cell, "slowest_call": slowest_call}
+    try:
+        os.makedirs(os.path.dirname(saved_path(course_dir, assignment)), exist_ok=True)
+        write_text_atomic(saved_path(course_dir, assignment), json.dumps(record, indent=1) + "\n")
+    except OSError:
+        pass  # a course directory we cannot write to only means measuring again next time
+
+
+def calibrated_settings(settings, course_dir, assignment, *, reuse=True):
+    """``settings`` with time limits calibrated from the instructor's solution (see the module docstring).
+
+    With ``reuse``, a saved measurement that still holds is used instead of
+    measuring again; a new measurement is saved.
+    """
+    if reuse:
+        saved = _load_saved(settings, course_dir, assignment)
+        if saved is not None:
+            return saved
+    return _measure(settings, course_dir, assignment)
+
+
+def _measure(settings, course_dir, assignment):
     import nbformat
 
     from .boundary import parse_notebook
@@ -94,11 +184,11 @@ def calibrated_settings(settings, course_dir, assignment):
             continue
         by_cell.append((key, round(_clamp(factor * seconds[index], limits.min_cell_seconds, settings.cell_seconds), 3)))
     slowest_cell = max((seconds[i] for i in seconds), default=0.0)
-    text = (f"Calibrated from the instructor's solution, graded once in a sandbox at the start of this batch: "
-            f"its slowest cell took {slowest_cell:.3f} s and its slowest hidden-test call {slowest_call:.4f} s; "
-            f"the limits are {factor:g} times those, within the floors and ceilings below.")
-    return dataclasses.replace(settings, call_seconds=round(call_seconds, 3), cell_seconds_by_cell=tuple(by_cell),
-                               budget_text=text)
+    calibrated = dataclasses.replace(settings, call_seconds=round(call_seconds, 3), cell_seconds_by_cell=tuple(by_cell),
+                                     budget_text=_explained(settings, slowest_cell, slowest_call,
+                                                            "at the start of this batch"))
+    _save(settings, course_dir, assignment, calibrated, slowest_cell, slowest_call)
+    return calibrated
 
 
 def describe(settings):

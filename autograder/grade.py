@@ -117,6 +117,9 @@ def main(argv=None):
     parser.add_argument("--deadline", metavar="WHEN",
                         help="flag submissions the LMS recorded after this time as late (no penalty), in ISO 8601: "
                              "2025-01-31T23:59 (local time) or 2025-01-31T23:59+01:00")
+    parser.add_argument("--recalibrate", action="store_true",
+                        help="measure the instructor's solution again for the time limits, even when a measurement "
+                             "saved at release or by an earlier batch still holds")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="grade even where no sandbox can be made: student code then runs with your permissions")
     args = parser.parse_args(argv)
@@ -185,7 +188,7 @@ def main(argv=None):
             print("autograder grade: WARNING: grading without a sandbox; student code runs with your permissions.",
                   file=sys.stderr)
         started = time.monotonic()
-        settings = calibrated_settings(settings, course_dir, args.assignment)
+        settings = calibrated_settings(settings, course_dir, args.assignment, reuse=not args.recalibrate)
         print(describe_time_limits(settings), flush=True)
         run = functools.partial(grade_submissions, args.assignment, submissions, course_dir=course_dir,
                                 out_dir=args.out, settings=settings, workers=args.workers, progress=_Progress(),

@@ -167,4 +167,28 @@ def main(argv=None):
             continue
         auto, manual = _points(os.path.join(target, f"{name}.ipynb"))
         print(f"{name}: released to {os.path.relpath(target)} ({auto:g} autograded + {manual:g} written = {auto + manual:g} points)")
+        print(f"{name}: {measure_time_limits(name, args.course_dir)}")
     return 1 if failed else 0
+
+
+def measure_time_limits(assignment, course_dir):
+    """Measure the grading time limits from the instructor's solution and save them; one line saying what happened.
+
+    Grading measures them itself when this could not (no sandbox here, a
+    solution that fails) or when anything they depend on changed since.
+    """
+    from . import sandbox
+    from .calibrate import calibrated_settings, describe
+    from .limits import LimitsError, load_limits
+    from .results import Settings
+
+    if not sandbox.sandbox_status().available:
+        return "time limits not measured (no sandbox here); grading will measure them"
+    try:
+        settings = Settings(limits=load_limits(course_dir), use_sandbox=True)
+    except LimitsError as exc:
+        return f"time limits not measured: {exc}"
+    calibrated = calibrated_settings(settings, course_dir, assignment, reuse=False)
+    if not calibrated.cell_seconds_by_cell:
+        return f"time limits not measured: {calibrated.budget_text}"
+    return describe(calibrated).replace("time limits:", "time limits measured from the solution and saved:", 1)

@@ -12,7 +12,6 @@ checks' code or expected values.
 
 import datetime
 import html
-import io
 import statistics
 from collections import Counter
 
@@ -104,53 +103,100 @@ def feedback_html(result, *, sandbox_text=""):
 
 
 # -- plots ------------------------------------------------------------------------------
+# Drawn as SVG by hand: two simple bar charts do not need a plotting library, and each has a title
+# that reads out its numbers for a screen reader.  Colours have at least 3:1 contrast on white.
 
-def _svg(fig):
-    import matplotlib
+CHART_TEXT = "#24292f"
+CHART_COLOURS = {"scores": "#3b5b92", "mean": "#2e7d32", "failed": "#b3261e"}
 
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "autograder", "svg.fonttype": "none"}):
-        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    import matplotlib.pyplot as plt
 
-    plt.close(fig)
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]
+def _ticks(top, most=6):
+    """Round tick values from 0 to at least ``top``, at most about ``most`` of them."""
+    step = 1
+    for candidate in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000):
+        step = candidate
+        if top / candidate <= most - 1:
+            break
+    count = int(-(-top // step))
+    return [i * step for i in range(count + 1)]
+
+
+def _text(x, y, text, anchor="middle", size=12, **attrs):
+    extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" fill="{CHART_TEXT}"{extra}>'
+            f'{_e(text)}</text>')
+
+
+def _svg_open(width, height, title):
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
+            f'style="max-width: 100%; height: auto" font-family="system-ui, sans-serif"><title>{_e(title)}</title>')
 
 
 def _score_histogram(scores, max_score):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    fig, ax = plt.subplots(figsize=(5.2, 3.0))
+    """Counts of scores in bins from 0 to the maximum (whole points when the maximum is a whole number)."""
     top = max(max_score, max(scores, default=0), 1)
-    bins = np.linspace(0, top, int(min(top, 20)) + 1) if float(top).is_integer() else 10
-    ax.hist(scores, bins=bins, color="#4c72b0", edgecolor="white")
-    ax.set(xlabel=f"autograded score (out of {max_score:g})", ylabel="submissions", xlim=(0, top))
-    ax.spines[["top", "right"]].set_visible(False)
-    return _svg(fig)
+    n_bins = int(min(top, 20)) if float(top).is_integer() else 10
+    width_of_bin = top / n_bins
+    counts = [0] * n_bins
+    for score in scores:
+        counts[min(int(score / width_of_bin), n_bins - 1)] += 1
+    left, right, upper, lower, width, height = 48, 12, 12, 44, 520, 300
+    plot_w, plot_h = width - left - right, height - upper - lower
+    y_ticks = _ticks(max(max(counts), 1))
+    y_top = y_ticks[-1]
+    x = lambda value: left + plot_w * value / top
+    y = lambda count: upper + plot_h * (1 - count / y_top)
+    bins = ", ".join(f"{i * width_of_bin:g} to {(i + 1) * width_of_bin:g}: {c}" for i, c in enumerate(counts) if c)
+    parts = [_svg_open(width, height, f"Histogram of autograded scores out of {max_score:g}; submissions per score "
+                                      f"range: {bins or 'none'}.")]
+    for tick in y_ticks:
+        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+                     f'stroke="#d0d7de" stroke-width="1"/>')
+        parts.append(_text(left - 6, y(tick) + 4, f"{tick:g}", anchor="end"))
+    for i, count in enumerate(counts):
+        if count:
+            parts.append(f'<rect x="{x(i * width_of_bin) + 1:.1f}" y="{y(count):.1f}" '
+                         f'width="{max(plot_w / n_bins - 2, 1):.1f}" height="{y(0) - y(count):.1f}" '
+                         f'fill="{CHART_COLOURS["scores"]}"/>')
+    every = 1 if n_bins <= 10 else 2
+    for i in range(0, n_bins + 1, every):
+        parts.append(_text(x(i * width_of_bin), y(0) + 16, f"{i * width_of_bin:g}"))
+    parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="{CHART_TEXT}"/>')
+    parts.append(_text(left + plot_w / 2, height - 6, f"autograded score (out of {max_score:g})"))
+    parts.append(_text(14, upper + plot_h / 2, "submissions", transform=f"rotate(-90 14 {upper + plot_h / 2:.1f})"))
+    return "".join(parts) + "</svg>"
 
 
 def _question_chart(names, means, failure_rates):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    fig, ax = plt.subplots(figsize=(5.2, 0.45 * len(names) + 1.2))
-    y = np.arange(len(names))
-    ax.barh(y - 0.2, means, height=0.4, color="#55a868", label="mean score (fraction of points)")
-    ax.barh(y + 0.2, failure_rates, height=0.4, color="#c44e52", label="failure rate")
-    ax.set_yticks(y, names)
-    ax.invert_yaxis()
-    ax.set(xlim=(0, 1), xlabel="fraction of graded submissions")
-    ax.legend(loc="lower right", fontsize="small", frameon=False, bbox_to_anchor=(1, 1.0), ncol=2)
-    ax.spines[["top", "right"]].set_visible(False)
-    return _svg(fig)
+    """Per test cell, two bars: the mean score as a fraction of its points, and the fraction that failed it."""
+    label_w = 7.5 * min(max(len(n) for n in names), 32) + 12
+    left, right, upper, lower, width = label_w, 16, 34, 40, 520 + label_w
+    row = 30
+    plot_w, plot_h = width - left - right, row * len(names)
+    height = upper + plot_h + lower
+    x = lambda fraction: left + plot_w * fraction
+    summary = "; ".join(f"{n}: mean {m:.0%}, failed by {f:.0%}" for n, m, f in zip(names, means, failure_rates))
+    parts = [_svg_open(width, height, f"Per test cell, the mean score as a fraction of its points and the fraction "
+                                      f"of graded submissions that failed it: {summary}.")]
+    for tick in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{upper}" y2="{upper + plot_h}" '
+                     f'stroke="#d0d7de" stroke-width="1"/>')
+        parts.append(_text(x(tick), upper + plot_h + 16, f"{tick:g}"))
+    for i, (name, mean, failed) in enumerate(zip(names, means, failure_rates)):
+        top = upper + i * row
+        shown = name if len(name) <= 32 else name[:31] + "\u2026"
+        parts.append(_text(left - 8, top + row / 2 + 4, shown, anchor="end", font_family="monospace"))
+        parts.append(f'<rect x="{left}" y="{top + 4}" width="{plot_w * mean:.1f}" height="10" '
+                     f'fill="{CHART_COLOURS["mean"]}"/>')
+        parts.append(f'<rect x="{left}" y="{top + 15}" width="{plot_w * failed:.1f}" height="10" '
+                     f'fill="{CHART_COLOURS["failed"]}"/>')
+    parts.append(f'<line x1="{left}" x2="{left}" y1="{upper}" y2="{upper + plot_h}" stroke="{CHART_TEXT}"/>')
+    parts.append(_text(left + plot_w / 2, height - 6, "fraction of graded submissions"))
+    for j, (key, label) in enumerate((("mean", "mean score (fraction of points)"), ("failed", "failure rate"))):
+        at = left + j * 250
+        parts.append(f'<rect x="{at}" y="8" width="12" height="12" fill="{CHART_COLOURS[key]}"/>')
+        parts.append(_text(at + 18, 18, label, anchor="start"))
+    return "".join(parts) + "</svg>"
 
 
 # -- the instructor's report -----------------------------------------------------------

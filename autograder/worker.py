@@ -29,7 +29,7 @@ import time
 
 from .results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
 
-__all__ = ["run_submission", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
+__all__ = ["run_submission", "warm_up", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -181,6 +181,11 @@ def _matplotlib_font_list():
         return None
     found = sorted(glob.glob(os.path.join(folder, "fontlist-*.json")))
     return found[-1] if found else None
+
+
+def warm_up():
+    """What every worker process would otherwise do once for itself: done before a local pool forks them."""
+    _matplotlib_font_list()
 
 
 def _folder_usage(folder, max_entries):

@@ -552,6 +552,43 @@ def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(
     assert "Calibrated from the instructor" in (tmp_path / "out" / "report.html").read_text()
 
 
+@pytest.mark.slow
+def test_limits_measured_at_release_are_reused_until_something_they_depend_on_changes(tmp_path, sandbox_ready,
+                                                                                      capsys):
+    from autograder.calibrate import saved_path
+
+    course = tmp_path / "course"
+    (course / "source").mkdir(parents=True)
+    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), course / "nbgrader_config.py")
+    shutil.copytree(os.path.join(COURSE, "source", PS1), course / "source" / PS1)
+    assert release_module.main([PS1, "--course-dir", str(course)]) == 0
+    assert "time limits measured from the solution and saved:" in capsys.readouterr().out
+    saved = json.loads(open(saved_path(str(course), PS1)).read())
+    assert saved["cell_seconds_by_cell"] and 1 <= saved["call_seconds"] <= Limits().call_seconds
+
+    release_nb, source_nb = notebooks_of(course, PS1)
+    (tmp_path / "in").mkdir()
+    nbformat.write(correct_submission(release_nb, source_nb), str(tmp_path / "in" / "alice.ipynb"))
+
+    def grade(*extra):
+        out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
+        run = run_grade(PS1, tmp_path / "in", "--out", out, "--course-dir", course, "--workers", 1, *extra)
+        assert run.returncode == 0, run.stderr
+        assert read_grades(out)["alice"]["status"] == "graded"
+        return " ".join((out / "report.html").read_text().split())
+
+    assert f"on {saved['measured']} (saved in .autograder/calibration/{PS1}.json" in grade()
+    assert "at the start of this batch" in grade("--recalibrate")
+    # A different limit is a different measurement: measured again, saved, and then reused.
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write("\nc.Autograder.calibration_factor = 10\n")
+    assert "at the start of this batch" in grade()
+    assert "(saved in .autograder/calibration" in grade()
+    (course / "release" / PS1 / f"{PS1}.ipynb").write_text((course / "release" / PS1 / f"{PS1}.ipynb").read_text()
+                                                           .replace("Hyperplanes", "Hyperplanes!", 1))
+    assert "at the start of this batch" in grade()
+
+
 # -- the command's refusals -------------------------------------------------------------------
 
 def test_unknown_assignment_is_refused(tmp_path, capsys):
