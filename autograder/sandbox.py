@@ -355,7 +355,7 @@ def run_unsandboxed(command, *, cwd, env, timeout, limits, watch=None):
     limits = _counting_my_processes(limits)
     prlimit = shutil.which("prlimit")
     argv = [prlimit] + limits.prlimit_args() + ["--"] + list(command) if prlimit else list(command)
-    # The kernel starts in a session of its own, so killing the runner's process group is not enough.
+    # The notebook may start processes in sessions of their own, so killing the runner's group is not enough.
     return _run(argv, timeout=timeout, cwd=cwd, env=env, preexec_fn=None if prlimit else _preexec_limits(limits),
                 on_stop=_kill_tree, watch=watch)
 
