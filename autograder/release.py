@@ -167,7 +167,7 @@ def main(argv=None):
             continue
         auto, manual = _points(os.path.join(target, f"{name}.ipynb"))
         print(f"{name}: released to {os.path.relpath(target)} ({auto:g} autograded + {manual:g} written = {auto + manual:g} points)")
-        print(f"{name}: {measure_time_limits(name, args.course_dir)}")
+        print(f"  {measure_time_limits(name, args.course_dir)}")
     return 1 if failed else 0
 
 

@@ -122,7 +122,10 @@ class Outputs:
     """Where the running cell's output goes, within a byte budget per cell and per notebook.
 
     Output past the budget is counted, not kept.  Between cells (``cell`` is
-    ``None``) output is dropped: the probes' calls print nowhere.
+    ``None``) output is dropped: the probes' calls print nowhere.  Text
+    printed in pieces is gathered into one stream output per run of the
+    same stream, as a list of pieces joined when the cell stops (adding to
+    one string each time would copy it again for every piece).
     """
 
     def __init__(self, max_cell_bytes, max_total_bytes):
@@ -136,6 +139,10 @@ class Outputs:
         cell["outputs"] = []
 
     def stop(self):
+        if self.cell is not None:
+            for output in self.cell["outputs"]:
+                if output["output_type"] == "stream" and isinstance(output["text"], list):
+                    output["text"] = "".join(output["text"])
         self.cell = None
 
     def _fits(self, size):
@@ -157,9 +164,9 @@ class Outputs:
             return
         outputs = self.cell["outputs"]
         if outputs and outputs[-1]["output_type"] == "stream" and outputs[-1]["name"] == name:
-            outputs[-1]["text"] += text
+            outputs[-1]["text"].append(text)
         else:
-            outputs.append({"output_type": "stream", "name": name, "text": text})
+            outputs.append({"output_type": "stream", "name": name, "text": [text]})
 
     def clear(self):
         if self.cell is not None:
