@@ -5,8 +5,9 @@ grading does up to the hidden checks: it rebuilds the notebook around the
 release's locked cells (:func:`autograder.integrity.prepare_notebook`, so an
 edited or deleted test cell runs as the original, exactly as when graded),
 copies it with the release's other files into an empty folder, and runs it
-top to bottom in a fresh kernel with the grader's time limits: a cell past
-the per-cell limit is interrupted and the next one runs.
+top to bottom with the grader's own runner (a fresh Python process, an
+IPython shell) and the grader's time limits: a cell past the per-cell limit
+is interrupted and the next one runs.
 
 Then it prints, part by part: each visible test passed or failed with its
 message; functions still missing or still raising ``NotImplementedError``;
@@ -178,50 +179,55 @@ def _first_line(text):
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
 
 
-def _run(notebook, cwd, *, cell_timeout, budget):
-    """Execute ``notebook`` in a fresh kernel, cell by cell.
+def run_notebook(notebook, cwd, *, cell_timeout, budget, limits=Limits()):
+    """Execute ``notebook`` in ``cwd`` with the grader's own runner (:mod:`autograder.runner`), cell by cell.
 
-    Returns ``(interrupted, stopped, died, seconds)``: the indices of the
-    cells interrupted at the time limit, the cell the budget ran out at, the
-    cell the kernel died in (each ``None`` when it did not happen), and how
-    long each code cell that ran took.
+    The same fresh Python process, IPython shell and interruption as in
+    grading, here without a sandbox or hidden tests (``verify`` runs the
+    instructor's notebooks with it too).  The outputs are copied into
+    ``notebook``.  Returns ``(interrupted, stopped, died, seconds)``:
+    the indices of the cells interrupted at the time limit, the cell the
+    budget ran out at, the cell in which the notebook ended Python itself
+    (each ``None`` when it did not happen), and how long each code cell that
+    ran took.
     """
-    from nbclient import NotebookClient
-    from nbclient.exceptions import DeadKernelError
+    import json
 
-    class Client(NotebookClient):
-        async def _async_handle_timeout(self, timeout, cell=None):
-            self.interrupted.add(self.current_index)
-            return await super()._async_handle_timeout(timeout, cell)
+    import nbformat
 
-    client = Client(notebook, timeout=cell_timeout, interrupt_on_timeout=True, allow_errors=True,
-                    error_on_timeout={"ename": "CellTimeoutError", "evalue": "interrupted", "traceback": []},
-                    kernel_name="python3", record_timing=False, resources={"metadata": {"path": cwd}})
-    client.interrupted = set()
-    client.current_index = None
-    started = time.monotonic()
-    stopped = died = None
-    seconds = {}
-    # The kernel's own log (not the notebook's output, which arrives as messages) is of no use here.
-    with client.setup_kernel(cwd=cwd, stderr=subprocess.DEVNULL):
-        count = 0
-        for index, cell in enumerate(notebook.cells):
-            if cell.cell_type != "code":
-                continue
-            if time.monotonic() - started > budget:
-                stopped = index
-                break
-            count += 1
-            client.current_index = index
-            cell_started = time.monotonic()
-            try:
-                client.execute_cell(cell, index, execution_count=count)
-            except DeadKernelError:
-                died = index
-                break
-            finally:
-                seconds[index] = time.monotonic() - cell_started
-    return client.interrupted, stopped, died, seconds
+    from .boundary import read_executed_cells, read_runner_report
+    from .worker import RUNNER_BUDGET
+
+    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
+    with tempfile.TemporaryDirectory(prefix="autograder-check-out-") as out:
+        path = os.path.join(out, "notebook.ipynb")
+        nbformat.write(notebook, path)
+        job = {"notebook": path, "cwd": cwd, "out_dir": out, "probe_in": None, "probe_out": None,
+               "notebook_seconds": budget, "cell_seconds": cell_timeout, "cell_seconds_by_cell": {},
+               "call_seconds": limits.call_seconds, "max_cell_output_bytes": limits.cell_output_bytes,
+               "max_total_output_bytes": limits.total_output_bytes, "python_path": [], "list_processes": False}
+        with open(os.path.join(out, "job.json"), "w") as f:
+            json.dump(job, f)
+        try:
+            # The runner's own log (not the notebook's output, which it writes to a file) is of no use here.
+            code = subprocess.run([sys.executable, "-I", runner, os.path.join(out, "job.json")], cwd=cwd,
+                                  env=dict(os.environ), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=budget + limits.grace_seconds).returncode
+        except subprocess.TimeoutExpired:
+            code = RUNNER_BUDGET
+        kinds = [c.cell_type for c in notebook.cells]
+        report = read_runner_report(os.path.join(out, "runner.json"), len(kinds), limits.runner_report_bytes)
+        executed = read_executed_cells(os.path.join(out, "executed.ipynb"), kinds,
+                                       max_bytes=limits.executed_notebook_bytes,
+                                       cell_output_chars=limits.cell_output_bytes,
+                                       total_output_chars=limits.total_output_bytes)
+    for cell, ran in zip(notebook.cells, executed):
+        if ran is not None:
+            cell.outputs = [nbformat.from_dict(output.as_dict()) for output in ran.outputs]
+            cell.execution_count = ran.execution_count
+    stopped = report.stopped_at_cell if code == RUNNER_BUDGET else None
+    died = report.stopped_at_cell if code != RUNNER_BUDGET and not report.finished else None
+    return set(report.interrupted_cells), stopped, died, dict(report.cell_seconds)
 
 
 def _label(cell, index):
@@ -254,7 +260,7 @@ def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout
         meta = _nbgrader(cell)
         is_test = bool(meta.get("grade")) and not meta.get("solution")
         if index == died:
-            findings.append(Finding(part, False, f"{label} stopped Python itself (the kernel died): grading marks "
+            findings.append(Finding(part, False, f"{label} stopped Python itself (for example with os._exit): grading marks "
                                                  "the notebook crashed and scores every test 0"))
             continue
         if end is not None and index >= end:
@@ -407,8 +413,8 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Set
             if entry == os.path.basename(planned.release_path) or entry.startswith(".") or os.path.islink(source):
                 continue
             (shutil.copytree if os.path.isdir(source) else shutil.copy)(source, os.path.join(work, entry))
-        interrupted, stopped, died, seconds = _run(planned.notebook, work, cell_timeout=settings.cell_seconds,
-                                                   budget=settings.limits.notebook_seconds)
+        interrupted, stopped, died, seconds = run_notebook(planned.notebook, work, cell_timeout=settings.cell_seconds,
+                                                   budget=settings.limits.notebook_seconds, limits=settings.limits)
     findings += _run_findings(planned.notebook, interrupted, stopped, died, planned.part_of,
                               cell_timeout=settings.cell_seconds, budget=settings.limits.notebook_seconds,
                               seconds=seconds, calibrated=planned.calibrated, limits=settings.limits)
@@ -420,7 +426,7 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Set
 def format_report(path, assignment, findings, settings=Settings()):
     """The text printed for the student."""
     lines = [f"Checking {path}" + (f" (assignment {assignment})" if assignment else ""),
-             f"as grading runs it: a fresh kernel, at most {settings.cell_seconds:g} s per cell and "
+             f"as grading runs it: a fresh Python, at most {settings.cell_seconds:g} s per cell and "
              f"{settings.limits.notebook_seconds:g} s in all, locked cells as released.",
              "Only the tests you can see run here; grading adds hidden checks of the same kind.", ""]
     current = None
@@ -443,7 +449,7 @@ def main(argv=None):
     defaults = Settings()
     parser = argparse.ArgumentParser(
         prog="python -m autograder check",
-        description="Run your notebook as grading does (fresh kernel, the grader's time limits, locked cells as "
+        description="Run your notebook as grading does (fresh Python, the grader's time limits, locked cells as "
                     "released) and say what to fix before you submit. Hidden checks are never run.",
     )
     parser.add_argument("notebook", metavar="NOTEBOOK.ipynb")

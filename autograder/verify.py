@@ -33,7 +33,6 @@ import copy
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ import nbformat
 from . import known_wrong as known_wrong_module
 from . import release as release_module
 from .checks import evaluate_namespace, load_checks
+from .limits import Limits
 
 __all__ = ["Assignment", "Outcome", "REQUIREMENTS", "RUN_REQUIREMENTS", "verify", "format_table", "main"]
 
@@ -91,7 +91,7 @@ def namespace_from(notebook):
     """Run a notebook's read-only code cells and answer cells (not its tests) in a fresh namespace.
 
     The hidden checks then call the functions it defined, as the grader's
-    probe does in the student's kernel.
+    probe does in the notebook's namespace.
     """
     namespace = {"__name__": "assignment"}
     for cell in notebook.cells:
@@ -103,14 +103,13 @@ def namespace_from(notebook):
 
 
 def execute(notebook, cwd, *, timeout=EXECUTION_TIMEOUT):
-    """Execute a copy of ``notebook`` in a fresh kernel, continuing after errors; return the executed copy."""
-    from nbclient import NotebookClient
+    """Execute a copy of ``notebook`` as grading runs it (a fresh Python, an IPython shell), continuing after
+    errors; return the executed copy.  A cell past ``timeout`` seconds is interrupted and shows the error."""
+    from .check import run_notebook
 
     executed = copy.deepcopy(notebook)
     os.environ.setdefault("MPLBACKEND", "Agg")
-    # The kernel's own log (not the notebook's output, which arrives as messages) is of no use here.
-    NotebookClient(executed, timeout=timeout, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": cwd}}).execute(stderr=subprocess.DEVNULL)
+    run_notebook(executed, cwd, cell_timeout=timeout, budget=Limits().notebook_seconds)
     return executed
 
 
@@ -401,7 +400,7 @@ def source_runs_cleanly(a):
     not_run = [_meta(c)["grade_id"] for c in executed.cells if is_test_cell(c) and not c.get("execution_count")]
     if not_run:
         problems.append(f"test cells that did not run: {', '.join(not_run)}")
-    return Outcome("the source notebook runs without an error", "1 kernel run", tuple(problems))
+    return Outcome("the source notebook runs without an error", "1 run", tuple(problems))
 
 
 def release_fails_only_on_stubs(a):
@@ -413,7 +412,7 @@ def release_fails_only_on_stubs(a):
     passing = [gid for gid in a.test_ids if gid not in failing]
     if passing:
         problems.append(f"visible tests that pass on the blank release: {', '.join(passing)}")
-    return Outcome("the release fails only on its stubs", "1 kernel run", tuple(problems))
+    return Outcome("the release fails only on its stubs", "1 run", tuple(problems))
 
 
 REQUIREMENTS = (
@@ -426,7 +425,7 @@ REQUIREMENTS = (
     nothing_leaks,
     notebook_structure,
 )
-# These execute notebooks in a kernel: seconds each.
+# These execute notebooks: seconds each.
 RUN_REQUIREMENTS = (source_runs_cleanly, release_fails_only_on_stubs)
 
 
