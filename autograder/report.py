@@ -25,6 +25,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2e
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.8em; }
 table { border-collapse: collapse; margin: 0.8em 0; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
+td code, td a { overflow-wrap: anywhere; }  /* long test and student ids may break, words do not */
 th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .pass { color: #116329; font-weight: 600; } .fail { color: #a40e26; font-weight: 600; }
 .status { display: inline-block; padding: 0.1em 0.6em; border-radius: 0.8em; font-weight: 600; }
@@ -34,8 +35,13 @@ th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-num
 .box { border-left: 4px solid #888; background: #f6f8fa; padding: 0.6em 1em; margin: 1em 0; }
 .warning { border-left-color: #d1242f; background: #fff0f0; }
 .muted { color: #57606a; font-size: 0.92em; } code { font-size: 0.95em; }
-.plots { display: flex; flex-wrap: wrap; gap: 1em; } .plots figure { margin: 0; flex: 1 1 26em; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; } .plots figure { margin: 0; flex: 1 1 18em; min-width: 0; }
 figcaption { font-size: 0.9em; color: #57606a; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; } .scroll:focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
+@media (max-width: 40em) {
+  body { margin: 1em auto; padding: 0 0.6em; } th, td { padding: 0.3em 0.35em; }
+}
 """
 
 
@@ -121,7 +127,7 @@ def _ticks(top, most=6):
     return [i * step for i in range(count + 1)]
 
 
-def _text(x, y, text, anchor="middle", size=12, **attrs):
+def _text(x, y, text, anchor="middle", size=14, **attrs):
     extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
     return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" fill="{CHART_TEXT}"{extra}>'
             f'{_e(text)}</text>')
@@ -140,7 +146,7 @@ def _score_histogram(scores, max_score):
     counts = [0] * n_bins
     for score in scores:
         counts[min(int(score / width_of_bin), n_bins - 1)] += 1
-    left, right, upper, lower, width, height = 48, 12, 12, 44, 520, 300
+    left, right, upper, lower, width, height = 48, 14, 12, 46, 520, 300
     plot_w, plot_h = width - left - right, height - upper - lower
     y_ticks = _ticks(max(max(counts), 1))
     y_top = y_ticks[-1]
@@ -160,7 +166,7 @@ def _score_histogram(scores, max_score):
                          f'fill="{CHART_COLOURS["scores"]}"/>')
     every = 1 if n_bins <= 10 else 2
     for i in range(0, n_bins + 1, every):
-        parts.append(_text(x(i * width_of_bin), y(0) + 16, f"{i * width_of_bin:g}"))
+        parts.append(_text(x(i * width_of_bin), y(0) + 18, f"{i * width_of_bin:g}"))
     parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="{CHART_TEXT}"/>')
     parts.append(_text(left + plot_w / 2, height - 6, f"autograded score (out of {max_score:g})"))
     parts.append(_text(14, upper + plot_h / 2, "submissions", transform=f"rotate(-90 14 {upper + plot_h / 2:.1f})"))
@@ -169,10 +175,12 @@ def _score_histogram(scores, max_score):
 
 def _question_chart(names, means, failure_rates):
     """Per test cell, two bars: the mean score as a fraction of its points, and the fraction that failed it."""
-    label_w = 7.5 * min(max(len(n) for n in names), 32) + 12
-    left, right, upper, lower, width = label_w, 16, 34, 40, 520 + label_w
+    label_w = 8.5 * min(max(len(n) for n in names), 32) + 12
+    plot_w = max(260, 560 - label_w)
+    left, right, upper, lower = label_w, 16, 52, 40
+    width = left + plot_w + right
     row = 30
-    plot_w, plot_h = width - left - right, row * len(names)
+    plot_h = row * len(names)
     height = upper + plot_h + lower
     x = lambda fraction: left + plot_w * fraction
     summary = "; ".join(f"{n}: mean {m:.0%}, failed by {f:.0%}" for n, m, f in zip(names, means, failure_rates))
@@ -181,11 +189,11 @@ def _question_chart(names, means, failure_rates):
     for tick in (0, 0.25, 0.5, 0.75, 1):
         parts.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{upper}" y2="{upper + plot_h}" '
                      f'stroke="#d0d7de" stroke-width="1"/>')
-        parts.append(_text(x(tick), upper + plot_h + 16, f"{tick:g}"))
+        parts.append(_text(x(tick), upper + plot_h + 18, f"{tick:g}"))
     for i, (name, mean, failed) in enumerate(zip(names, means, failure_rates)):
         top = upper + i * row
         shown = name if len(name) <= 32 else name[:31] + "\u2026"
-        parts.append(_text(left - 8, top + row / 2 + 4, shown, anchor="end", font_family="monospace"))
+        parts.append(_text(left - 8, top + row / 2 + 5, shown, anchor="end", size=13, font_family="monospace"))
         parts.append(f'<rect x="{left}" y="{top + 4}" width="{plot_w * mean:.1f}" height="10" '
                      f'fill="{CHART_COLOURS["mean"]}"/>')
         parts.append(f'<rect x="{left}" y="{top + 15}" width="{plot_w * failed:.1f}" height="10" '
@@ -193,9 +201,8 @@ def _question_chart(names, means, failure_rates):
     parts.append(f'<line x1="{left}" x2="{left}" y1="{upper}" y2="{upper + plot_h}" stroke="{CHART_TEXT}"/>')
     parts.append(_text(left + plot_w / 2, height - 6, "fraction of graded submissions"))
     for j, (key, label) in enumerate((("mean", "mean score (fraction of points)"), ("failed", "failure rate"))):
-        at = left + j * 250
-        parts.append(f'<rect x="{at}" y="8" width="12" height="12" fill="{CHART_COLOURS[key]}"/>')
-        parts.append(_text(at + 18, 18, label, anchor="start"))
+        parts.append(f'<rect x="{left}" y="{6 + 20 * j}" width="12" height="12" fill="{CHART_COLOURS[key]}"/>')
+        parts.append(_text(left + 18, 17 + 20 * j, label, anchor="start"))
     return "".join(parts) + "</svg>"
 
 
@@ -339,9 +346,11 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
     rows = "".join(f"<tr><td>{_student_cell(r)}</td><td class=\"num\">{_points(r.score)} / "
                    f"{_points(r.max_score)}</td><td>{_status_badge(r.status)}</td>"
                    f"<td>{_e(', '.join(r.flag_codes))}</td><td>{_e(r.submitted_at)}</td></tr>" for r in results)
-    parts.append("<h2>All submissions</h2><table><tr><th>student (and the entry in the download)</th>"
+    # Five columns do not fit a phone: the table scrolls in a region of its own, which the keyboard can reach.
+    parts.append("<h2 id=\"all-submissions\">All submissions</h2><div class=\"scroll\" role=\"region\" tabindex=\"0\" "
+                 "aria-labelledby=\"all-submissions\"><table><tr><th>student (and the entry in the download)</th>"
                  "<th class=\"num\">score</th><th>status</th><th>flags</th><th>submitted</th></tr>"
-                 f"{rows}</table>")
+                 f"{rows}</table></div>")
     if settings is not None:
         parts.append(_limits_section(settings))
     return _page(f"Grading report: {assignment}", "\n".join(parts))
