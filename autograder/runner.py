@@ -237,6 +237,12 @@ def _make_shell(outputs):
         displayhook_class = CellDisplayHook
         display_pub_class = CellDisplayPublisher
 
+        def enable_gui(self, gui=None):
+            # ``%matplotlib inline`` asks for no event loop, which is what there is here; a window cannot open.
+            if gui not in (None, "inline"):
+                raise RuntimeError(f"the notebook runs without a display, so the {gui} event loop cannot start; "
+                                   "use %matplotlib inline")
+
         def _showtraceback(self, etype, evalue, stb):
             if etype is CellTimeoutError:  # the timer's own frame is not the student's code: leave it out
                 stb = [entry for entry in stb if __file__ not in entry]

@@ -89,6 +89,23 @@ def test_cells_show_what_a_kernel_shows(tmp_path):
     assert set(dict(report.cell_seconds)) == {1, 2, 3, 4, 5}
 
 
+def test_magics_that_notebooks_use_work_and_inline_figures_become_images(tmp_path):
+    code, report, executed, _ = run(tmp_path, [
+        "%matplotlib inline\nimport matplotlib.pyplot as plt",
+        "plt.plot([1, 2, 3]);",
+        "%load_ext autoreload\n%autoreload 2",
+        "%time total = sum(range(10))\ntotal",
+        "%gui tk",
+    ])
+    assert code == worker.RUNNER_OK and report.finished
+    assert outputs(executed[0]) == [] and outputs(executed[2]) == []
+    figure = outputs(executed[1])
+    assert [o["output_type"] for o in figure] == ["display_data"]
+    assert figure[0]["data"]["image/png"].startswith("iVBOR")  # a PNG, as base64 text
+    assert "Wall time" in outputs(executed[3])[0]["text"] and outputs(executed[3])[-1]["data"]["text/plain"] == "45"
+    assert "runs without a display, so the tk event loop cannot start" in outputs(executed[4])[0]["text"]
+
+
 def test_a_cell_past_its_limit_is_interrupted_in_the_students_code_and_the_next_runs(tmp_path):
     loop = "def spin():\n    while True:\n        pass\nspin()"
     cell = new_code_cell(loop, metadata={"nbgrader": {"grade_id": "slow"}})
