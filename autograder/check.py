@@ -179,13 +179,13 @@ def _first_line(text):
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
 
 
-def run_notebook(notebook, cwd, *, cell_timeout, budget, limits=Limits()):
+def run_notebook(notebook, cwd, *, cell_timeout, limits=Limits()):
     """Execute ``notebook`` in ``cwd`` with the grader's own runner (:mod:`autograder.runner`), cell by cell.
 
     The same fresh Python process, IPython shell and interruption as in
     grading, here without a sandbox or hidden tests (``verify`` runs the
-    instructor's notebooks with it too).  The outputs are copied into
-    ``notebook``.  Returns ``(interrupted, stopped, died, seconds)``:
+    instructor's notebooks with it too), within ``limits``' notebook budget.
+    The outputs are copied into ``notebook``.  Returns ``(interrupted, stopped, died, seconds)``:
     the indices of the cells interrupted at the time limit, the cell the
     budget ran out at, the cell in which the notebook ended Python itself
     (each ``None`` when it did not happen), and how long each code cell that
@@ -196,23 +196,21 @@ def run_notebook(notebook, cwd, *, cell_timeout, budget, limits=Limits()):
     import nbformat
 
     from .boundary import read_executed_cells, read_runner_report
-    from .worker import RUNNER_BUDGET
+    from .worker import RUNNER_BUDGET, runner_job
 
     runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
     with tempfile.TemporaryDirectory(prefix="autograder-check-out-") as out:
         path = os.path.join(out, "notebook.ipynb")
         nbformat.write(notebook, path)
-        job = {"notebook": path, "cwd": cwd, "out_dir": out, "probe_in": None, "probe_out": None,
-               "notebook_seconds": budget, "cell_seconds": cell_timeout, "cell_seconds_by_cell": {},
-               "call_seconds": limits.call_seconds, "max_cell_output_bytes": limits.cell_output_bytes,
-               "max_total_output_bytes": limits.total_output_bytes, "python_path": [], "list_processes": False}
+        job = runner_job(notebook=path, cwd=cwd, out_dir=out, probe_in=None, limits=limits, cell_seconds=cell_timeout,
+                         call_seconds=limits.call_seconds)
         with open(os.path.join(out, "job.json"), "w") as f:
             json.dump(job, f)
         try:
             # The runner's own log (not the notebook's output, which it writes to a file) is of no use here.
             code = subprocess.run([sys.executable, "-I", runner, os.path.join(out, "job.json")], cwd=cwd,
                                   env=dict(os.environ), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, timeout=budget + limits.grace_seconds).returncode
+                                  stderr=subprocess.DEVNULL, timeout=limits.notebook_seconds + limits.grace_seconds).returncode
         except subprocess.TimeoutExpired:
             code = RUNNER_BUDGET
         kinds = [c.cell_type for c in notebook.cells]
@@ -414,7 +412,7 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Set
                 continue
             (shutil.copytree if os.path.isdir(source) else shutil.copy)(source, os.path.join(work, entry))
         interrupted, stopped, died, seconds = run_notebook(planned.notebook, work, cell_timeout=settings.cell_seconds,
-                                                   budget=settings.limits.notebook_seconds, limits=settings.limits)
+                                                           limits=settings.limits)
     findings += _run_findings(planned.notebook, interrupted, stopped, died, planned.part_of,
                               cell_timeout=settings.cell_seconds, budget=settings.limits.notebook_seconds,
                               seconds=seconds, calibrated=planned.calibrated, limits=settings.limits)

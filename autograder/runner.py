@@ -379,7 +379,7 @@ def _run_probes(job, shell, probe, deadline, report):
         return EXIT_BUDGET
     started = time.monotonic()
     try:
-        probe.run_probes(shell.user_ns, job["probe_in"], job["probe_out"],
+        probe.run_probes(shell.user_ns, job["probe_in"], job["out_dir"],
                          seconds_per_call=float(job["call_seconds"]), deadline=deadline)
     except probe.BudgetSpent:
         return EXIT_BUDGET

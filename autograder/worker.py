@@ -29,7 +29,7 @@ import time
 
 from .results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
 
-__all__ = ["run_submission", "warm_up", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
+__all__ = ["run_submission", "runner_job", "warm_up", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -232,19 +232,27 @@ def _lay_out(job, release_nb, prepared, checks, job_dir):
     return work, probe_in, out, lib, mpl
 
 
-def _job_file(job, cwd, paths):
-    """The runner's instructions: where everything is, and every limit it applies."""
-    settings, limits = job.settings, job.settings.limits
+def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_cell=(),
+               python_path=(), list_processes=False):
+    """The runner's instructions, exactly the keys ``autograder/runner.py`` reads: where everything is, and every
+    limit it applies.  ``probe_in`` is ``None`` for a run without hidden tests (a student's check)."""
     return {
-        "notebook": f"{cwd}/{job.assignment}.ipynb", "cwd": cwd, "out_dir": paths["out"],
-        "probe_in": paths["in"], "probe_out": paths["out"],
-        "notebook_seconds": limits.notebook_seconds, "cell_seconds": settings.cell_seconds,
-        "cell_seconds_by_cell": dict(settings.cell_seconds_by_cell),
-        "call_seconds": settings.call_seconds, "max_cell_output_bytes": limits.cell_output_bytes,
-        "max_total_output_bytes": limits.total_output_bytes, "python_path": [paths["lib"]],
-        # Without a pid namespace every process of the machine is visible: listing them means nothing.
-        "list_processes": settings.use_sandbox,
+        "notebook": notebook, "cwd": cwd, "out_dir": out_dir, "probe_in": probe_in,
+        "notebook_seconds": limits.notebook_seconds, "cell_seconds": cell_seconds,
+        "cell_seconds_by_cell": dict(cell_seconds_by_cell), "call_seconds": call_seconds,
+        "max_cell_output_bytes": limits.cell_output_bytes, "max_total_output_bytes": limits.total_output_bytes,
+        "python_path": list(python_path), "list_processes": list_processes,
     }
+
+
+def _job_file(job, cwd, paths):
+    """The runner's instructions for ``job``."""
+    settings = job.settings
+    return runner_job(notebook=f"{cwd}/{job.assignment}.ipynb", cwd=cwd, out_dir=paths["out"], probe_in=paths["in"],
+                      limits=settings.limits, cell_seconds=settings.cell_seconds, call_seconds=settings.call_seconds,
+                      cell_seconds_by_cell=settings.cell_seconds_by_cell, python_path=[paths["lib"]],
+                      # Without a pid namespace every process of the machine is visible: listing them means nothing.
+                      list_processes=settings.use_sandbox)
 
 
 def _run_notebook(job, release_nb, prepared, checks, job_dir):
