@@ -196,7 +196,7 @@ def run_notebook(notebook, cwd, *, cell_timeout, limits=Limits()):
     import nbformat
 
     from .boundary import read_executed_cells, read_runner_report
-    from .worker import RUNNER_BUDGET, runner_job
+    from .worker import RUNNER_BUDGET, copy_outputs, runner_job
 
     runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
     with tempfile.TemporaryDirectory(prefix="autograder-check-out-") as out:
@@ -219,10 +219,7 @@ def run_notebook(notebook, cwd, *, cell_timeout, limits=Limits()):
                                        max_bytes=limits.executed_notebook_bytes,
                                        cell_output_chars=limits.cell_output_bytes,
                                        total_output_chars=limits.total_output_bytes)
-    for cell, ran in zip(notebook.cells, executed):
-        if ran is not None:
-            cell.outputs = [nbformat.from_dict(output.as_dict()) for output in ran.outputs]
-            cell.execution_count = ran.execution_count
+    copy_outputs(notebook, executed)
     stopped = report.stopped_at_cell if code == RUNNER_BUDGET else None
     died = report.stopped_at_cell if code != RUNNER_BUDGET and not report.finished else None
     return set(report.interrupted_cells), stopped, died, dict(report.cell_seconds)

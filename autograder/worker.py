@@ -29,7 +29,7 @@ import time
 
 from .results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
 
-__all__ = ["run_submission", "runner_job", "warm_up", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
+__all__ = ["run_submission", "runner_job", "copy_outputs", "warm_up", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -372,6 +372,17 @@ def _runner_flags(report):
     return flags, notes
 
 
+def copy_outputs(notebook, executed):
+    """Put the outputs read back through :func:`autograder.boundary.read_executed_cells` into ``notebook``'s cells."""
+    import nbformat
+
+    for cell, ran in zip(notebook.cells, executed):
+        if ran is None or cell.cell_type != "code":
+            continue
+        cell.outputs = [nbformat.from_dict(output.as_dict()) for output in ran.outputs]
+        cell.execution_count = ran.execution_count
+
+
 def _autograded_notebook(prepared, executed):
     """The prepared notebook with the outputs read back from the sandbox copied in, as JSON text."""
     import copy
@@ -379,11 +390,7 @@ def _autograded_notebook(prepared, executed):
     import nbformat
 
     nb = copy.deepcopy(prepared)
-    for cell, ran in zip(nb.cells, executed):
-        if ran is None or cell.cell_type != "code":
-            continue
-        cell.outputs = [nbformat.from_dict(output.as_dict()) for output in ran.outputs]
-        cell.execution_count = ran.execution_count
+    copy_outputs(nb, executed)
     return nbformat.writes(nb)
 
 
