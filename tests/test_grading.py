@@ -587,6 +587,11 @@ def test_limits_measured_at_release_are_reused_until_something_they_depend_on_ch
     (course / "release" / PS1 / f"{PS1}.ipynb").write_text((course / "release" / PS1 / f"{PS1}.ipynb").read_text()
                                                            .replace("Hyperplanes", "Hyperplanes!", 1))
     assert "at the start of this batch" in grade()
+    # A saved file that cannot be read is measured again, not trusted or fatal.
+    with open(saved_path(str(course), PS1), "w") as f:
+        f.write('{"fingerprint": ')
+    assert "at the start of this batch" in grade()
+    assert json.loads(open(saved_path(str(course), PS1)).read())["cell_seconds_by_cell"]
 
 
 # -- the command's refusals -------------------------------------------------------------------
