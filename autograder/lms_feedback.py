@@ -140,7 +140,7 @@ def moodle_worksheet(items, when):
     # changed in Moodle after "Last modified (grade)", so a grade entered by hand later is not overwritten.
     header = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
               "Last modified (grade)", "Feedback comments"]
-    stamp = when.strftime("%Y-%m-%dT%H:%M:%S%z")
+    stamp = when.isoformat(timespec="seconds")  # ISO 8601, which the importer's strtotime reads
     rows = [[f"Participant {item.route.key}", item.person.name, item.person.email, item.result.status,
              float(item.result.score), float(item.result.max_score), stamp, _summary(item)]
             for item in sorted(items, key=lambda i: int(i.route.key))]
