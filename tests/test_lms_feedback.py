@@ -132,10 +132,14 @@ def test_summary_fence_cannot_be_closed_by_the_text():
 # -- Moodle ------------------------------------------------------------------------------------
 
 def moodle_participant(path):
-    """Moodle's importer: the first path part that splits on "_" into five pieces names the participant."""
+    """Moodle's importer: the path part ``fullname_id_assignsubmission_plugin[_...]`` names the participant.
+
+    Moodle 4.1 and later write the folder without the trailing ``_`` (four
+    pieces), earlier versions with it (five); the importer reads both.
+    """
     for part in path.split("/"):
         pieces = part.split("_", 4)
-        if len(pieces) == 5 and pieces[1].isdigit() and pieces[2] == "assignsubmission":
+        if len(pieces) >= 4 and pieces[1].isdigit() and pieces[2] == "assignsubmission":
             return pieces[1]
     return None
 
@@ -259,3 +263,20 @@ def test_writes_are_atomic_and_stale_files_removed(run, tmp_path, monkeypatch):
         outputs.write_lms_feedback(str(tmp_path), A, run["results"], people, sandbox_text="")
     assert (tmp_path / lms_feedback.CANVAS_ZIP).read_bytes() == first, "a failed write leaves the old file whole"
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".tmp-")], "and no temporary file behind"
+
+
+def test_routes_are_read_from_each_layout_s_names(tmp_path):
+    from autograder.lms import FeedbackRoute, scan
+
+    write(tmp_path, f"Grace Hopper_88150_assignsubmission_file/{NB}", b"{}")  # Moodle 4.1's folder, no "_"
+    blackboard_attempt(str(tmp_path), "PS1_Hyperplanes", "kjohnson", "Katherine Johnson", "2025-01-30-22-15-07",
+                       [(NB, b"{}"), ("notes.txt", b"x")])
+    write(tmp_path, "lovelaceada_104233_5512301_helper.py", b"x")  # a Canvas attempt with no notebook
+    entries, _ = scan(str(tmp_path), A)
+    routes = {e.identity: e.route for e in entries}
+    assert routes == {
+        "moodle:88150": FeedbackRoute("moodle", "Grace Hopper_88150_assignsubmission_file", "88150"),
+        "blackboard:kjohnson": FeedbackRoute("blackboard", "PS1_Hyperplanes", "kjohnson"),
+        "canvas:104233": FeedbackRoute("canvas", "lovelaceada_104233_5512301_helper.py"),
+    }
+    assert moodle_participant(f"{routes['moodle:88150'].name}/x.html") == "88150"
