@@ -45,12 +45,17 @@ LMS_NAMES = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard"}
 
 @dataclass(frozen=True)
 class Delivery:
-    """Where one student's feedback goes: ``lms`` is the LMS it is uploaded to, or ``""``; ``note`` says how or why not."""
+    """Where one student's feedback goes: ``lms`` is the LMS it is uploaded to, or ``""``; ``note`` says how or why not.
+
+    ``plain`` marks an entry of a download with no LMS entry at all, whose
+    feedback folder is the way it was always meant to go back.
+    """
 
     student_id: str
     source: str
     lms: str
     note: str
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -216,7 +221,8 @@ def build(assignment, results, people, *, sandbox_text, when):
         person = people[result.student_id]
         route = getattr(person, "route", None)
         if route is None:
-            deliveries.append(Delivery(result.student_id, result.source, "", _no_route(result, person, any_route)))
+            deliveries.append(Delivery(result.student_id, result.source, "", _no_route(result, person, any_route),
+                                       plain=not any_route and getattr(person, "lms", None) == "plain"))
         else:
             deliveries.append(Delivery(result.student_id, result.source, route.lms,
                                        f"{LMS_NAMES[route.lms]}: {' and '.join(FILES[route.lms])}"))

@@ -275,17 +275,15 @@ def _deliveries_section(deliveries):
     parts = ["<h2>Feedback through the LMS</h2>"]
     if items:
         parts.append(f"<p>Upload these files as the README says; each student then sees their feedback.</p><ul>{items}</ul>")
-    if elsewhere and routed:
+    if elsewhere and all(d.plain for d in elsewhere):
+        parts.append("<p>Every entry of the download is a plain file or folder: hand out each student's page "
+                     "from <code>feedback/</code>.</p>")
+    elif elsewhere:
         rows = "".join(f"<tr><td>{_feedback_link(d.student_id)}</td><td><code>{_e(d.source)}</code></td>"
                        f"<td>{_e(d.note)}</td></tr>" for d in elsewhere)
         parts.append(f"<p>{len(elsewhere)} student(s) cannot get their feedback through an LMS file; each has a "
                      "page in <code>feedback/</code>.</p><table><tr><th>student</th><th>entry in the download</th>"
                      f"<th>why, and what to do</th></tr>{rows}</table>")
-    elif elsewhere:
-        notes = Counter(d.note.split(":")[0] for d in elsewhere)
-        parts.append("<p>No entry came from an LMS that takes feedback back ("
-                     + _e("; ".join(f"{n} {note}" for note, n in sorted(notes.items())))
-                     + "): each student's page is in <code>feedback/</code>, to hand out.</p>")
     return "".join(parts)
 
 

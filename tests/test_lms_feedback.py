@@ -212,7 +212,12 @@ def test_no_file_for_an_lms_nobody_came_from(run):
     results = [r for r in run["results"] if r.student_id == "mhamilton"]
     files, deliveries = lms_feedback.build(A, results, run["people"], sandbox_text="", when=WHEN)
     assert set(files.values()) == {None}
-    assert deliveries[0].note.startswith("a plain folder")
+    assert deliveries[0].plain and deliveries[0].note.startswith("a plain folder")
+    assert "Every entry of the download is a plain file or folder" in report_html(A, results, deliveries=deliveries)
+    gradescope = [r for r in run["results"] if r.student_id in ("mhamilton", "mj0077")]
+    _, deliveries = lms_feedback.build(A, gradescope, run["people"], sandbox_text="", when=WHEN)
+    page = report_html(A, gradescope, deliveries=deliveries)
+    assert "submission_2287790" in page and "Gradescope export" in page, "a layout with no route is listed"
 
 
 # -- the summary ---------------------------------------------------------------------------------

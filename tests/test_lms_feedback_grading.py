@@ -11,7 +11,6 @@ the report must list the renamed entry, whose feedback reaches no LMS.
 """
 
 import csv
-import io
 import os
 import shutil
 import subprocess
