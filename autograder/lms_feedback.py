@@ -23,6 +23,7 @@ feedback folder holds, and never a hidden check's inputs.
 """
 
 import io
+import re
 import zipfile
 from dataclasses import dataclass
 
@@ -70,8 +71,8 @@ def moodle_page_name(assignment):
     return f"{assignment}-feedback.html"
 
 
-# Where the summary sends the student for the full page, per LMS.
 def _full_page(lms, assignment, student_id):
+    """Where the summary sends the student for the full page, in that LMS."""
     return {
         "canvas": "the output of the next cell of this notebook (open the notebook in Jupyter)",
         "moodle": f"the file {moodle_page_name(assignment)} among this assignment's feedback files "
@@ -91,7 +92,7 @@ def feedback_notebook(result, summary, page_html):
     Canvas shows a re-uploaded file under the submitted file's own name
     (``ps1_hyperplanes.ipynb``), so what it holds must be a notebook.
     """
-    longest = max((len(run) for run in summary.replace("\n", " ").split() if set(run) == {"`"}), default=0)
+    longest = max((len(run) for run in re.findall("`+", summary)), default=0)
     fence = "`" * max(3, longest + 1)  # a fence no run of backticks in the text can close
     nb = nbformat.v4.new_notebook()
     nb.cells = [
