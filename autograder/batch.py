@@ -101,7 +101,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     """
     from .gradebook import open_gradebook
     from .judge import judge
-    from .outputs import record, write_exports, write_grades_csv, write_report
+    from .outputs import record, write_exports, write_grades_csv, write_lms_feedback, write_report
     from .worker import run_submission, warm_up
 
     started = time.time()
@@ -151,6 +151,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     people = {s.student_id: s for s in submissions + absent}
     people.update({m.student_id: m for s in submissions for m in s.group})
     write_exports(out_dir, assignment, results, people)
+    deliveries = write_lms_feedback(out_dir, assignment, results, people, sandbox_text=sandbox_text)
     write_report(out_dir, assignment, results, skipped=skipped, sandbox_text=sandbox_text, settings=settings,
-                 started=started, seconds=time.time() - started, notes=notes, similar=similar)
+                 started=started, seconds=time.time() - started, notes=notes, similar=similar, deliveries=deliveries)
     return results

@@ -24,7 +24,7 @@ import csv
 import io
 from dataclasses import dataclass
 
-__all__ = ["ExportRow", "canvas_csv", "moodle_csv", "CANVAS_FILE", "MOODLE_FILE"]
+__all__ = ["ExportRow", "canvas_csv", "moodle_csv", "csv_text", "CANVAS_FILE", "MOODLE_FILE"]
 
 CANVAS_FILE = "canvas_import.csv"
 MOODLE_FILE = "moodle_import.csv"
@@ -49,23 +49,29 @@ def _cell(text):
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def csv_text(rows, *, quote_all=False):
+    """CSV text (CRLF line ends) of ``rows``, every text cell guarded by :func:`_cell`, numbers as ``%g``.
+
+    ``quote_all`` puts every cell in quotes, for importers that require it.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL)
+    for row in rows:
+        writer.writerow([_number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _cell(v)
+                         for v in row])
+    return out.getvalue()
+
+
 def canvas_csv(assignment, max_score, rows):
     """The text of ``canvas_import.csv``."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])
-    writer.writerow(["Points Possible", "", "", "", "", _number(max_score)])
-    for row in sorted(rows, key=lambda r: r.student_id):
-        writer.writerow([_cell(row.name), row.canvas_user_id, _cell(row.student_id), "", "",
-                         _number(row.score)])
-    return out.getvalue()
+    return csv_text([["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment],
+                     ["Points Possible", "", "", "", "", float(max_score)]]
+                    + [[row.name, row.canvas_user_id, row.student_id, "", "", float(row.score)]
+                       for row in sorted(rows, key=lambda r: r.student_id)])
 
 
 def moodle_csv(assignment, rows):
     """The text of ``moodle_import.csv``."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["ID number", "Email address", "Full name", assignment])
-    for row in sorted(rows, key=lambda r: r.student_id):
-        writer.writerow([_cell(row.student_id), _cell(row.email), _cell(row.name), _number(row.score)])
-    return out.getvalue()
+    return csv_text([["ID number", "Email address", "Full name", assignment]]
+                    + [[row.student_id, row.email, row.name, float(row.score)]
+                       for row in sorted(rows, key=lambda r: r.student_id)])

@@ -207,7 +207,8 @@ def main(argv=None):
     for line in summary_lines(results, skipped, seconds, sandbox_text, use_sandbox) + batch.notes:
         print(line)
     print(f"wrote {os.path.join(args.out, 'grades.csv')}, {os.path.join(args.out, 'report.html')}, "
-          "the gradebook imports canvas_import.csv and moodle_import.csv, "
+          "the gradebook imports canvas_import.csv and moodle_import.csv, the feedback each LMS takes back "
+          "(report.html lists the files), "
           f"and {sum(r.status != MISSING for r in results)} feedback pages; "
           f"grades recorded in {os.path.join(course_dir, 'gradebook.db')}")
     return 0

@@ -26,6 +26,11 @@ names; receipts and the metadata file are read and parsed by the trust
 boundary (:func:`autograder.boundary.read_blackboard_receipt`,
 :func:`autograder.boundary.read_gradescope_metadata`), which gives frozen
 records.
+
+Each graded entry also carries its :class:`FeedbackRoute`: what its LMS
+needs to take feedback back for that person (Canvas's file name, Moodle's
+participant folder and id, Blackboard's username and assignment), read from
+the same names; :mod:`autograder.lms_feedback` writes the files.
 """
 
 import datetime
@@ -37,7 +42,7 @@ from dataclasses import dataclass, field
 
 from .boundary import IGNORED_MEMBERS, read_blackboard_receipt, read_gradescope_metadata
 
-__all__ = ["Entry", "Unused", "scan", "safe_id", "is_safe_student_id", "is_submission_folder", "notebook_stem",
+__all__ = ["Entry", "Unused", "FeedbackRoute", "scan", "safe_id", "is_safe_student_id", "is_submission_folder", "notebook_stem",
            "IGNORED"]
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,99}")
@@ -54,6 +59,24 @@ RESUBMISSION = re.compile(r"^(?P<base>.+?)-(?P<n>\d+)$")  # Canvas: "ps1-1.ipynb
 
 LMS_NAMES = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard", "gradescope": "Gradescope",
              "plain": "plain"}
+
+
+@dataclass(frozen=True)
+class FeedbackRoute:
+    """How feedback for one entry goes back into the LMS it came from.
+
+    * ``canvas``: ``name`` is the file's name in the download, which Canvas's
+      "Re-upload submissions" matches to the student and the submission;
+    * ``moodle``: ``name`` is the participant's folder
+      (``Full Name_<participantid>_assignsubmission_file_``) and ``key`` the
+      participant id, which the grading worksheet's ``Identifier`` holds;
+    * ``blackboard``: ``key`` is the username, ``name`` the assignment's title
+      as the download spells it (the Grade Center column's name).
+    """
+
+    lms: str
+    name: str
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,6 +105,7 @@ class Entry:
     co_submitters: tuple = ()  # (name, sid, email) of the other members of a group submission
     receipt: str = ""
     members: tuple = ()  # the names in the download this entry is made of (a folder, or a flat layout's files)
+    route: FeedbackRoute = None  # where its feedback goes back into the LMS; None for layouts with no route
 
 
 @dataclass(frozen=True)
@@ -190,6 +214,7 @@ class _Group:
     submitted_at: datetime.datetime = None
     order: tuple = ()
     receipt: str = ""
+    route: FeedbackRoute = None  # for Canvas, made once the graded file is known
 
 
 def _entry_from_files(group, assignment, unused, problems):
@@ -205,10 +230,14 @@ def _entry_from_files(group, assignment, unused, problems):
     extra = tuple(n for n in names if n != chosen and n not in earlier)
     source = _shown(group, chosen) if chosen else ", ".join(sorted(group.sources)[:3])
     order = group.order + ((notebook_stem(chosen)[1],) if chosen else ())
+    route = group.route
+    if group.lms == "canvas":
+        # Canvas reads the user id and the file's id from the name, so any file of the attempt will do.
+        route = FeedbackRoute("canvas", _shown(group, chosen) if chosen else sorted(group.sources)[0])
     return Entry(lms=group.lms, source=source, identity=group.identity, suggested_id=group.suggested_id,
                  name=group.name, notebook=notebook, problem=problem,
                  submitted_at=group.submitted_at, marked_late=group.marked_late, order=order,
-                 extra_files=extra, receipt=group.receipt, members=tuple(sorted(group.sources)))
+                 extra_files=extra, receipt=group.receipt, members=tuple(sorted(group.sources)), route=route)
 
 
 def _shown(group, name):
@@ -279,7 +308,8 @@ def scan(folder, assignment, *, extraction_problems=None):
                 continue
             entries.append(_folder_entry("moodle", path, name, f"moodle:{match['participant']}",
                                          safe_id(match["name"]), assignment, problems, unused,
-                                         name=match["name"]))
+                                         name=match["name"],
+                                         route=FeedbackRoute("moodle", name, match["participant"])))
             continue
 
         if not is_dir:
@@ -298,7 +328,9 @@ def scan(folder, assignment, *, extraction_problems=None):
                 group = groups.setdefault(("blackboard", user, match["stamp"]), _Group(
                     "blackboard", f"blackboard:{user}", safe_id(user), name=info.name if info else "",
                     submitted_at=_blackboard_time(match["stamp"]), order=(match["stamp"],),
-                    receipt=receipt_name or ""))
+                    receipt=receipt_name or "",
+                    route=FeedbackRoute("blackboard", prefix[:-len(user) - 1] if prefix.endswith("_" + user)
+                                        else prefix, user)))
                 original = (info.original_name(name) if info else None) or match["file"]
                 group.files[original] = path
                 group.sources.append(name)
@@ -310,7 +342,9 @@ def scan(folder, assignment, *, extraction_problems=None):
                                                "only uploaded files are graded"))
                     continue
                 group = groups.setdefault(("moodle", match["participant"]), _Group(
-                    "moodle", f"moodle:{match['participant']}", safe_id(match["name"]), name=match["name"]))
+                    "moodle", f"moodle:{match['participant']}", safe_id(match["name"]), name=match["name"],
+                    route=FeedbackRoute("moodle", f"{match['name']}_{match['participant']}_assignsubmission_file_",
+                                        match["participant"])))
                 group.files[match["file"]] = path
                 group.sources.append(name)
                 continue

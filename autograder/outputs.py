@@ -5,7 +5,8 @@ ready (in submission order): its grades in nbgrader's gradebook, in one
 transaction (:mod:`autograder.gradebook`), the autograded notebook in the
 course directory, and the student's feedback page.  At the end of the run
 :func:`write_grades_csv`, :func:`write_exports` (the Canvas and Moodle
-gradebook imports) and :func:`write_report` write the batch's files.
+gradebook imports), :func:`write_lms_feedback` (the feedback each LMS takes
+back) and :func:`write_report` write the batch's files.
 Every file is written to a temporary name in its folder and then renamed,
 so a reader never sees half of one.
 """
@@ -15,19 +16,25 @@ import io
 import os
 import tempfile
 
-__all__ = ["GRADES_COLUMNS", "record", "write_grades_csv", "write_exports", "write_report", "write_text_atomic"]
+__all__ = ["GRADES_COLUMNS", "record", "write_grades_csv", "write_exports", "write_lms_feedback", "write_report",
+           "write_text_atomic", "write_bytes_atomic"]
 
 GRADES_COLUMNS = ("student_id", "assignment", "score", "max_score", "status", "flags", "source", "submitted_at")
 
 
 def write_text_atomic(path, text):
     """Write ``text`` to ``path`` (UTF-8) through a temporary file in the same folder, then rename it."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path, data):
+    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename it."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -93,12 +100,32 @@ def write_exports(out_dir, assignment, results, people):
     write_text_atomic(os.path.join(out_dir, MOODLE_FILE), moodle_csv(assignment, rows))
 
 
+def write_lms_feedback(out_dir, assignment, results, people, *, sandbox_text):
+    """Write what each LMS takes back (:mod:`autograder.lms_feedback`); return where each student's feedback goes.
+
+    A file no student of this run needs is removed, so an older run's copy is never uploaded by mistake.
+    """
+    import datetime
+
+    from .lms_feedback import build
+
+    files, deliveries = build(assignment, results, people, sandbox_text=sandbox_text,
+                              when=datetime.datetime.now(datetime.timezone.utc).astimezone())
+    for name, data in files.items():
+        path = os.path.join(out_dir, name)
+        if data is not None:
+            write_bytes_atomic(path, data)
+        elif os.path.exists(path):
+            os.unlink(path)
+    return deliveries
+
+
 def write_report(out_dir, assignment, results, *, skipped, sandbox_text, settings, started, seconds, notes=(),
-                 similar=None):
+                 similar=None, deliveries=None):
     """Write ``report.html`` for the batch; ``similar``: the :class:`~autograder.similarity.SimilarPair` records, or ``None`` if none were sought."""
     from . import report
 
     write_text_atomic(os.path.join(out_dir, "report.html"),
                       report.report_html(assignment, results, skipped=skipped, sandbox_text=sandbox_text,
                                          sandboxed=settings.use_sandbox, started=started, seconds=seconds,
-                                         settings=settings, notes=notes, similar=similar))
+                                         settings=settings, notes=notes, similar=similar, deliveries=deliveries))

@@ -17,7 +17,7 @@ from collections import Counter
 
 from .results import FLAG_TEXT, GRADED, MISSING, STATUS_TEXT, STATUSES
 
-__all__ = ["feedback_html", "report_html"]
+__all__ = ["feedback_html", "feedback_text", "report_html"]
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 60em;
@@ -106,6 +106,31 @@ def feedback_html(result, *, sandbox_text=""):
                  "functions there and judged what they returned outside it. Read-only and test cells were run as "
                  "released, whatever the notebook contained.</p>" if result.sandboxed else "")
     return _page(f"{result.assignment}: feedback for {result.student_id}", "\n".join(p for p in parts if p))
+
+
+def feedback_text(result, *, full_page):
+    """The plain-text summary of one result's feedback, for an LMS's comment field.
+
+    It says the score, each failed test's name and message and, in the
+    sentence ``full_page`` completes, where the full page is.  The messages
+    are the ones :func:`feedback_html` shows, so a hidden case appears, as
+    there, by its description only.
+    """
+    lines = [f"{result.assignment}: {_points(result.score)} / {_points(result.max_score)} autograded points."]
+    if result.status != GRADED:
+        lines.append(f"Status {result.status}: {STATUS_TEXT[result.status]}"
+                     + (f" Why: {result.reason}." if result.reason else ""))
+    failed = [cell for cell in result.cells if cell.judged and not cell.passed]
+    if failed and result.status == GRADED:
+        lines.append("Failed tests:")
+        lines += [f"- {cell.grade_id} (0 / {_points(cell.max_points)}): {cell.message}" for cell in failed]
+    elif result.status == GRADED:
+        lines.append("Every autograded test passed.")
+    if result.manual_cells:
+        lines.append(f"The written answers ({_points(sum(p for _, p, _ in result.manual_cells))} points) are graded "
+                     "by hand; those points come later.")
+    lines.append(f"The full feedback page, with every test, its points and its message: {full_page}.")
+    return "\n".join(lines)
 
 
 # -- plots ------------------------------------------------------------------------------
@@ -240,9 +265,34 @@ def _student_cell(result):
 SKIPPED_KINDS = {"superseded": "earlier attempt", "read": "read, not graded", "skipped": "not a submission"}
 
 
+def _deliveries_section(deliveries):
+    """How the feedback reaches the students: per LMS, the files to upload; each student it cannot reach that way."""
+    counts = Counter(d.lms for d in deliveries)
+    routed = [(lms, n) for lms, n in sorted(counts.items()) if lms]
+    items = "".join(f"<li>{n} through {_e(next(d.note for d in deliveries if d.lms == lms))}</li>"
+                    for lms, n in routed)
+    elsewhere = [d for d in deliveries if not d.lms]
+    parts = ["<h2>Feedback through the LMS</h2>"]
+    if items:
+        parts.append(f"<p>Upload these files as the README says; each student then sees their feedback.</p><ul>{items}</ul>")
+    if elsewhere and all(d.plain for d in elsewhere):
+        parts.append("<p>Every entry of the download is a plain file or folder: hand out each student's page "
+                     "from <code>feedback/</code>.</p>")
+    elif elsewhere:
+        rows = "".join(f"<tr><td>{_feedback_link(d.student_id)}</td><td><code>{_e(d.source)}</code></td>"
+                       f"<td>{_e(d.note)}</td></tr>" for d in elsewhere)
+        parts.append(f"<p>{len(elsewhere)} student(s) cannot get their feedback through an LMS file; each has a "
+                     "page in <code>feedback/</code>.</p><table><tr><th>student</th><th>entry in the download</th>"
+                     f"<th>why, and what to do</th></tr>{rows}</table>")
+    return "".join(parts)
+
+
 def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=True, started=None, seconds=0.0,
-                settings=None, notes=(), similar=None):
-    """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time."""
+                settings=None, notes=(), similar=None, deliveries=None):
+    """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time.
+
+    ``deliveries`` (:class:`autograder.lms_feedback.Delivery`) say where each student's feedback goes.
+    """
     counts = Counter(r.status for r in results)
     graded = [r for r in results if r.status == GRADED]
     max_score = max((r.max_score for r in results), default=0.0)
@@ -333,6 +383,8 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
         from .similarity import similarity_html
 
         parts.append(similarity_html(similar))
+    if deliveries:
+        parts.append(_deliveries_section(deliveries))
     if skipped:
         rows = "".join(f"<tr><td><code>{_e(s.name)}</code></td>"
                        f"<td>{_e(SKIPPED_KINDS.get(getattr(s, 'kind', 'skipped'), ''))}</td><td>{_e(s.reason)}</td></tr>"

@@ -53,6 +53,8 @@ class Submission:
     email: str = ""
     canvas_user_id: str = ""
     group: tuple = ()  # autograder.roster.GroupMember: others who get this submission's grade under their own ids
+    lms: str = ""  # the layout the entry came in: canvas, moodle, blackboard, gradescope or plain
+    route: object = None  # autograder.lms.FeedbackRoute: where its feedback goes back into the LMS, if anywhere
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,8 @@ def _submission(resolved, max_bytes):
         notebook = None if problem else notebook
     return Submission(resolved.student_id, notebook, problem, source=entry.source,
                       submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else "",
-                      flags=resolved.flags, name=name, email=email, canvas_user_id=canvas_id, group=resolved.group)
+                      flags=resolved.flags, name=name, email=email, canvas_user_id=canvas_id, group=resolved.group,
+                      lms=entry.lms, route=entry.route)
 
 
 def _count(n, thing):
