@@ -11,10 +11,10 @@ Every file is written to a temporary name in its folder and then renamed,
 so a reader never sees half of one.
 """
 
-import csv
-import io
 import os
 import tempfile
+
+from .exports import csv_text
 
 __all__ = ["GRADES_COLUMNS", "record", "write_grades_csv", "write_exports", "write_lms_feedback", "write_report",
            "write_text_atomic", "write_bytes_atomic"]
@@ -44,14 +44,16 @@ def write_bytes_atomic(path, data):
 
 
 def write_grades_csv(path, results):
-    """Write ``grades.csv`` (UTF-8) atomically, so a failed run never leaves it half-written."""
-    text = io.StringIO(newline="")
-    writer = csv.writer(text)
-    writer.writerow(GRADES_COLUMNS)
-    for r in results:
-        writer.writerow([r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status,
-                         ";".join(r.flag_codes), r.source, r.submitted_at])
-    write_text_atomic(path, text.getvalue())
+    """Write ``grades.csv`` (UTF-8) atomically, so a failed run never leaves it half-written.
+
+    Its cells go through the same formula guard as the LMS files
+    (:func:`autograder.exports.csv_text`): ``source`` is the download's
+    entry name, which the student chose.
+    """
+    rows = [GRADES_COLUMNS]
+    rows += [(r.student_id, r.assignment, r.score, r.max_score, r.status, ";".join(r.flag_codes), r.source,
+              r.submitted_at) for r in results]
+    write_text_atomic(path, csv_text(rows))
 
 
 def _previous_answers(path, manual_ids, max_bytes):

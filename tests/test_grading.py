@@ -766,6 +766,19 @@ def test_grades_csv_is_replaced_whole_or_not_at_all(tmp_path):
                                              f"ann,{PS1},1,2,graded,,,"]
 
 
+def test_grades_csv_cells_never_run_as_spreadsheet_formulas(tmp_path):
+    # The download's entry name comes from the student; a spreadsheet runs a cell starting with = + - @.
+    path = tmp_path / "grades.csv"
+    rows = [Result("ann", PS1, "graded", score=1.0, max_score=2.0, source='=HYPERLINK("http://x","y")'),
+            Result("bea", PS1, "graded", score=2.0, max_score=2.0, source="@SUM(A1)"),
+            Result("cy", PS1, "graded", score=0.0, max_score=2.0, source="+1-2")]
+    write_grades_csv(str(path), rows)
+    with open(path, newline="", encoding="utf-8") as f:
+        cells = [cell for row in csv.reader(f) for cell in row]
+    assert not [cell for cell in cells if cell[:1] in ("=", "+", "-", "@")]
+    assert "'=HYPERLINK(\"http://x\",\"y\")" in cells and "'@SUM(A1)" in cells and "'+1-2" in cells
+
+
 def test_zip_extraction_refuses_escapes_links_and_bombs(tmp_path):
     archive = tmp_path / "lms.zip"
     with zipfile.ZipFile(archive, "w") as zf:
