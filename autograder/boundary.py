@@ -534,38 +534,48 @@ def extract_zip(archive, target, *, max_member_bytes, max_members, max_total_byt
             if parts is None or parts[0] in IGNORED_MEMBERS:
                 continue
             dest = os.path.join(target, *parts)
-            mode = info.external_attr >> 16
-            if info.is_dir():
-                _make_dirs(dest, target)
-                continue
-            if not _make_dirs(os.path.dirname(dest), target) or os.path.lexists(dest):
-                continue
-            if stat.S_ISLNK(mode):
-                os.symlink(LINK_PLACEHOLDER, dest)
-                continue
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
             try:
-                with zf.open(info) as src, os.fdopen(os.open(dest, flags, 0o600), "wb") as out:
-                    written = 0
-                    while True:
-                        chunk = src.read(1 << 20)
-                        if not chunk:
-                            break
-                        written += len(chunk)
-                        total += len(chunk)
-                        if total > max_total_bytes:
-                            raise ArchiveError(f"{archive} expands to more than {max_total_bytes:,} bytes; "
-                                               "refusing to extract it")
-                        if written > max_member_bytes:
-                            out.write(chunk[: max(0, max_member_bytes + 1 - (written - len(chunk)))])
-                            break
-                        out.write(chunk)
-            except (RuntimeError, NotImplementedError, zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
+                total = _extract_member(zf, info, dest, target, total, archive=archive,
+                                        max_member_bytes=max_member_bytes, max_total_bytes=max_total_bytes)
+            except (RuntimeError, NotImplementedError, zipfile.BadZipFile, zlib.error, EOFError, ValueError,
+                    OSError) as exc:
                 if isinstance(exc, ArchiveError):
                     raise
-                # Encrypted, corrupt or oddly compressed: this member alone is unusable.
-                problems[dest] = f"it could not be extracted from the zip file ({str(exc)[:100] or type(exc).__name__})"
+                # Encrypted, corrupt, oddly compressed, or a name this file system refuses
+                # (longer than it allows, say): this member alone is unusable.
+                reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc))[:100]
+                problems[dest] = f"it could not be extracted from the zip file ({reason or type(exc).__name__})"
     return problems
+
+
+def _extract_member(zf, info, dest, target, total, *, archive, max_member_bytes, max_total_bytes):
+    """Extract one member to ``dest``; return the archive's running total of extracted bytes."""
+    mode = info.external_attr >> 16
+    if info.is_dir():
+        _make_dirs(dest, target)
+        return total
+    if not _make_dirs(os.path.dirname(dest), target) or os.path.lexists(dest):
+        return total
+    if stat.S_ISLNK(mode):
+        os.symlink(LINK_PLACEHOLDER, dest)
+        return total
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with zf.open(info) as src, os.fdopen(os.open(dest, flags, 0o600), "wb") as out:
+        written = 0
+        while True:
+            chunk = src.read(1 << 20)
+            if not chunk:
+                break
+            written += len(chunk)
+            total += len(chunk)
+            if total > max_total_bytes:
+                raise ArchiveError(f"{archive} expands to more than {max_total_bytes:,} bytes; "
+                                   "refusing to extract it")
+            if written > max_member_bytes:
+                out.write(chunk[: max(0, max_member_bytes + 1 - (written - len(chunk)))])
+                break
+            out.write(chunk)
+    return total
 
 
 def _make_dirs(folder, root):

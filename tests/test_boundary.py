@@ -513,3 +513,25 @@ def test_archives_over_their_limits_are_refused(tmp_path):
     with pytest.raises(ArchiveError, match="not a readable zip"):
         extract_zip(str(tmp_path / "not.zip"), str(tmp_path / "c"), max_member_bytes=1, max_members=1,
                     max_total_bytes=1)
+
+
+def test_a_member_name_the_file_system_refuses_is_reported_and_the_rest_extracted(tmp_path):
+    # Linux allows 255 bytes per path component: longer names raise OSError (ENAMETOOLONG).
+    long_file = "a" * 300 + ".ipynb"
+    long_folder = "b" * 300 + "/s.ipynb"
+    long_link = "c" * 300
+    archive = tmp_path / "lms.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(long_file, "{}")
+        zf.writestr(long_folder, "{}")
+        link = zipfile.ZipInfo(long_link)
+        link.external_attr = 0o120777 << 16
+        zf.writestr(link, "elsewhere")
+        zf.writestr("ada.ipynb", "{}")
+    target = tmp_path / "out"
+    target.mkdir()
+    problems = extract_zip(str(archive), str(target), max_member_bytes=100, max_members=10, max_total_bytes=10_000)
+    assert (target / "ada.ipynb").read_text() == "{}"
+    assert sorted(os.path.relpath(p, target) for p in problems) == sorted(
+        [long_file, os.path.join("b" * 300, "s.ipynb"), long_link])
+    assert all("could not be extracted" in reason and "too long" in reason for reason in problems.values())
