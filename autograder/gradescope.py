@@ -320,6 +320,7 @@ def grade_in_container(root):
     and ``results/`` are closed to every user but root, so the unprivileged
     fallback can neither read the hidden checks nor write the results.
     """
+    from .batch import _internal_error
     from .judge import judge
     from .outputs import write_text_atomic
     from .results import Job
@@ -335,9 +336,12 @@ def grade_in_container(root):
         raise GradescopeError(f"{os.path.join(source, CONFIG)} cannot be read ({exc}); "
                               "rebuild the zip with 'python -m autograder gradescope'") from None
     os.makedirs(results, exist_ok=True)
-    for folder in (source, results, submission):
-        if os.path.isdir(folder):
-            os.chmod(folder, 0o700)
+    # The Python environment under root stays open; the course, the results, the submission and what
+    # Gradescope says about it (submission_metadata.json) do not.
+    for path, mode in ((source, 0o700), (results, 0o700), (submission, 0o700),
+                       (os.path.join(root, "submission_metadata.json"), 0o600)):
+        if os.path.exists(path):
+            os.chmod(path, mode)
     assignment = config["assignment"]
     mode, isolation = choose_isolation()
     settings = _settings(config, use_sandbox=mode == "bubblewrap", unprivileged_user=mode == "user")
@@ -348,7 +352,10 @@ def grade_in_container(root):
         problem = f"the grader could not isolate your notebook here ({isolation}); tell your instructor"
     job = Job(SUBMISSION_ID, assignment, path, os.path.join(source, "notebooks", "release", assignment), settings,
               problem=problem)
-    result = judge(run_submission(job))
+    try:
+        result = judge(run_submission(job))
+    except Exception as exc:  # results.json is written whatever happened, so the student is told
+        result = _internal_error(job, exc)
     data = results_json(result, isolation=isolation, hidden_visibility=config["hidden_visibility"])
     write_text_atomic(os.path.join(results, "results.json"), json.dumps(data, indent=1) + "\n")
     print(f"{assignment}: {result.status} {result.score:g}/{result.max_score:g}"

@@ -365,6 +365,27 @@ def test_without_isolation_nothing_of_the_student_runs(built, monkeypatch):
     assert "could not isolate your notebook here (no isolation: bubblewrap is not installed)" in data["output"]
 
 
+@pytest.mark.slow
+def test_a_failure_of_the_grader_still_writes_results_json(built, monkeypatch):
+    root = GradescopeRoot(built["zip"])
+    try:
+        root.submit(built["correct"])
+        with open(os.path.join(root.path, "submission_metadata.json"), "w") as f:
+            f.write("{}")
+
+        def fails(job):
+            raise RuntimeError("the disk is full")
+
+        monkeypatch.setattr("autograder.worker.run_submission", fails)
+        data = validate(gradescope.grade_in_container(root.path))
+        metadata_mode = stat.S_IMODE(os.stat(os.path.join(root.path, "submission_metadata.json")).st_mode)
+    finally:
+        root.remove()
+    assert data["score"] == 0 and data["extra_data"]["status"] == "crashed"
+    assert "the grader itself failed on this submission (RuntimeError: the disk is full)" in data["output"]
+    assert metadata_mode == 0o600
+
+
 def test_isolation_can_be_forced_and_nothing_else():
     with pytest.raises(gradescope.GradescopeError, match="GRADESCOPE_ISOLATION must be 'user' or 'bubblewrap'"):
         gradescope.choose_isolation({"GRADESCOPE_ISOLATION": "docker"})
