@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder release|grade|verify|check ...``."""
+"""Command line: ``python -m autograder release|grade|gradescope|verify|check ...``."""
 
 import sys
 
@@ -8,6 +8,8 @@ commands:
   release [ASSIGNMENT ...]   build the student versions in notebooks/release/
   grade ASSIGNMENT SUBMISSIONS --out DIR [--workers N] [--timeout SECONDS]
                              grade a folder or .zip of submissions
+  gradescope ASSIGNMENT --out DIR [--hidden-visibility WHEN]
+                             write DIR/autograder.zip, a Gradescope autograder for ASSIGNMENT
   verify [ASSIGNMENT ...]    check that the hidden checks still grade each assignment right
   check NOTEBOOK.ipynb       (students) say whether a notebook is ready to submit
 
@@ -24,12 +26,14 @@ def main(argv=None):
         from .release import main as run
     elif command == "grade":
         from .grade import main as run
+    elif command == "gradescope":
+        from .gradescope import main as run
     elif command == "verify":
         from .verify import main as run
     elif command == "check":
         from .check import main as run
     else:
-        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'verify' or 'check'.\n\n{USAGE}", file=sys.stderr)
+        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'gradescope', 'verify' or 'check'.\n\n{USAGE}", file=sys.stderr)
         return 2
     return run(rest)
 

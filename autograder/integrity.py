@@ -71,7 +71,7 @@ IMPORT_SYSTEM_ATTRS = frozenset({"modules", "meta_path", "path_hooks", "path_imp
                                  "_getframe", "path"})
 EQUALITY_DUNDERS = frozenset({"__eq__", "__ne__", "__bool__"})
 OUTSIDE_PATH = re.compile(r"(?:^|[\s'\"=(:,])(?:/(?:etc|proc|sys|work|root|home|usr|tmp|var|dev|opt|grader|grading|"
-                          r"mnt|srv|run|bin|lib)\b|\.\.(?:/|\\|$)|~/)")
+                          r"autograder|mnt|srv|run|bin|lib)\b|\.\.(?:/|\\|$)|~/)")
 GRADING_WORDS = re.compile(r"autograd|nbgrader|gradebook|bwrap|notebooks/source|grading", re.I)
 
 

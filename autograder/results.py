@@ -93,6 +93,9 @@ class Settings:
 
     limits: Limits = Limits()
     use_sandbox: bool = True
+    # Without a sandbox, run the notebook as an unprivileged user id of its own
+    # (:func:`autograder.sandbox.run_as_user`) instead of as this process's user.
+    unprivileged_user: bool = False
     cell_seconds: float = None
     call_seconds: float = None
     # (key, seconds): calibrated limits of single cells of the release, keyed by

@@ -17,6 +17,14 @@ with it.
 :func:`run_unsandboxed` runs the same command with the same resource limits
 but none of the isolation, for machines without working user namespaces,
 and only when the instructor asked for it.
+
+:func:`run_as_user` is the small isolation left where bubblewrap cannot
+start but the host is root (a Gradescope container may forbid the
+namespaces): the command runs, with the same limits, as an unprivileged user
+id of its own (:func:`sandbox_uid`) with no groups and no capabilities, so
+file permissions keep it out of what only root may read or write, and
+everything that user id still runs afterwards is killed.  It has no private
+file system, process table or network.
 """
 
 import os
@@ -30,7 +38,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 __all__ = ["Limits", "Mount", "Outcome", "SandboxStatus", "sandbox_status", "sandbox_uid",
-           "run_sandboxed", "run_unsandboxed"]
+           "run_sandboxed", "run_unsandboxed", "run_as_user", "user_isolation_status", "USER_ISOLATION_TEXT"]
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf",
              "hosts", "host.conf", "fonts", "mime.types", "ssl/openssl.cnf")
@@ -144,6 +152,12 @@ def _ancestors(path):
     return ["/" + "/".join(parts[:i + 1]) for i in range(len(parts))]
 
 
+def _setpriv_args(uid):
+    """``setpriv`` becoming ``uid``: its own group, no supplementary groups, no capabilities, no new privileges."""
+    return [shutil.which("setpriv") or "setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+
+
 def _bwrap_command(command, *, mounts, cwd, env, limits, uid):
     """Build the full ``prlimit ... bwrap ... command`` argument list.
 
@@ -181,8 +195,7 @@ def _bwrap_command(command, *, mounts, cwd, env, limits, uid):
         args += ["--setenv", key, value]
     if uid is not None:
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--",
-                 shutil.which("setpriv") or "setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
-                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+                 *_setpriv_args(uid),
                  bwrap, "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000",
                  "--dev-bind", "/", "/", "--die-with-parent", "--chdir", cwd]
     args += ["--"] + list(command)
@@ -358,6 +371,48 @@ def run_unsandboxed(command, *, cwd, env, timeout, limits, watch=None):
     # The notebook may start processes in sessions of their own, so killing the runner's group is not enough.
     return _run(argv, timeout=timeout, cwd=cwd, env=env, preexec_fn=None if prlimit else _preexec_limits(limits),
                 on_stop=_kill_tree, watch=watch)
+
+
+USER_ISOLATION_TEXT = ("an unprivileged user id of its own, with no groups, no capabilities and the same resource "
+                       "limits: it cannot read the grader's files or write its results, but it shares the system's "
+                       "file tree, process table and network")
+
+
+def run_as_user(command, *, cwd, env, timeout, limits, watch=None):
+    """Run ``command`` as :func:`sandbox_uid` (host must be root), with resource limits but no namespaces.
+
+    Whatever the command may read or write must be made so by the caller
+    (owner or mode); what it started and left running is killed afterwards.
+    """
+    uid = sandbox_uid()
+    if uid is None:
+        raise PermissionError("running as an unprivileged user id needs root")
+    prlimit = shutil.which("prlimit")
+    argv = ([prlimit] + limits.prlimit_args() + ["--"] if prlimit else []) + _setpriv_args(uid) + list(command)
+    outcome = _run(argv, timeout=timeout, cwd=cwd, env=env, preexec_fn=None if prlimit else _preexec_limits(limits),
+                   on_stop=lambda pid: _kill_user(uid, settle_seconds=0.0))
+    outcome.leftover_processes = _kill_user(uid)
+    return outcome
+
+
+@lru_cache(maxsize=1)
+def user_isolation_status():
+    """Whether :func:`run_as_user` works here, by running ``true`` as that user id."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return SandboxStatus(False, "running student code as another user id needs Linux and root")
+    if not shutil.which("setpriv"):
+        return SandboxStatus(False, "setpriv (util-linux) is not installed")
+    from .limits import Limits as CourseLimits
+
+    try:
+        outcome = run_as_user(["/bin/true"], cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=30,
+                              limits=CourseLimits().sandbox_limits(cpu_seconds=30))
+    except OSError as exc:
+        return SandboxStatus(False, f"setpriv could not be started: {exc}")
+    if outcome.returncode != 0:
+        detail = outcome.output.strip().splitlines()
+        return SandboxStatus(False, "setpriv cannot change the user id here" + (f" ({detail[-1]})" if detail else ""))
+    return SandboxStatus(True, USER_ISOLATION_TEXT)
 
 
 @lru_cache(maxsize=1)

@@ -270,7 +270,9 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
                  "runner": f"{SANDBOX_GRADER}/autograder/runner.py"}
     else:
         cwd = work
-        paths = {"in": probe_in, "out": out, "lib": lib, "runner": os.path.join(HERE, "runner.py")}
+        runner = os.path.join(lib, "autograder", "runner.py") if settings.unprivileged_user \
+            else os.path.join(HERE, "runner.py")
+        paths = {"in": probe_in, "out": out, "lib": lib, "runner": runner}
     with open(os.path.join(probe_in, "job.json"), "w") as f:
         json.dump(_job_file(job, cwd, paths), f)
 
@@ -312,9 +314,40 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
         os.makedirs(home)
         os.makedirs(tmp)
         env = sandbox_env(home, tmp, mpl, lib, os.environ.get("PATH", "/usr/bin:/bin"))
-        outcome = sandbox.run_unsandboxed([python, "-I", paths["runner"], os.path.join(probe_in, "job.json")],
-                                          cwd=cwd, env=env, timeout=wall_seconds, limits=resources, watch=watch)
+        command = [python, "-I", paths["runner"], os.path.join(probe_in, "job.json")]
+        if settings.unprivileged_user:
+            _open_to_user(job_dir, writable=(work, out, mpl, home, tmp), readable=(probe_in, lib), grader_dir=lib)
+            outcome = sandbox.run_as_user(command, cwd=cwd, env=env, timeout=wall_seconds, limits=resources,
+                                          watch=watch)
+        else:
+            outcome = sandbox.run_unsandboxed(command, cwd=cwd, env=env, timeout=wall_seconds, limits=resources,
+                                              watch=watch)
     return outcome, (out, work, original)
+
+
+def _open_to_user(job_dir, *, writable, readable, grader_dir):
+    """Let :func:`autograder.sandbox.run_as_user`'s user id into the run's folders, and into nothing else of ours.
+
+    The runner and its probes are copied beside the notebook's library, as
+    the sandbox mounts them, because the grader's own folder (with the hidden
+    checks) stays closed to that user.
+    """
+    from . import sandbox
+
+    uid = sandbox.sandbox_uid()
+    os.makedirs(os.path.join(grader_dir, "autograder"), exist_ok=True)
+    for name in ("runner.py", "probe.py"):
+        shutil.copyfile(os.path.join(HERE, name), os.path.join(grader_dir, "autograder", name))
+    os.chmod(job_dir, 0o711)  # the user may pass through to its folders, not list the others
+    for folder in writable:
+        for root, dirs, files in os.walk(folder):
+            for name in [root] + [os.path.join(root, n) for n in dirs + files]:
+                os.chown(name, uid, uid)
+    for folder in readable:
+        for root, dirs, files in os.walk(folder):
+            os.chmod(root, 0o755)
+            for name in files:
+                os.chmod(os.path.join(root, name), 0o644)
 
 
 # -- what the run means ------------------------------------------------------------------
