@@ -310,6 +310,11 @@ def find_similar(submissions, stubs=(), *, threshold=DEFAULT_THRESHOLD, min_shar
     return pairs
 
 
+def _spelling(text):
+    """A line's text without its comment and spacing, to tell which of two alike lines is written the same way."""
+    return re.sub(r"\s+", "", text.split("#", 1)[0])
+
+
 def _common_lines(counts, common_fraction):
     """The normalised lines written by more than ``common_fraction`` of the submissions, and by more than two."""
     writers = Counter(text for counter in counts.values() for text in counter)
@@ -326,7 +331,10 @@ def _shared_lines(first, second, counted_first, counted_second, *, second_where=
     found = []
     for line in first:
         if line.normalised in counted_first and unused.get(line.normalised):
-            other = unused[line.normalised].pop(0)
+            candidates = unused[line.normalised]
+            # Of lines that normalise alike, the one written the same way is its match (x with x, w with w).
+            same = [i for i, other in enumerate(candidates) if _spelling(other.text) == _spelling(line.text)]
+            other = candidates.pop(same[0] if same else 0)
             found.append(SharedLine(line.normalised, line.text, _where(line), other.text,
                                     (second_where or _where)(other)))
     return tuple(found)
