@@ -523,6 +523,21 @@ def test_report_lists_every_problem_and_flag(hostile):
         assert f"<strong>{flag}</strong>" in report, flag
 
 
+@pytest.mark.slow
+def test_report_names_the_library_function_a_submission_pasted(hostile):
+    report = (hostile["out"] / "report.html").read_text()
+    start = report.index("<h2>Copies of the reference implementation</h2>")
+    section = report[start:report.index("</section>", start)]
+    assert ("<code>reference_pasted</code>: <code>as_points</code> matches the reference implementation "
+            "<code>perceptron_lib._validation.check_X</code>") in section
+    assert re.findall(r"<tr><td><code>([^<]+)</code></td><td><code>", section) == ["reference_pasted"]
+    rows = report[report.index('id="all-submissions"'):]
+    flagged = [re.search(r'href="feedback/([^"]+)\.html"', row).group(1) for row in rows.split("<tr>")
+               if "reference-copy" in row]
+    assert flagged == ["reference_pasted"]
+    assert "reference-copy" not in (hostile["out"] / "feedback" / "reference_pasted.html").read_text()
+
+
 # -- other assignments, as they are written -------------------------------------------------
 
 @pytest.mark.slow
