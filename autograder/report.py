@@ -25,7 +25,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2e
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.8em; }
 table { border-collapse: collapse; margin: 0.8em 0; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
-td code, td a { overflow-wrap: anywhere; }  /* long test and student ids may break, words do not */
+td code, td a, td .muted { overflow-wrap: anywhere; }  /* long ids, names and paths may break, words do not */
 th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .pass { color: #116329; font-weight: 600; } .fail { color: #a40e26; font-weight: 600; }
 .status { display: inline-block; padding: 0.1em 0.6em; border-radius: 0.8em; font-weight: 600; }

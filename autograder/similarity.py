@@ -663,14 +663,14 @@ def reference_copies_html(copies, *, threshold=DEFAULT_REFERENCE_THRESHOLD,
     if not copies:
         return f"{title}<p>No function of a submission matches one of the library.</p></section>"
     parts = [title]
+    # Three columns, so that the table fits a phone's screen.
     summary = "".join(
-        f"<tr><td><code>{_e(c.submission)}</code></td><td><code>{_e(c.function)}</code></td>"
-        f"<td><code>{_e(c.reference)}</code></td><td class=\"num\">{c.similarity:.0%}</td>"
-        f"<td class=\"num\">{len(c.shared)}</td></tr>" for c in copies)
-    parts.append("<table><tr><th scope=\"col\">submission</th><th scope=\"col\">its function</th>"
+        f"<tr><td><code>{_e(c.submission)}</code>: <code>{_e(c.function)}</code></td>"
+        f"<td><code>{_e(c.reference)}</code></td>"
+        f"<td class=\"num\">{len(c.shared)} of {c.counted_reference} ({c.similarity:.0%})</td></tr>" for c in copies)
+    parts.append("<table><tr><th scope=\"col\">submission: its function</th>"
                  "<th scope=\"col\">matches the reference implementation</th>"
-                 "<th scope=\"col\" class=\"num\">share of its lines</th>"
-                 f"<th scope=\"col\" class=\"num\">shared lines</th></tr>{summary}</table>")
+                 f"<th scope=\"col\" class=\"num\">counted lines shared</th></tr>{summary}</table>")
     sub = f"h{min(heading_level + 1, 6)}"
     for c in copies:
         parts.append(

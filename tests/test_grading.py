@@ -530,7 +530,7 @@ def test_report_names_the_library_function_a_submission_pasted(hostile):
     section = report[start:report.index("</section>", start)]
     assert ("<code>reference_pasted</code>: <code>as_points</code> matches the reference implementation "
             "<code>perceptron_lib._validation.check_X</code>") in section
-    assert re.findall(r"<tr><td><code>([^<]+)</code></td><td><code>", section) == ["reference_pasted"]
+    assert re.findall(r"<tr><td><code>([^<]+)</code>: <code>", section) == ["reference_pasted"]
     rows = report[report.index('id="all-submissions"'):]
     flagged = [re.search(r'href="feedback/([^"]+)\.html"', row).group(1) for row in rows.split("<tr>")
                if "reference-copy" in row]
