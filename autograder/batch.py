@@ -17,7 +17,8 @@ import time
 
 from .results import CRASHED, MISSING, Flag, Job, Result, Settings
 
-__all__ = ["grade_submissions", "make_jobs", "with_download_facts", "group_results", "missing_result"]
+__all__ = ["grade_submissions", "make_jobs", "with_download_facts", "group_results", "missing_result",
+           "similar_pairs", "reference_copies"]
 
 
 def make_jobs(assignment, submissions, release_dir, settings):
@@ -71,6 +72,31 @@ def similar_pairs(results, release_notebook):
     if len(code) < 2:
         return None  # nothing to compare: the report says nothing about similarity
     return find_similar(code, release_stubs(nbformat.read(release_notebook, as_version=4)))
+
+
+def reference_copies(results, release_notebook):
+    """Functions of submissions that copy the reference library (:mod:`autograder.similarity`), for the report.
+
+    ``None`` when no submission has code of its own.  The comparison points
+    are every function and method of ``perceptron_lib`` but the data loaders
+    the release hands to students; nothing leaves the machine and no verdict
+    changes.
+    """
+    import nbformat
+
+    from .course_library import PACKAGE, PACKAGE_DIR, LibraryError, release_imports
+    from .similarity import find_reference_copies, reference_functions, release_stubs
+
+    code = {r.student_id: r.authored_code for r in results if r is not None and r.authored_code}
+    if not code:
+        return None
+    release_nb = nbformat.read(release_notebook, as_version=4)
+    try:
+        handed_out = release_imports(release_nb)
+    except LibraryError:
+        handed_out = ()  # such a release is refused at grading; every library function is then compared
+    return find_reference_copies(code, reference_functions(PACKAGE_DIR, package=PACKAGE, leave_out=handed_out),
+                                 release_stubs(release_nb))
 
 
 def missing_result(submission, assignment, max_score, sandboxed):
@@ -144,6 +170,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
             executor.shutdown(wait=True, cancel_futures=True)
     # One entry per submission that ran (a group's copies would only find themselves).
     similar = similar_pairs(results, os.path.join(release_dir, notebook_name))
+    copies = reference_copies(results, os.path.join(release_dir, notebook_name))
     max_score = max((r.max_score for r in results), default=0.0)
     results = sorted(members + [missing_result(s, assignment, max_score, settings.use_sandbox) for s in absent],
                      key=lambda r: r.student_id)
@@ -153,5 +180,6 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     write_exports(out_dir, assignment, results, people)
     deliveries = write_lms_feedback(out_dir, assignment, results, people, sandbox_text=sandbox_text)
     write_report(out_dir, assignment, results, skipped=skipped, sandbox_text=sandbox_text, settings=settings,
-                 started=started, seconds=time.time() - started, notes=notes, similar=similar, deliveries=deliveries)
+                 started=started, seconds=time.time() - started, notes=notes, similar=similar, copies=copies,
+                 deliveries=deliveries)
     return results

@@ -123,11 +123,16 @@ def write_lms_feedback(out_dir, assignment, results, people, *, sandbox_text):
 
 
 def write_report(out_dir, assignment, results, *, skipped, sandbox_text, settings, started, seconds, notes=(),
-                 similar=None, deliveries=None):
-    """Write ``report.html`` for the batch; ``similar``: the :class:`~autograder.similarity.SimilarPair` records, or ``None`` if none were sought."""
+                 similar=None, copies=None, deliveries=None):
+    """Write ``report.html`` for the batch.
+
+    ``similar``: the :class:`~autograder.similarity.SimilarPair` records, ``copies`` the
+    :class:`~autograder.similarity.ReferenceCopy` records; either ``None`` if none were sought.
+    """
     from . import report
 
     write_text_atomic(os.path.join(out_dir, "report.html"),
                       report.report_html(assignment, results, skipped=skipped, sandbox_text=sandbox_text,
                                          sandboxed=settings.use_sandbox, started=started, seconds=seconds,
-                                         settings=settings, notes=notes, similar=similar, deliveries=deliveries))
+                                         settings=settings, notes=notes, similar=similar, copies=copies,
+                                         deliveries=deliveries))

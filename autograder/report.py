@@ -15,7 +15,7 @@ import html
 import statistics
 from collections import Counter
 
-from .results import FLAG_TEXT, GRADED, MISSING, STATUS_TEXT, STATUSES
+from .results import FLAG_TEXT, GRADED, MISSING, REFERENCE_COPY, STATUS_TEXT, STATUSES, Flag
 
 __all__ = ["feedback_html", "feedback_text", "report_html"]
 
@@ -25,7 +25,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2e
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.8em; }
 table { border-collapse: collapse; margin: 0.8em 0; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
-td code, td a { overflow-wrap: anywhere; }  /* long test and student ids may break, words do not */
+td code, td a, td .muted { overflow-wrap: anywhere; }  /* long ids, names and paths may break, words do not */
 th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .pass { color: #116329; font-weight: 600; } .fail { color: #a40e26; font-weight: 600; }
 .status { display: inline-block; padding: 0.1em 0.6em; border-radius: 0.8em; font-weight: 600; }
@@ -287,12 +287,29 @@ def _deliveries_section(deliveries):
     return "".join(parts)
 
 
+def _report_flags(results, copies):
+    """Each student's flags as the report shows them: the result's own, and ``reference-copy`` for each copy found.
+
+    The copies' flag lives only here: it is a similarity finding for the
+    instructor, so it never reaches a student's feedback.
+    """
+    from .similarity import reference_copy_text
+
+    extra = {}
+    for copy in copies or ():
+        extra.setdefault(copy.submission, []).append(Flag(REFERENCE_COPY, reference_copy_text(copy)))
+    return {r.student_id: list(r.flags) + extra.get(r.student_id, []) for r in results}
+
+
 def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=True, started=None, seconds=0.0,
-                settings=None, notes=(), similar=None, deliveries=None):
+                settings=None, notes=(), similar=None, copies=None, deliveries=None):
     """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time.
 
-    ``deliveries`` (:class:`autograder.lms_feedback.Delivery`) say where each student's feedback goes.
+    ``similar`` and ``copies`` are what :mod:`autograder.similarity` found
+    (``None`` when it was not asked); ``deliveries``
+    (:class:`autograder.lms_feedback.Delivery`) say where each student's feedback goes.
     """
+    flags_of = _report_flags(results, copies)
     counts = Counter(r.status for r in results)
     graded = [r for r in results if r.status == GRADED]
     max_score = max((r.max_score for r in results), default=0.0)
@@ -316,7 +333,7 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
 
     summary = "".join(f"<tr><td>{_status_badge(s)}</td><td class=\"num\">{counts.get(s, 0)}</td>"
                       f"<td>{_e(STATUS_TEXT[s])}</td></tr>" for s in STATUSES)
-    flagged = sum(bool(r.flags) for r in results)
+    flagged = sum(bool(flags_of[r.student_id]) for r in results)
     summary += f"<tr><td><strong>flagged</strong></td><td class=\"num\">{flagged}</td><td>submissions with at least one flag (listed below)</td></tr>"
     parts.append(f"<h2>Summary</h2><table><tr><th>status</th><th class=\"num\">submissions</th><th>meaning</th></tr>{summary}</table>")
 
@@ -372,17 +389,21 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
                        f"<td>{_e(r.reason)}</td></tr>" for r in problems)
         parts.append("<h2>Not graded normally</h2><p>Each of these scores 0 on every test cell.</p>"
                      f"<table><tr><th>student</th><th>status</th><th>reason</th></tr>{rows}</table>")
-    flagged_results = [r for r in results if r.flags]
+    flagged_results = [r for r in results if flags_of[r.student_id]]
     if flagged_results:
         rows = "".join(f"<tr><td>{_student_cell(r)}</td><td><strong>{_e(f.code)}</strong></td>"
                        f"<td>{_e(FLAG_TEXT.get(f.code, ''))}<br><span class=\"muted\">{_e(f.detail)}</span></td></tr>"
-                       for r in flagged_results for f in r.flags)
+                       for r in flagged_results for f in flags_of[r.student_id])
         parts.append("<h2>Flags</h2><p>Signs of tampering or trouble worth a look; flags do not change scores."
                      f"</p><table><tr><th>student</th><th>flag</th><th>what it means, and where</th></tr>{rows}</table>")
     if similar is not None:
         from .similarity import similarity_html
 
         parts.append(similarity_html(similar))
+    if copies is not None:
+        from .similarity import reference_copies_html
+
+        parts.append(reference_copies_html(copies))
     if deliveries:
         parts.append(_deliveries_section(deliveries))
     if skipped:
@@ -397,7 +418,8 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
 
     rows = "".join(f"<tr><td>{_student_cell(r)}</td><td class=\"num\">{_points(r.score)} / "
                    f"{_points(r.max_score)}</td><td>{_status_badge(r.status)}</td>"
-                   f"<td>{_e(', '.join(r.flag_codes))}</td><td>{_e(r.submitted_at)}</td></tr>" for r in results)
+                   f"<td>{_e(', '.join(sorted({f.code for f in flags_of[r.student_id]})))}</td>"
+                   f"<td>{_e(r.submitted_at)}</td></tr>" for r in results)
     # Five columns do not fit a phone: the table scrolls in a region of its own, which the keyboard can reach.
     parts.append("<h2 id=\"all-submissions\">All submissions</h2><div class=\"scroll\" role=\"region\" tabindex=\"0\" "
                  "aria-labelledby=\"all-submissions\"><table><tr><th>student (and the entry in the download)</th>"

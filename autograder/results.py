@@ -27,6 +27,9 @@ STATUS_TEXT = {
     MISSING: "The roster lists this student, but the download holds no submission from them; the score is 0.",
 }
 
+# Found by the report's similarity pass on the host, and shown only in the report: never a result's flag.
+REFERENCE_COPY = "reference-copy"
+
 # Flag code -> what it means, in words for the instructor and the student.
 FLAG_TEXT = {
     "edited-locked-cell": "A read-only or test cell was changed; the original cell was run instead.",
@@ -49,6 +52,9 @@ FLAG_TEXT = {
                        "a hidden test.",
     "reference-solution": "The code imports the course's reference implementation (perceptron_lib) of "
                           "something the assignment asks you to write.",
+    REFERENCE_COPY: "A function of the code holds most of the lines of a function of the course's reference "
+                    "implementation (perceptron_lib), once names, formatting, messages and the order of lines are "
+                    "set aside; the report's section on copies shows the lines side by side.",
     "output-truncated": "A cell printed more output than is kept; the rest was dropped.",
     "cell-interrupted": "A cell ran longer than the per-cell time limit and was interrupted; later cells still ran.",
     "background-processes": "Processes started by the notebook were still running at the end; they were killed.",

@@ -38,7 +38,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 from autograder import grade as grade_module
 from autograder import release as release_module
 from autograder import sandbox
-from autograder.batch import grade_submissions, similar_pairs
+from autograder.batch import grade_submissions, reference_copies, similar_pairs
 from autograder.boundary import parse_notebook
 from autograder.checks import evaluate_namespace, load_checks
 from autograder.gradebook import dump, open_gradebook
@@ -371,6 +371,10 @@ def test_report_compares_the_code_the_students_wrote(basic):
     start = report.index("<h2>Similar submissions</h2>")
     section = report[start:report.index("</section>", start)]
     assert "No pair reached that figure." in section
+    # Nor is any of them a copy of the reference library: the solution and a known-wrong function are not.
+    start = report.index("<h2>Copies of the reference implementation</h2>")
+    assert "No function of a submission matches one of the library." in report[start:report.index("</section>", start)]
+    assert "reference-copy" not in report
 
 
 def test_similar_pairs_compare_own_code_but_not_the_stubs(course):
@@ -392,6 +396,26 @@ def test_similar_pairs_compare_own_code_but_not_the_stubs(course):
     assert [(p.first, p.second) for p in pairs] == [("ann", "ben")]
     assert pairs[0].similarity == 1.0
     assert similar_pairs(results[:1], release_path) is None  # one submission: nothing to compare
+
+
+def test_reference_copies_find_a_pasted_library_function_but_not_the_solution(course):
+    release_nb, source_nb = notebooks_of(course, PS1)
+    release_path = os.path.join(course, "release", PS1, f"{PS1}.ipynb")
+    answers = [c.source for c in correct_submission(release_nb, source_nb).cells
+               if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
+    with open(os.path.join(ROOT, "perceptron_lib", "_validation.py"), encoding="utf-8") as f:
+        check_x = re.search(r"^def check_X\(.*?(?=^def )", f.read(), re.MULTILINE | re.DOTALL).group(0)
+    pasted = check_x.replace("check_X", "as_points").replace("arr", "points") + "\n\n" + answers[0].replace(
+        "X = np.asarray(X, dtype=float)", "X = as_points(X)")
+    wrong = load_known_wrong(PS1)[0].code()
+    results = [Result("ann", PS1, "graded", authored_code=tuple(answers)),
+               Result("ben", PS1, "graded", authored_code=(wrong,) + tuple(answers[1:])),
+               Result("cat", PS1, "graded", authored_code=(pasted,) + tuple(answers[1:]))]
+    copies = reference_copies(results, release_path)
+    assert [(c.submission, c.function, c.reference) for c in copies] == [
+        ("cat", "as_points", "perceptron_lib._validation.check_X")]
+    assert reference_copies(results[:1], release_path) == []  # one submission is compared too
+    assert reference_copies([Result("dan", PS1, "graded")], release_path) is None  # no code of its own
 
 
 # -- end to end: hostile submissions ------------------------------------------------------
@@ -497,6 +521,21 @@ def test_report_lists_every_problem_and_flag(hostile):
             assert f'href="feedback/{student}.html"' in report, student
     for flag in {f for row in rows.values() for f in row["flags"].split(";") if f}:
         assert f"<strong>{flag}</strong>" in report, flag
+
+
+@pytest.mark.slow
+def test_report_names_the_library_function_a_submission_pasted(hostile):
+    report = (hostile["out"] / "report.html").read_text()
+    start = report.index("<h2>Copies of the reference implementation</h2>")
+    section = report[start:report.index("</section>", start)]
+    assert ("<code>reference_pasted</code>: <code>as_points</code> matches the reference implementation "
+            "<code>perceptron_lib._validation.check_X</code>") in section
+    assert re.findall(r"<tr><td><code>([^<]+)</code>: <code>", section) == ["reference_pasted"]
+    rows = report[report.index('id="all-submissions"'):]
+    flagged = [re.search(r'href="feedback/([^"]+)\.html"', row).group(1) for row in rows.split("<tr>")
+               if "reference-copy" in row]
+    assert flagged == ["reference_pasted"]
+    assert "reference-copy" not in (hostile["out"] / "feedback" / "reference_pasted.html").read_text()
 
 
 # -- other assignments, as they are written -------------------------------------------------

@@ -17,6 +17,8 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from autograder import release as release_module
+from autograder.checks import load_checks
+from tests.hostile.cases import Kit, reference_pasted
 from tests.test_book_browser import DESKTOP, PHONE, artifacts, axe_source, browser, open_page, run_axe  # noqa: F401
 from tests.test_grading import (COURSE, PS1, correct_submission, partial_submission, read_grades, run_grade,
                                 sandbox_ready)  # noqa: F401
@@ -42,6 +44,9 @@ def graded(tmp_path_factory, sandbox_ready):  # noqa: F811
         nb = correct_submission(release_nb, source_nb)
         nb.cells.insert(3, new_code_cell(code))
         notebooks[name] = nb
+    # A renamed helper pasted from perceptron_lib fills the report's section on copies of the library.
+    kit = Kit(release_nb, correct_submission(release_nb, source_nb), [load_checks(PS1)[0].function], [], [])
+    notebooks["pasted"] = reference_pasted(kit).payload
     for name, nb in notebooks.items():
         nbformat.write(nb, str(folder / f"{name}.ipynb"))
     out = root / "out"
@@ -49,7 +54,8 @@ def graded(tmp_path_factory, sandbox_ready):  # noqa: F811
     assert run.returncode == 0, run.stderr
     statuses = {student: row["status"] for student, row in read_grades(out).items()}
     assert statuses == {"correct": "graded", "partial": "graded", "blank": "graded", "interrupted": "graded",
-                        "crashed": "crashed"}, statuses
+                        "crashed": "crashed", "pasted": "graded"}, statuses
+    assert "perceptron_lib._validation.check_X</code></td>" in (out / "report.html").read_text()
     return out
 
 

@@ -16,6 +16,7 @@ timeout, output cap) are written for a batch graded with ``--timeout 20
 
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 
 import nbformat
@@ -292,6 +293,23 @@ def reference_inside_function(kit):
     return Entry("notebook", nb)
 
 
+def reference_pasted(kit):
+    """Pastes a function of the reference library, renamed, as the helper of its first answer.
+
+    It runs and passes; the report's similarity pass names the library function it copies.
+    """
+    import inspect
+
+    from perceptron_lib import _validation
+
+    nb = kit.solved()
+    name = kit.functions[0]
+    helper = re.sub(r"\barr\b", "points", inspect.getsource(_validation.check_X).replace("check_X", "as_points"))
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution") and f"def {name}(" in c.source)
+    _replace_answer(nb, name, helper + "\n\n" + answer.source.replace("np.asarray(X, dtype=float)", "as_points(X)"))
+    return Entry("notebook", nb)
+
+
 # -- locked cells -------------------------------------------------------------------
 
 def deleted_test_cell(kit):
@@ -361,6 +379,7 @@ CASES = {
     detects_grading: Expect("graded", flags=frozenset({"grading-detection"})),
     reference_solution: Expect("graded", "first", frozenset({"reference-solution"})),
     reference_inside_function: Expect("graded", "first", frozenset({"reference-solution"})),
+    reference_pasted: Expect("graded"),  # reference-copy is the report's finding, not a grade's flag
     deleted_test_cell: Expect("graded", flags=frozenset({"deleted-locked-cell"})),
     copied_test_cell: Expect("graded", flags=frozenset({"duplicated-cell"})),
     edited_test_cell: Expect("graded", "first", frozenset({"edited-locked-cell"})),
