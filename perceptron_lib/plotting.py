@@ -264,6 +264,8 @@ def plot_proof_geometry(steps, w_star, update, ax=None, *, show_data=True):
     if show_data:
         labels = {tuple(step.x): step.y for step in steps}
         plot_data(examples, [labels[tuple(x)] for x in examples], ax, size=12)
+        for points_drawn in ax.collections[-2:]:
+            points_drawn.set_alpha(0.4)  # the data stay in the background of the vectors
     plot_hyperplane(unit, 0.0, ax, show_normal=False, shade=False, color="tab:green", linestyle=":", linewidth=1)
     ax.annotate("", xy=unit, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color="tab:green", lw=2))
     ax.annotate("$w^\\ast$", xy=unit, xytext=(3, -10), textcoords="offset points", color="tab:green")
