@@ -277,7 +277,7 @@ def plot_proof_geometry(steps, w_star, update, ax=None, *, show_data=True):
     ax.annotate("$x$", xy=step.x, xytext=(6, 6), textcoords="offset points", color=style["color"])
     ax.annotate("", xy=after, xytext=before, arrowprops=dict(arrowstyle="->", color=style["color"], lw=1.5, linestyle="--"))
     ax.annotate("$y\\,x$", xy=(before + after) / 2, xytext=(4, -12), textcoords="offset points", color=style["color"])
-    arc_radius = 0.3 * max(high - low)
+    arc_radius = 0.3 * max(high - low)  # the arc of the weights after; the one before sits well inside it
     star_degrees = np.degrees(np.arctan2(unit[1], unit[0]))
     drawn = [(update - 1, before, "gray")] if np.any(before) else []
     drawn.append((update, after, "black"))
@@ -286,7 +286,7 @@ def plot_proof_geometry(steps, w_star, update, ax=None, *, show_data=True):
         ax.annotate(f"$w^{{({k})}}$", xy=w, xytext=(4, 4), textcoords="offset points", color=colour)
         w_degrees = np.degrees(np.arctan2(w[1], w[0]))
         turn = (w_degrees - star_degrees + 180.0) % 360.0 - 180.0  # signed, the short way round
-        size = arc_radius * (0.75 if colour == "gray" else 1.0)
+        size = arc_radius * (0.55 if colour == "gray" else 1.0)
         ax.add_patch(Arc((0, 0), 2 * size, 2 * size, theta1=min(star_degrees, star_degrees + turn),
                          theta2=max(star_degrees, star_degrees + turn), color=colour, lw=1.2))
         middle = np.radians(star_degrees + turn / 2)
