@@ -209,3 +209,144 @@ def animation_html(anim, *, alt):
     if re.search(r"(src|href)=[\"']https?://", page):
         raise RuntimeError("The animation player still loads a resource from the network.")
     return page
+
+
+def plot_proof_geometry(steps, w_star, update, ax=None, *, show_data=True):
+    """One update of the perceptron through the origin, as the convergence proof sees it.
+
+    Draws the separating direction ``w_star`` (an arrow of length 1, with its
+    line ``w_star @ x = 0``), the weights before the update (grey), the step
+    ``y x`` from their tip (dashed, in the colour of the label), the weights
+    after it (black), the example (ringed), and an arc for the angle between
+    ``w_star`` and each of the two weight vectors, labelled in degrees. The view
+    holds every weight vector and example of the trace, so the panels of one
+    trace share a scale.
+
+    Parameters
+    ----------
+    steps : list of TraceStep
+        A trace of 2-D data through the origin: ``trace_perceptron(X, y, fit_intercept=False)``.
+    w_star : array-like of shape (2,)
+        A separating direction, of any non-zero length.
+    update : int
+        Which update to draw: 1 for the first, up to the number of updates of the trace.
+    ax : matplotlib.axes.Axes, default=None
+        The axes to draw on; the current axes when None.
+    show_data : bool, default=True
+        Also draw every example of the trace (circles for +1, squares for -1).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from matplotlib.patches import Arc
+
+    from .trace import update_angles
+
+    steps = list(steps)
+    angles = update_angles(steps, w_star)  # validates steps and w_star
+    if steps[0].w.shape != (2,):
+        raise ValueError(f"plot_proof_geometry draws 2-D data; the trace has {steps[0].w.shape[0]} features.")
+    updates = [step for step in steps if step.mistake]
+    if isinstance(update, bool) or not isinstance(update, (int, np.integer)) or not 1 <= update <= len(updates):
+        raise ValueError(f"update must be an int from 1 to {len(updates)}, the number of updates of the trace. Got {update!r}.")
+    ax = _axes(ax)
+    weights = np.array([np.zeros(2)] + [step.w for step in updates])
+    unit = np.asarray(w_star, dtype=np.float64) / np.linalg.norm(w_star)
+    examples = np.unique(np.array([step.x for step in steps]), axis=0)
+    # One view for every panel of the trace: the origin, all weights and examples, and w_star.
+    points = np.vstack([weights, examples, unit])
+    low, high = points.min(axis=0), points.max(axis=0)
+    pad = 0.1 * max(high - low)
+    ax.set_xlim(low[0] - pad, high[0] + pad)
+    ax.set_ylim(low[1] - pad, high[1] + pad)
+    ax.set_aspect("equal", adjustable="datalim")
+    if show_data:
+        labels = {tuple(step.x): step.y for step in steps}
+        plot_data(examples, [labels[tuple(x)] for x in examples], ax, size=12)
+        for points_drawn in ax.collections[-2:]:
+            points_drawn.set_alpha(0.4)  # the data stay in the background of the vectors
+    plot_hyperplane(unit, 0.0, ax, show_normal=False, shade=False, color="tab:green", linestyle=":", linewidth=1)
+    ax.annotate("", xy=unit, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color="tab:green", lw=2))
+    ax.annotate("$w^\\ast$", xy=unit, xytext=(3, -10), textcoords="offset points", color="tab:green")
+
+    step = updates[update - 1]
+    before, after = weights[update - 1], weights[update]
+    style = POSITIVE if step.y > 0 else NEGATIVE
+    ax.scatter([step.x[0]], [step.x[1]], s=160, facecolors="none", edgecolors=style["color"], linewidths=1.5, zorder=4)
+    ax.annotate("$x$", xy=step.x, xytext=(6, 6), textcoords="offset points", color=style["color"])
+    ax.annotate("", xy=after, xytext=before, arrowprops=dict(arrowstyle="->", color=style["color"], lw=1.5, linestyle="--"))
+    ax.annotate("$y\\,x$", xy=(before + after) / 2, xytext=(4, -12), textcoords="offset points", color=style["color"])
+    arc_radius = 0.3 * max(high - low)  # the arc of the weights after; the one before sits well inside it
+    star_degrees = np.degrees(np.arctan2(unit[1], unit[0]))
+    drawn = [(update - 1, before, "gray")] if np.any(before) else []
+    drawn.append((update, after, "black"))
+    for k, w, colour in drawn:
+        ax.annotate("", xy=w, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.8))
+        ax.annotate(f"$w^{{({k})}}$", xy=w, xytext=(4, 4), textcoords="offset points", color=colour)
+        w_degrees = np.degrees(np.arctan2(w[1], w[0]))
+        turn = (w_degrees - star_degrees + 180.0) % 360.0 - 180.0  # signed, the short way round
+        size = arc_radius * (0.55 if colour == "gray" else 1.0)
+        ax.add_patch(Arc((0, 0), 2 * size, 2 * size, theta1=min(star_degrees, star_degrees + turn),
+                         theta2=max(star_degrees, star_degrees + turn), color=colour, lw=1.2))
+        middle = np.radians(star_degrees + turn / 2)
+        ax.annotate(f"$\\omega_{{{k}}} = {np.degrees(angles[k - 1]):.0f}^\\circ$",
+                    xy=size * np.array([np.cos(middle), np.sin(middle)]), xytext=(0, 0),
+                    textcoords="offset points", fontsize=8, color=colour, ha="center", va="center",
+                    bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.8))
+    ax.set_title(f"update {update}: example {step.index + 1}, $y = {step.y:+d}$", fontsize=9)
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    return ax
+
+
+def plot_update_angles(steps, w_star, ax=None, *, radius=None, margin=None):
+    """The angle between ``w^(k)`` and ``w_star`` after each update k, in degrees.
+
+    With ``radius`` R and ``margin`` gamma (those of the data for the unit vector
+    along ``w_star``), also draws the largest angle that Step 3 of the
+    convergence proof allows after k updates, ``arccos(min(1, sqrt(k) gamma / R))``,
+    which reaches 0 at k = (R / gamma)^2.
+
+    Parameters
+    ----------
+    steps : list of TraceStep
+        A trace of the perceptron through the origin.
+    w_star : array-like of shape (n_features,)
+        The reference direction, of any non-zero length.
+    ax : matplotlib.axes.Axes, default=None
+        The axes to draw on; the current axes when None.
+    radius, margin : float, default=None
+        Give both, positive, to draw the ceiling of the proof.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from .trace import update_angles
+
+    if (radius is None) != (margin is None):
+        raise ValueError("Give both radius and margin to draw the proof's ceiling, or neither.")
+    if radius is not None and not (np.isfinite(radius) and np.isfinite(margin) and 0 < margin <= radius):
+        raise ValueError(
+            f"radius and margin must be finite with 0 < margin <= radius. Got radius={radius!r}, margin={margin!r}."
+        )
+    degrees = np.degrees(update_angles(steps, w_star))
+    ax = _axes(ax)
+    k = np.arange(1, len(degrees) + 1)
+    ax.plot(k, degrees, marker="o", color="black", label="angle $\\omega_k$ between $w^{(k)}$ and $w^\\ast$")
+    if radius is not None:
+        bound = (radius / margin) ** 2
+        last = int(np.ceil(bound * (1 - 1e-12)))  # a bound of 2.0000000000000004 is 2, after rounding
+        k_all = np.arange(1, max(last, len(degrees)) + 1)
+        ceiling = np.degrees(np.arccos(np.minimum(1.0, np.sqrt(k_all) * margin / radius)))
+        ax.plot(k_all, ceiling, color="tab:orange", linestyle="--",
+                label="largest angle the proof allows, $\\arccos(\\sqrt{k}\\,\\gamma/R)$")
+        ax.axvline(bound, color="gray", linestyle=":", label="$k = (R/\\gamma)^2$")
+    ax.set_xlabel("update $k$")
+    ax.set_ylabel("angle (degrees)")
+    ax.set_ylim(0, 95)
+    return ax
+
+
+__all__ += ["plot_proof_geometry", "plot_update_angles"]

@@ -99,3 +99,77 @@ def format_trace(steps, *, fit_intercept=True):
             row += f" {s.b:g} |"
         rows.append(row)
     return "\n".join(rows)
+
+
+def update_angles(steps, w_star):
+    """The angle between the weights after each update and a reference direction ``w_star``.
+
+    The convergence proof follows the angle :math:`\\omega_k` between
+    :math:`w^{(k)}`, the weights right after the :math:`k`-th update, and a
+    separating direction :math:`w^\\ast`: if every example has length at most
+    :math:`R` and margin at least :math:`\\gamma` for the unit vector
+    :math:`w^\\ast`, then :math:`\\cos\\omega_k \\ge \\sqrt{k}\\,\\gamma/R`.
+
+    Parameters
+    ----------
+    steps : list of TraceStep
+        A trace of the perceptron through the origin, from
+        ``trace_perceptron(X, y, fit_intercept=False)`` (or on ``absorb_offset(X)``).
+    w_star : array-like of shape (n_features,)
+        The reference direction; any non-zero length (only its direction matters).
+
+    Returns
+    -------
+    ndarray of shape (n_updates,)
+        The angle, in radians from 0 to pi, between ``w_star`` and the weights
+        after each update, in the order of the updates. An update that brings
+        the weights back to zero has no angle: its entry is NaN.
+
+    Raises
+    ------
+    ValueError
+        If ``steps`` is not a list of TraceStep, if the trace has an offset
+        (the proof is about the perceptron through the origin), or if
+        ``w_star`` is zero, not finite, or of another length than the examples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perceptron_lib import four_point_example
+    >>> X, y = four_point_example()
+    >>> steps = trace_perceptron(X, y, fit_intercept=False)
+    >>> np.degrees(update_angles(steps, [1.0, 1.0])).round(6)
+    array([45.,  0.])
+    """
+    steps = list(steps)
+    if not all(isinstance(step, TraceStep) for step in steps):
+        raise ValueError("steps must be a list of TraceStep, as trace_perceptron returns.")
+    if not steps:
+        raise ValueError("steps is empty: trace at least one visit with trace_perceptron.")
+    with_offset = [step for step in steps if step.b != 0.0]
+    if with_offset:
+        raise ValueError(
+            "update_angles follows the perceptron through the origin, but this trace has an offset "
+            f"(b = {with_offset[0].b:g} after visit {steps.index(with_offset[0]) + 1}). Trace with "
+            "fit_intercept=False, on absorb_offset(X) to include the offset as a weight."
+        )
+    n_features = steps[0].w.shape[0]
+    direction = np.asarray(w_star, dtype=np.float64)
+    if direction.shape != (n_features,):
+        raise ValueError(
+            f"w_star must have shape ({n_features},) to match the examples of the trace. "
+            f"Got shape {direction.shape} instead."
+        )
+    if not np.isfinite(direction).all() or not np.any(direction):
+        raise ValueError(f"w_star must be a finite, non-zero vector. Got {direction!r}.")
+    weights = np.array([step.w for step in steps if step.mistake]).reshape(-1, n_features)
+    unit = direction / np.linalg.norm(direction)
+    along = weights @ unit
+    across = np.linalg.norm(weights - along[:, None] * unit, axis=1)
+    # atan2 of the two components is accurate for small angles, where arccos of the
+    # cosine is not (a cosine of 1 - 1e-16 is an angle of 1e-8).
+    angles = np.arctan2(across, along)
+    angles[~np.any(weights, axis=1)] = np.nan
+    return angles
+
+__all__ += ["update_angles"]
