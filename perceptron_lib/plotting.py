@@ -350,3 +350,89 @@ def plot_update_angles(steps, w_star, ax=None, *, radius=None, margin=None):
 
 
 __all__ += ["plot_proof_geometry", "plot_update_angles"]
+
+
+def _points_for_drawing(w, b):
+    """Two distinct points of the line ``w @ x + b = 0`` with simple coordinates.
+
+    These are the points a student finds by hand: where the line crosses the
+    axes (set one coordinate to 0 and solve for the other), or, when the line
+    passes through the origin or is parallel to an axis, the point where the
+    free coordinate is 1.
+    """
+    points = []
+    if w[1] != 0:
+        points.append(np.array([0.0, -b / w[1]]))
+    if w[0] != 0:
+        points.append(np.array([-b / w[0], 0.0]))
+    if len(points) == 2 and np.allclose(points[0], points[1]):
+        points.pop()
+    if len(points) < 2:
+        if w[1] != 0:
+            points.append(np.array([1.0, -(b + w[0]) / w[1]]))
+        else:
+            points.append(np.array([-(b + w[1]) / w[0], 1.0]))
+    # Adding 0.0 turns -0.0 into 0.0, so that a label never reads "-0".
+    return [point + 0.0 for point in points]
+
+
+def plot_boundary_sketch(w, b=0.0, ax=None, *, color="black"):
+    """Draw the decision boundary of ``sign(w @ x + b)`` the way one draws it by hand.
+
+    The drawing follows the recipe of the hyperplanes chapter: two points of the
+    line ``w @ x + b = 0`` (where it crosses the axes, when it does), marked and
+    labelled with their coordinates; the line through them; the normal vector
+    ``w`` at its true length, as an arrow from the first of the two points; and
+    the positive side, where ``w`` points, lightly shaded. The view of ``ax`` is
+    not changed, so set its limits first.
+
+    Parameters
+    ----------
+    w : array-like of shape (2,)
+        The normal vector; must not be zero.
+    b : float, default=0.0
+        The offset.
+    ax : matplotlib.axes.Axes, default=None
+        The axes to draw on; the current axes when None.
+    color : str, default="black"
+        Colour of the line, the points and the arrow.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    w = np.asarray(w, dtype=np.float64)
+    if w.shape != (2,) or not np.all(np.isfinite(w)) or not np.any(w):
+        raise ValueError(f"w must be a finite non-zero vector of shape (2,). Got {w!r}.")
+    if not np.isfinite(b):
+        raise ValueError(f"b must be a finite number. Got {b!r}.")
+    b = float(b)
+    ax = _axes(ax)
+    xlim, ylim = ax.get_xlim(), ax.get_ylim()
+    ax.axhline(0, color="gray", linewidth=0.6)
+    ax.axvline(0, color="gray", linewidth=0.6)
+    plot_hyperplane(w, b, ax, show_normal=False, color=color)
+    points = _points_for_drawing(w, b)
+    # The coordinates go on the negative side of the line, away from the arrow of w.
+    back = -w / np.linalg.norm(w)
+    for point in points:
+        ax.scatter([point[0]], [point[1]], s=30, color=color, marker="D", zorder=5)
+        ax.annotate(
+            f"({point[0]:g}, {point[1]:g})", point, textcoords="offset points", xytext=10 * back,
+            ha="left" if back[0] >= 0 else "right", va="top" if back[1] < 0 else "bottom", fontsize=9, color=color,
+        )
+    start = points[0]
+    ax.annotate("", xy=start + w, xytext=start, arrowprops=dict(arrowstyle="-|>", color=color, linewidth=1.8))
+    # Beside the middle of the arrow, off to one side of it: near its tip the label
+    # would often leave the view, and along the arrow it would cover the arrow.
+    across = np.array([-w[1], w[0]]) / np.linalg.norm(w)
+    ax.annotate(
+        f"$w = ({w[0]:g}, {w[1]:g})$", start + w / 2, textcoords="offset points", xytext=8 * across,
+        ha="left" if across[0] >= 0 else "right", va="top" if across[1] < 0 else "bottom", fontsize=9, color=color,
+    )
+    ax.set_xlim(xlim)
+    ax.set_ylim(ylim)
+    return ax
+
+
+__all__.append("plot_boundary_sketch")

@@ -77,3 +77,44 @@ def test_plot_hyperplane_can_leave_the_sides_unshaded(ax):
 def test_plot_data_rejects_data_that_is_not_2d(ax):
     with pytest.raises(ValueError, match="draws 2-D data; X has 3 features"):
         plotting.plot_data(np.zeros((2, 3)), [1, -1], ax)
+
+
+def _arrows(ax):
+    from matplotlib.text import Annotation
+
+    return [t for t in ax.texts if isinstance(t, Annotation) and t.arrow_patch is not None]
+
+
+@pytest.mark.parametrize(
+    "w, b",
+    [((2.0, 1.0), -4.0), ((1.0, -1.0), 1.0), ((1.0, 1.0), 0.0), ((0.0, 2.0), -1.0), ((3.0, 0.0), 1.5)],
+    ids=["crosses-both-axes", "notes-example", "through-origin", "parallel-to-x1", "parallel-to-x2"],
+)
+def test_plot_boundary_sketch_marks_two_points_of_the_line_and_the_normal_from_one(ax, w, b):
+    assert plotting.plot_boundary_sketch(w, b, ax) is ax
+    marked = np.array([c.get_offsets()[0] for c in ax.collections if len(c.get_offsets()) == 1])
+    assert len(marked) == 2
+    assert not np.allclose(marked[0], marked[1])
+    np.testing.assert_allclose(marked @ np.array(w) + b, 0.0, atol=1e-12)
+    (arrow,) = _arrows(ax)
+    np.testing.assert_allclose(arrow.xyann, marked[0])
+    np.testing.assert_allclose(np.array(arrow.xy) - marked[0], w)
+    assert ax.get_xlim() == (-2, 2) and ax.get_ylim() == (-2, 2)
+
+
+def test_plot_boundary_sketch_marks_where_the_line_crosses_the_axes(ax):
+    plotting.plot_boundary_sketch([2.0, 1.0], -4.0, ax)
+    labels = {t.get_text() for t in ax.texts}
+    assert {"(0, 4)", "(2, 0)", "$w = (2, 1)$"} <= labels
+
+
+def test_plot_boundary_sketch_through_the_origin_labels_it_without_a_minus_sign(ax):
+    plotting.plot_boundary_sketch([1.0, 1.0], 0.0, ax)
+    labels = {t.get_text() for t in ax.texts}
+    assert {"(0, 0)", "(1, -1)"} <= labels
+
+
+@pytest.mark.parametrize("w, b", [((0.0, 0.0), 1.0), ((1.0, 2.0, 3.0), 0.0), ((np.nan, 1.0), 0.0), ((1.0, 1.0), np.inf)])
+def test_plot_boundary_sketch_rejects_a_line_it_cannot_draw(ax, w, b):
+    with pytest.raises(ValueError, match="must be a finite"):
+        plotting.plot_boundary_sketch(w, b, ax)
