@@ -13,7 +13,8 @@ import numpy as np
 
 from ._validation import check_labels, check_X
 
-__all__ = ["plot_data", "plot_hyperplane", "plot_margin", "plot_update", "animate_training", "animation_html"]
+__all__ = ["plot_data", "plot_hyperplane", "plot_margin", "plot_update", "animate_training", "animation_html",
+           "plot_proof_geometry", "plot_update_angles", "plot_boundary_sketch"]
 
 POSITIVE = dict(marker="o", color="#1f77b4", label="$y=+1$")
 NEGATIVE = dict(marker="s", color="#d62728", label="$y=-1$")
@@ -349,7 +350,6 @@ def plot_update_angles(steps, w_star, ax=None, *, radius=None, margin=None):
     return ax
 
 
-__all__ += ["plot_proof_geometry", "plot_update_angles"]
 
 
 def _points_for_drawing(w, b):
@@ -435,4 +435,3 @@ def plot_boundary_sketch(w, b=0.0, ax=None, *, color="black"):
     return ax
 
 
-__all__.append("plot_boundary_sketch")
