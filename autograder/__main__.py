@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder release|grade|verify|check ...``."""
+"""Command line: ``python -m autograder release|grade|verify|check|audit ...``."""
 
 import sys
 
@@ -10,6 +10,7 @@ commands:
                              grade a folder or .zip of submissions
   verify [ASSIGNMENT ...]    check that the hidden checks still grade each assignment right
   check NOTEBOOK.ipynb       (students) say whether a notebook is ready to submit
+  audit PATH ...             find anything secret in files meant to be published
 
 Run 'python -m autograder COMMAND --help' for a command's options."""
 
@@ -28,8 +29,10 @@ def main(argv=None):
         from .verify import main as run
     elif command == "check":
         from .check import main as run
+    elif command == "audit":
+        from .leak_audit import main as run
     else:
-        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'verify' or 'check'.\n\n{USAGE}", file=sys.stderr)
+        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'verify', 'check' or 'audit'.\n\n{USAGE}", file=sys.stderr)
         return 2
     return run(rest)
 
