@@ -60,8 +60,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # A secret line shorter than this (whitespace removed) is too generic to call a leak on its own:
 # ``w=w+y*x`` (7), ``returnw,b`` (9), ``importnumpyasnp`` (15, but public: the library has it).
 MIN_LINE_CHARS = 16
-# A secret line at least this long is a finding on its own; shorter ones count in runs of two.
+# A secret line at least this long is a finding on its own; shorter ones count in runs
+# of at least RUN_CHARS characters (or the whole secret, when it is shorter).
 LONG_LINE_CHARS = 40
+RUN_CHARS = 60
 # Two lines of a secret count as a run when at most this many lines further apart in the file than
 # in the secret.
 RUN_GAP = 4
@@ -76,6 +78,7 @@ HIDDEN_END = re.compile(r"^\s*#+\s*END HIDDEN TESTS\s*$")
 _WHITESPACE = re.compile(r"\s+")
 _TAG = re.compile(r"<[^<>]*>")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+_MULTILINE_LITERAL = re.compile(r"""(["'])((?:(?!\1)[^\\\n]|\\.)*?\\n(?:(?!\1)[^\\\n]|\\.)*)\1""")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/": "/", "b": "", "f": ""}
 
 
@@ -152,10 +155,10 @@ class Secrets:
         """Secret number -> the lines by which ``view`` (a file's normalised lines, in order) shows it.
 
         A secret shows when the view holds one of its lines of at least :data:`LONG_LINE_CHARS`
-        characters, or its only distinctive line, or two of its lines that follow each other in
-        the secret about as far apart in the view as in the secret (:data:`RUN_GAP` lines
-        more, for comments or lines added in between): a piece of a
-        solution, not a common line such as ``for x_i, y_i in zip(X, y):`` on its own.
+        characters, or a run of its lines, in order, each about as far from the next as in the
+        secret (:data:`RUN_GAP` lines more, for comments or lines added in between), that
+        holds :data:`RUN_CHARS` characters or the whole secret: a piece of a solution, not a
+        common loop header such as ``for x_i, y_i in zip(X, y):`` shown in a chapter.
         """
         hits: dict[int, list[tuple[int, int]]] = {}
         for at, line in enumerate(view):
@@ -163,15 +166,21 @@ class Secrets:
                 hits.setdefault(number, []).append((at, position))
         found: dict[int, list[str]] = {}
         for number, places in hits.items():
-            lines, spacing = self.secrets[number].lines, self.secrets[number].spacing
-            shown = {lines[p] for _, p in places if len(lines[p]) >= LONG_LINE_CHARS or len(lines) == 1}
-            where = {}
-            for at, position in places:
-                where.setdefault(position, []).append(at)
-            for at, position in places:
+            secret = self.secrets[number]
+            lines, spacing = secret.lines, secret.spacing
+            needed = min(RUN_CHARS, sum(map(len, lines)))
+            shown = {lines[p] for _, p in places if len(lines[p]) >= LONG_LINE_CHARS}
+            # The longest chain of the secret's lines, in order, that ends at each hit (by its
+            # characters), built from the secret's last line backwards.
+            chain: dict[tuple[int, int], tuple[int, list[str]]] = {}
+            for at, position in sorted(places, key=lambda place: -place[1]):
                 reach = spacing[position] + 1 + RUN_GAP
-                if any(0 < later - at <= reach for later in where.get(position + 1, ())):
-                    shown.update((lines[position], lines[position + 1]))
+                following = [chain[(later, p)] for later, p in chain
+                             if p == position + 1 and 0 < later - at <= reach]
+                rest = max(following, default=(0, []), key=lambda item: item[0])
+                chain[(at, position)] = (len(lines[position]) + rest[0], [lines[position]] + rest[1])
+                if chain[(at, position)][0] >= needed:
+                    shown.update(chain[(at, position)][1])
             if shown:
                 found[number] = sorted(shown, key=lines.index)
         return found
@@ -280,6 +289,9 @@ def text_views(text: str) -> list[list[str]]:
         views.append(html.unescape(_TAG.sub("", text)))
     if "\\" in text:
         views.append(_unescape(text))
+        # A string literal holding several lines (a notebook's cell in a script or a search
+        # index): its first and last lines only match once its quotes are gone.
+        views.extend(_unescape(match.group(2)) for match in _MULTILINE_LITERAL.finditer(text))
     stripped = text.lstrip()
     if stripped[:1] in ("{", "["):
         try:
