@@ -1,13 +1,19 @@
-"""``python -m autograder check NOTEBOOK.ipynb``: will this notebook grade? Students run it before submitting.
+"""``perceptron-check NOTEBOOK.ipynb``: will this notebook grade? Students run it before submitting.
 
 It runs on the student's own machine, without a sandbox, and does what
 grading does up to the hidden checks: it rebuilds the notebook around the
-release's locked cells (:func:`autograder.integrity.prepare_notebook`, so an
-edited or deleted test cell runs as the original, exactly as when graded),
-copies it with the release's other files into an empty folder, and runs it
-top to bottom with the grader's own runner (a fresh Python process, an
-IPython shell) and the grader's time limits: a cell past the per-cell limit
-is interrupted and the next one runs.
+release's locked cells (:func:`perceptron_course.cells.prepare_notebook`, so
+an edited or deleted test cell runs as the original, exactly as when
+graded), copies it with the release's other files into an empty folder, and
+runs it top to bottom with the grader's own runner (a fresh Python process,
+an IPython shell) and the course's time limits: a cell past the per-cell
+limit is interrupted and the next one runs.
+
+The releases it compares with are the ones this package was built with
+(:data:`RELEASE_DIR`, package data), and the limits those of the course
+(:func:`perceptron_course.limits.course_limits`); the instructor's
+``python -m autograder check`` runs the same check against a course
+directory instead.  It works offline and sends nothing anywhere.
 
 Then it prints, part by part: each visible test passed or failed with its
 message; functions still missing or still raising ``NotImplementedError``;
@@ -17,8 +23,9 @@ file has the name the grader expects.  It exits 0 only when nothing is left
 to fix.
 
 It never runs or shows a hidden check: the test cells come from the release,
-which has none, and nothing here imports :mod:`autograder.checks`.  A
-notebook to run that contains any instructor-only marker is refused.
+which has none, and nothing here imports the grader.  Whatever stops the
+check itself (no such file, a notebook of another course, a broken
+installation) is one sentence that says what to do, and exit status 2.
 """
 
 import argparse
@@ -26,30 +33,32 @@ import ast
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 
-from .integrity import prepare_notebook
-from .release import COURSE_DIR, LEAK_MARKERS
 from .boundary import parse_notebook, read_untrusted_file
-from .limits import Limits
-from .results import Settings
+from .limits import Limits, LimitsError, course_limits
 
-__all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main"]
+__all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main", "RELEASE_DIR",
+           "DISTRIBUTION"]
 
 READY, NOT_READY, CANNOT_CHECK = 0, 1, 2
 WRITTEN_STUB = "YOUR ANSWER HERE"
 MAX_MESSAGE = 300
+DISTRIBUTION = "perceptron-course-student"
+# The release notebooks this package was built with, one folder per assignment (package data).
+RELEASE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "release")
+REINSTALL = (f"reinstall the course's package ({DISTRIBUTION}) with the pip install command from the course's "
+             "site, adding --force-reinstall")
 PART_HEADING = re.compile(r"##\s+(Part [A-Z]):\s*(.*?)\s*\((\d+) points?\)")
 FILE = "The file"
 SETUP = "Set-up"
 
 
 class CheckError(Exception):
-    """The notebook cannot be checked at all (no such file, no released assignment to compare it with)."""
+    """The notebook cannot be checked at all (no such file, no released assignment to compare it with, another
+    course's notebook)."""
 
 
 @dataclass(frozen=True)
@@ -71,9 +80,8 @@ def _source(cell):
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _released(course_dir):
-    """``{assignment: path of its release notebook}`` for every released assignment of the course."""
-    release = os.path.join(course_dir, "release")
+def _released(release):
+    """``{assignment: path of its release notebook}`` for every released assignment in the folder ``release``."""
     found = {}
     if os.path.isdir(release):
         for name in sorted(os.listdir(release)):
@@ -179,52 +187,6 @@ def _first_line(text):
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
 
 
-def run_notebook(notebook, cwd, *, cell_timeout, limits=Limits()):
-    """Execute ``notebook`` in ``cwd`` with the grader's own runner (:mod:`autograder.runner`), cell by cell.
-
-    The same fresh Python process, IPython shell and interruption as in
-    grading, here without a sandbox or hidden tests (``verify`` runs the
-    instructor's notebooks with it too), within ``limits``' notebook budget.
-    The outputs are copied into ``notebook``.  Returns ``(interrupted, stopped, died, seconds)``:
-    the indices of the cells interrupted at the time limit, the cell the
-    budget ran out at, the cell in which the notebook ended Python itself
-    (each ``None`` when it did not happen), and how long each code cell that
-    ran took.
-    """
-    import json
-
-    import nbformat
-
-    from .boundary import read_executed_cells, read_runner_report
-    from .worker import RUNNER_BUDGET, copy_outputs, runner_job
-
-    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
-    with tempfile.TemporaryDirectory(prefix="autograder-check-out-") as out:
-        path = os.path.join(out, "notebook.ipynb")
-        nbformat.write(notebook, path)
-        job = runner_job(notebook=path, cwd=cwd, out_dir=out, probe_in=None, limits=limits, cell_seconds=cell_timeout,
-                         call_seconds=limits.call_seconds)
-        with open(os.path.join(out, "job.json"), "w") as f:
-            json.dump(job, f)
-        try:
-            # The runner's own log (not the notebook's output, which it writes to a file) is of no use here.
-            code = subprocess.run([sys.executable, "-I", runner, os.path.join(out, "job.json")], cwd=cwd,
-                                  env=dict(os.environ), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, timeout=limits.notebook_seconds + limits.grace_seconds).returncode
-        except subprocess.TimeoutExpired:
-            code = RUNNER_BUDGET
-        kinds = [c.cell_type for c in notebook.cells]
-        report = read_runner_report(os.path.join(out, "runner.json"), len(kinds), limits.runner_report_bytes)
-        executed = read_executed_cells(os.path.join(out, "executed.ipynb"), kinds,
-                                       max_bytes=limits.executed_notebook_bytes,
-                                       cell_output_chars=limits.cell_output_bytes,
-                                       total_output_chars=limits.total_output_bytes)
-    copy_outputs(notebook, executed)
-    stopped = report.stopped_at_cell if code == RUNNER_BUDGET else None
-    died = report.stopped_at_cell if code != RUNNER_BUDGET and not report.finished else None
-    return set(report.interrupted_cells), stopped, died, dict(report.cell_seconds)
-
-
 def _label(cell, index):
     """``(grade_id or None, how to name the cell to the student)``."""
     gid = _nbgrader(cell).get("grade_id")
@@ -315,22 +277,25 @@ class Plan:
     calibrated: set  # indices of the cells whose time grading calibrates (see _calibrated_cells)
 
 
-def plan(path, *, assignment=None, course_dir=COURSE_DIR):
+def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINSTALL, forbidden=()):
     """Read a student's notebook and build what :func:`check_notebook` runs, without running anything.
 
-    Returns a :class:`Plan`, or ``(None, findings)`` when the file is not a
-    notebook at all.  Raises :class:`CheckError` when the file or the release it
-    is checked against cannot be found, or the release holds instructor-only
-    text (then it is not a student version, and nothing of it may run).
+    ``release_dir`` holds the release notebooks, ``<assignment>/<assignment>.ipynb``;
+    ``how_to_release`` says what to do when it holds none.  Returns a
+    :class:`Plan`, or ``(None, findings)`` when the file is not a notebook at
+    all.  Raises :class:`CheckError` when the file or the release it is
+    checked against cannot be found, when the notebook shares no graded cell
+    with its assignment (another course's notebook), or when the release
+    holds any of the texts ``forbidden`` (instructor-only text: then it is
+    not a student version, and nothing of it may run).
     """
     import nbformat
 
     if not os.path.isfile(path):
         raise CheckError(f"there is no file {path}")
-    released = _released(course_dir)
+    released = _released(release_dir)
     if not released:
-        raise CheckError(f"no released assignment in {os.path.join(course_dir, 'release')}: "
-                         "run `python -m autograder release` (or `make assignments`) first")
+        raise CheckError(f"no released assignment in {release_dir}: {how_to_release}")
     name = os.path.basename(path)
     # The same parser grading uses, so "not a notebook" here means "ungradable" there.
     data, reason = read_untrusted_file(path, Limits().notebook_bytes)
@@ -343,26 +308,39 @@ def plan(path, *, assignment=None, course_dir=COURSE_DIR):
     if assignment is None:
         assignment = _which_assignment(path, student, released)
         if assignment is None:
-            raise CheckError(f"{name} shares no graded cell with any released assignment "
-                             f"({', '.join(released)}); name the assignment with --assignment")
+            raise CheckError(f"{name} shares no graded cell with any assignment of this course "
+                             f"({', '.join(released)}), so it is not one of its notebooks (another course's, or "
+                             "one whose cells lost their metadata): download your assignment again from the "
+                             "course's site and copy your answers into it, or name the assignment with --assignment")
     elif assignment not in released:
-        raise CheckError(f"assignment {assignment!r} is not released; released: {', '.join(released)}")
+        raise CheckError(f"assignment {assignment!r} is not one of this course's; its assignments: "
+                         f"{', '.join(released)}")
 
     release_path = released[assignment]
-    with open(release_path, encoding="utf-8") as f:
-        release_text = f.read()
-    leaked = [marker for marker in LEAK_MARKERS if marker in release_text]
+    try:
+        with open(release_path, encoding="utf-8") as f:
+            release_text = f.read()
+        release_nb = nbformat.reads(release_text, as_version=4)
+    except (OSError, ValueError) as exc:
+        raise CheckError(f"the release notebook {release_path} cannot be read ({exc}): {how_to_release}") from None
+    leaked = [marker for marker in forbidden if marker in release_text]
     if leaked:
         raise CheckError(f"the release notebook {release_path} contains instructor-only text ({leaked[0]!r}); "
                          "it is not a student version, so nothing is run")
-    release_nb = nbformat.reads(release_text, as_version=4)
+    if _grade_ids(release_nb) and not _grade_ids(release_nb) & _grade_ids(student):
+        raise CheckError(f"{name} shares no graded cell with the assignment {assignment} of this course, so it is "
+                         "not that assignment's notebook (another course's, or one whose cells lost their "
+                         "metadata): download the assignment again from the course's site and copy your answers "
+                         "into it")
+    from .cells import prepare_notebook
+
     titles, part_of = _parts(release_nb)
     prepared, flags, authored, answers = prepare_notebook(student, release_nb)
 
     findings = []
     if os.path.realpath(path) == os.path.realpath(release_path):
-        findings.append(Finding(FILE, False, f"this is the course's own release copy, which `make book` and `make "
-                                              f"assignments` overwrite, and against which edits cannot be seen: "
+        findings.append(Finding(FILE, False, f"this is the course's own release copy, which is replaced when the "
+                                              f"course is updated, and against which edits cannot be seen: "
                                               f"copy it out (cp {release_path} ~/) and work on the copy"))
     expected = f"{assignment}.ipynb"
     if name != expected:
@@ -390,12 +368,20 @@ def _calibrated_cells(notebook, release_nb):
             if cell.cell_type == "code" and not _nbgrader(cell).get("solution") and key(cell) in release_keys}
 
 
-def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Settings()):
+def check_notebook(path, *, assignment=None, release_dir=RELEASE_DIR, limits=None, cell_seconds=None,
+                   how_to_release=REINSTALL, forbidden=()):
     """Check one notebook; return ``(assignment, list of Finding)`` in the order they are printed.
 
-    Raises :class:`CheckError` as :func:`plan` does.
+    ``limits`` default to the course's (:func:`~perceptron_course.limits.course_limits`),
+    ``cell_seconds`` to their per-cell ceiling.  Raises :class:`CheckError`
+    as :func:`plan` does.
     """
-    planned = plan(path, assignment=assignment, course_dir=course_dir)
+    from .execute import run_notebook
+
+    limits = course_limits() if limits is None else limits
+    cell_seconds = limits.cell_seconds if cell_seconds is None else cell_seconds
+    planned = plan(path, assignment=assignment, release_dir=release_dir, how_to_release=how_to_release,
+                   forbidden=forbidden)
     if not isinstance(planned, Plan):
         return planned
     findings = list(planned.findings)
@@ -408,21 +394,22 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Set
             if entry == os.path.basename(planned.release_path) or entry.startswith(".") or os.path.islink(source):
                 continue
             (shutil.copytree if os.path.isdir(source) else shutil.copy)(source, os.path.join(work, entry))
-        interrupted, stopped, died, seconds = run_notebook(planned.notebook, work, cell_timeout=settings.cell_seconds,
-                                                           limits=settings.limits)
+        interrupted, stopped, died, seconds = run_notebook(planned.notebook, work, cell_timeout=cell_seconds,
+                                                           limits=limits)
     findings += _run_findings(planned.notebook, interrupted, stopped, died, planned.part_of,
-                              cell_timeout=settings.cell_seconds, budget=settings.limits.notebook_seconds,
-                              seconds=seconds, calibrated=planned.calibrated, limits=settings.limits)
+                              cell_timeout=cell_seconds, budget=limits.notebook_seconds,
+                              seconds=seconds, calibrated=planned.calibrated, limits=limits)
     order = {title: i for i, title in enumerate(planned.titles)}
     findings.sort(key=lambda f: order.get(f.part, 0))  # stable: within a part, the order found
     return planned.assignment, findings
 
 
-def format_report(path, assignment, findings, settings=Settings()):
+def format_report(path, assignment, findings, limits=Limits(), cell_seconds=None):
     """The text printed for the student."""
+    cell_seconds = limits.cell_seconds if cell_seconds is None else cell_seconds
     lines = [f"Checking {path}" + (f" (assignment {assignment})" if assignment else ""),
-             f"as grading runs it: a fresh Python, at most {settings.cell_seconds:g} s per cell and "
-             f"{settings.limits.notebook_seconds:g} s in all, locked cells as released.",
+             f"as grading runs it: a fresh Python, at most {cell_seconds:g} s per cell and "
+             f"{limits.notebook_seconds:g} s in all, locked cells as released.",
              "Only the tests you can see run here; grading adds hidden checks of the same kind.", ""]
     current = None
     for finding in findings:
@@ -439,31 +426,70 @@ def format_report(path, assignment, findings, settings=Settings()):
     return "\n".join(lines)
 
 
-def main(argv=None):
-    """Check a notebook; exit 0 when it is ready to submit, 1 when not, 2 when it cannot be checked."""
-    defaults = Settings()
+# What the check imports besides numpy, and the package on the index that provides it.
+NEEDED_MODULES = (("nbformat", "nbformat"), ("IPython", "ipython"), ("traitlets", "traitlets"))
+
+
+def _missing_modules():
+    """``(module, distribution)`` of each module the check needs that cannot be imported."""
+    import importlib.util
+
+    return [(module, dist) for module, dist in NEEDED_MODULES if importlib.util.find_spec(module) is None]
+
+
+def parser(prog="perceptron-check"):
+    """The command line's options, without defaults that depend on the course (``None`` means the course's)."""
     parser = argparse.ArgumentParser(
-        prog="python -m autograder check",
-        description="Run your notebook as grading does (fresh Python, the grader's time limits, locked cells as "
-                    "released) and say what to fix before you submit. Hidden checks are never run.",
+        prog=prog,
+        description="Run your notebook as grading does (fresh Python, the course's time limits, locked cells as "
+                    "released) and say what to fix before you submit. Hidden checks are never run; nothing is "
+                    "sent anywhere.",
     )
     parser.add_argument("notebook", metavar="NOTEBOOK.ipynb")
     parser.add_argument("--assignment", help="the assignment (default: found from the file name or its cells)")
-    parser.add_argument("--course-dir", default=COURSE_DIR, help="the course directory (default: %(default)s)")
-    parser.add_argument("--cell-timeout", type=int, default=defaults.cell_seconds, metavar="SECONDS",
-                        help="interrupt a cell after this long (default: the grader's, %(default)g)")
-    parser.add_argument("--timeout", type=float, default=defaults.limits.notebook_seconds, metavar="SECONDS",
-                        help="stop the whole notebook after this long (default: the grader's, %(default)g)")
-    args = parser.parse_args(argv)
-    if args.cell_timeout <= 0 or args.timeout <= 0:
-        print("autograder check: --cell-timeout and --timeout must be positive numbers of seconds.", file=sys.stderr)
+    parser.add_argument("--cell-timeout", type=float, default=None, metavar="SECONDS",
+                        help="interrupt a cell after this long (default: the course's limit)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop the whole notebook after this long (default: the course's limit)")
+    return parser
+
+
+def main(argv=None, *, prog="perceptron-check", release_dir=RELEASE_DIR, limits=None, how_to_release=REINSTALL,
+         forbidden=(), args=None):
+    """Check a notebook; exit 0 when it is ready to submit, 1 when not, 2 when it cannot be checked.
+
+    ``limits`` default to the course's; ``args`` are already parsed options
+    (the instructor's ``python -m autograder check`` parses its own).
+    """
+    args = parser(prog).parse_args(argv) if args is None else args
+    if (args.cell_timeout is not None and args.cell_timeout <= 0) or (args.timeout is not None and args.timeout <= 0):
+        print(f"{prog}: --cell-timeout and --timeout must be positive numbers of seconds.", file=sys.stderr)
         return CANNOT_CHECK
-    settings = Settings(limits=Limits().replace(notebook_seconds=args.timeout), cell_seconds=args.cell_timeout)
+    missing = _missing_modules()
+    if missing:
+        print(f"{prog}: the check needs {', '.join(m for m, _ in missing)}, which this Python cannot import: "
+              f"install {' '.join(d for _, d in missing)} (python -m pip install {' '.join(d for _, d in missing)}) "
+              f"or {REINSTALL}.", file=sys.stderr)
+        return CANNOT_CHECK
+    try:
+        limits = course_limits() if limits is None else limits
+        if args.timeout is not None:
+            limits = limits.replace(notebook_seconds=args.timeout)
+    except LimitsError as exc:
+        print(f"{prog}: {exc}.", file=sys.stderr)
+        return CANNOT_CHECK
+    cell_seconds = limits.cell_seconds if args.cell_timeout is None else args.cell_timeout
     try:
         assignment, findings = check_notebook(os.path.expanduser(args.notebook), assignment=args.assignment,
-                                              course_dir=args.course_dir, settings=settings)
+                                              release_dir=release_dir, limits=limits, cell_seconds=cell_seconds,
+                                              how_to_release=how_to_release, forbidden=forbidden)
     except CheckError as exc:
-        print(f"autograder check: {exc}.", file=sys.stderr)
+        print(f"{prog}: {exc}.", file=sys.stderr)
         return CANNOT_CHECK
-    print(format_report(args.notebook, assignment, findings, settings))
+    print(format_report(args.notebook, assignment, findings, limits, cell_seconds))
     return NOT_READY if any(not f.ok for f in findings) else READY
+
+
+def console_main():
+    """The ``perceptron-check`` console command."""
+    sys.exit(main())

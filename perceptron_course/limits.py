@@ -1,15 +1,18 @@
 """Every limit of a grading run, declared once: its name, unit, default and meaning.
 
-:class:`Limits` is the one place a limit is defined.  A course changes any of
+:class:`Limits` is the one place a limit is defined; the grader
+(:mod:`autograder.limits`, which adds the sandbox's share) and the student's
+check (:mod:`perceptron_course.check`) both use it.  A course changes any of
 them in its ``nbgrader_config.py``, in the ``Autograder`` section::
 
     c.Autograder.notebook_seconds = 120
     c.Autograder.memory_bytes = 2 * 2**30
 
 and the command line overrides the two time limits (``--timeout``,
-``--cell-timeout``).  :func:`load_limits` reads the course's values and
+``--cell-timeout``).  :func:`autograder.limits.load_limits` reads the course's values and
 refuses unknown names and values of the wrong type or sign, naming the
-setting and what was expected.  :meth:`Limits.describe` gives one line per
+setting and what was expected; the student package carries the values
+read when it was built (:func:`course_limits`).  :meth:`Limits.describe` gives one line per
 limit for the report, so the instructor sees what every submission was held
 to.
 
@@ -21,13 +24,16 @@ below the floors.
 """
 
 import dataclasses
+import json
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["Limits", "LimitsError", "load_limits", "CONFIG_SECTION"]
+__all__ = ["Limits", "LimitsError", "course_limits", "CONFIG_SECTION", "COURSE_LIMITS_FILE"]
 
 CONFIG_SECTION = "Autograder"
 MiB = 2**20
+# The course's limits as the student package was built with them (written by tools/student_package.py).
+COURSE_LIMITS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "course_limits.json")
 
 
 def _limit(default, unit, text):
@@ -89,13 +95,6 @@ class Limits:
                               + ", ".join(f.name for f in dataclasses.fields(self)))
         return dataclasses.replace(self, **changes)
 
-    def sandbox_limits(self, cpu_seconds):
-        """The resource limits of one sandbox (:class:`autograder.sandbox.Limits`), with ``cpu_seconds`` of CPU."""
-        from .sandbox import Limits as SandboxLimits
-
-        return SandboxLimits(memory_bytes=self.memory_bytes, processes=self.processes, file_bytes=self.file_bytes,
-                             cpu_seconds=int(cpu_seconds), open_files=self.open_files, tmp_bytes=self.tmp_bytes)
-
     def describe(self):
         """``(name, value with unit, meaning)`` for every limit, in declaration order."""
         rows = []
@@ -117,23 +116,19 @@ class LimitsError(ValueError):
     """A limit in the course configuration is unknown, of the wrong type or not positive."""
 
 
-def load_limits(course_dir, **overrides):
-    """The course's :class:`Limits`: defaults, then ``c.Autograder`` in ``nbgrader_config.py``, then ``overrides``.
+def course_limits(path=COURSE_LIMITS_FILE):
+    """The course's :class:`Limits` as recorded when the student package was built; the defaults without a record.
 
-    ``overrides`` whose value is ``None`` are ignored (a command-line option
-    that was not given).
+    Raises :class:`LimitsError` when the record exists but cannot be read
+    or names an unknown limit.
     """
-    limits = Limits()
-    config_file = os.path.join(course_dir, "nbgrader_config.py")
-    if os.path.isfile(config_file):
-        from traitlets.config.loader import PyFileConfigLoader
-
-        config = PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config()
-        section = config.get(CONFIG_SECTION, {}) if CONFIG_SECTION in config else {}
-        if section:
-            try:
-                limits = limits.replace(**dict(section))
-            except LimitsError as exc:
-                raise LimitsError(f"{config_file}: {exc}") from None
-    given = {k: v for k, v in overrides.items() if v is not None}
-    return limits.replace(**given) if given else limits
+    if not os.path.isfile(path):
+        return Limits()
+    try:
+        with open(path, encoding="utf-8") as f:
+            values = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise LimitsError(f"the course's limits in {path} cannot be read ({exc}); reinstall the course's package")
+    if not isinstance(values, dict):
+        raise LimitsError(f"the course's limits in {path} are not a JSON object; reinstall the course's package")
+    return Limits().replace(**values)

@@ -1,4 +1,4 @@
-"""The runner on its own: ``python -I autograder/runner.py JOB.json`` on small notebooks, with no sandbox.
+"""The runner on its own: ``python -I perceptron_course/runner.py JOB.json`` on small notebooks, with no sandbox.
 
 What a cell shows (printed text, results, displays, errors), a cell
 interrupted at its limit with a traceback that ends in the student's code,
@@ -25,7 +25,7 @@ from autograder.limits import Limits
 from autograder.results import Settings
 from autograder.sandbox import Outcome
 
-RUNNER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "autograder", "runner.py")
+RUNNER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "perceptron_course", "runner.py")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 pytestmark = pytest.mark.timeout(120)
 
