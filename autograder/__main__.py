@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder release|grade|verify|check|audit ...``."""
+"""Command line: ``python -m autograder release|grade|verify|check|audit|publish ...``."""
 
 import sys
 
@@ -11,6 +11,7 @@ commands:
   verify [ASSIGNMENT ...]    check that the hidden checks still grade each assignment right
   check NOTEBOOK.ipynb       (students) say whether a notebook is ready to submit
   audit PATH ...             find anything secret in files meant to be published
+  publish                    build the public course (_build/site/) and audit it
 
 Run 'python -m autograder COMMAND --help' for a command's options."""
 
@@ -31,8 +32,10 @@ def main(argv=None):
         from .check import main as run
     elif command == "audit":
         from .leak_audit import main as run
+    elif command == "publish":
+        from .publish import main as run
     else:
-        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'verify', 'check' or 'audit'.\n\n{USAGE}", file=sys.stderr)
+        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'verify', 'check', 'audit' or 'publish'.\n\n{USAGE}", file=sys.stderr)
         return 2
     return run(rest)
 

@@ -75,28 +75,38 @@ def site_address(config: Path = CONFIG) -> str | None:
         settings = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as error:
         raise PublishError(f"cannot read {config}: {error}") from None
-    address = ((settings.get("html") or {}).get("baseurl") or "").strip()
+    return checked_address((settings.get("html") or {}).get("baseurl") or "", f"html.baseurl in {config}")
+
+
+def checked_address(address: str, where: str) -> str | None:
+    """``address`` without a trailing slash, None if empty; a :class:`PublishError` if it is no web address."""
+    address = address.strip()
     if not address:
         return None
     if not re.fullmatch(r"https?://[^\s\"'<>]+", address):
         raise PublishError(
-            f"html.baseurl in {config} is {address!r}; expected the address where the site is served, "
-            "starting with https:// (for example https://perceptron-course.github.io/course/), or empty.")
+            f"{where} is {address!r}; expected the address where the site is served, starting with "
+            "https:// (for example https://perceptron-course.github.io/course/), or empty.")
     return address.rstrip("/")
 
 
+# Installed next to the package by the student page's command: the package itself has no
+# notebook interface (Colab and JupyterHubs have their own), but a student's own machine needs one.
+NOTEBOOK_INTERFACE = "jupyterlab"
+
+
 def install_command(address: str | None, package: str, wheel: str) -> str:
-    """The one command that installs the student package: from the site, or from the downloaded wheel."""
+    """The one command that installs the student package and Jupyter: from the site, or from the downloaded wheel."""
     if address:
-        return f"pip install --find-links {address}/packages/index.html {package}"
-    return f"pip install {wheel}"
+        return f"pip install --find-links {address}/packages/index.html {package} {NOTEBOOK_INTERFACE}"
+    return f"pip install {wheel} {NOTEBOOK_INTERFACE}"
 
 
 def install_cell(address: str, package: str) -> nbformat.NotebookNode:
     """The first cell of a published notebook: install the student package from the site."""
     cell = nbformat.v4.new_code_cell(
-        "# Installs the course's package from the course's site (needed in Colab or on a JupyterHub;\n"
-        "# harmless where it is already installed). Grading skips this cell.\n"
+        "# Installs the course's package from the course's site, for Colab or a JupyterHub. Where it is\n"
+        "# installed already this changes nothing, and when the notebook is checked or graded it installs nothing.\n"
         f"%pip install --quiet --find-links {address}/packages/index.html {package}")
     cell.metadata["tags"] = [INSTALL_TAG]
     cell.metadata["editable"] = False
@@ -113,15 +123,35 @@ def with_install_cell(notebook: nbformat.NotebookNode, address: str | None, pack
     return notebook
 
 
+# The chapters glue computed numbers into their text with myst-nb, which only the book's build
+# needs; a downloaded chapter defines a stand-in when myst-nb is not installed.
+GLUE_IMPORT = "from myst_nb import glue"
+GLUE_STAND_IN = """try:
+    from myst_nb import glue
+except ImportError:  # outside the book's build, where glue() only hands a value to the page's text
+    def glue(name, variable, display=True):
+        if display:
+            from IPython.display import display as show
+            show(variable)"""
+
+
+def standalone_chapter(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A chapter's notebook that runs without the book's build tools (myst-nb)."""
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and GLUE_IMPORT in cell.source.splitlines():
+            cell.source = "\n".join(GLUE_STAND_IN if line == GLUE_IMPORT else line
+                                    for line in cell.source.splitlines())
+    return notebook
+
+
 # --- the student package ----------------------------------------------------------------------
 
 def build_student_wheel(out_dir: Path) -> Path:
-    """Build the student package's pure-Python wheel into ``out_dir``; return its path."""
+    """Build the student package's pure-Python wheel into ``out_dir`` (``tools/student_package.py``); return its path."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "perceptron_course.wheel", "--out", str(out_dir)]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                                filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
+    command = [sys.executable, "-m", "tools.student_package", "--out", str(out_dir)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     wheels = sorted(out_dir.glob("*.whl"))
     if result.returncode != 0 or len(wheels) != 1:
         raise PublishError(
@@ -133,6 +163,21 @@ def build_student_wheel(out_dir: Path) -> Path:
 def wheel_project(wheel: Path) -> str:
     """The project name of a wheel, from its file name (PEP 427), as pip spells it."""
     return wheel.name.split("-", 1)[0].replace("_", "-")
+
+
+def wheel_commands(wheel: Path) -> list[str]:
+    """The console commands a wheel installs (its ``entry_points.txt``), in order."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
+        text = archive.read(names[0]).decode("utf-8") if names else ""
+    commands, section = [], ""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[console_scripts]" and "=" in line:
+            commands.append(line.split("=", 1)[0].strip())
+    return commands
 
 
 def packages_index(wheels: list[Path]) -> str:
@@ -214,7 +259,10 @@ def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE)
     package = wheel_project(wheel)
     (out / "packages" / "index.html").write_text(packages_index([wheel]), encoding="utf-8")
     command = install_command(address, package, wheel.name)
-    check = "perceptron-check"
+    commands = wheel_commands(wheel)
+    if not commands:
+        raise PublishError(f"{wheel.name} installs no console command: students would have no check to run.")
+    check = commands[0]
 
     assignments = []
     for name in names:
@@ -265,7 +313,7 @@ def assemble(manifest: dict, html_dir: Path = BOOK_HTML, site: Path = SITE) -> N
     # Each chapter's .ipynb download, and the copies of the assignments the chapters link.
     published = {a["name"]: site / a["notebook"] for a in manifest["assignments"]}
     for path in sorted((site / "_sources").rglob("*.ipynb")):
-        notebook = nbformat.read(path, as_version=4)
+        notebook = standalone_chapter(nbformat.read(path, as_version=4))
         nbformat.write(with_install_cell(notebook, manifest["address"], manifest["package"]), path)
     for path in sorted((site / "_downloads").rglob("*.ipynb")):
         if path.stem in published:
@@ -340,35 +388,37 @@ def folder_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def publish(*, book: bool = True) -> dict:
+def publish(*, book: bool = True, address: str | None = None, out: Path | None = None) -> dict:
     """Prepare the downloads, build the book, assemble the site and the public edition, audit both.
 
-    Returns timings and sizes. Raises :class:`PublishError` (after deleting both folders) when the
-    audit finds anything.
+    ``address`` replaces ``html.baseurl`` of ``_config.yml``; ``out`` is the folder that gets
+    ``site/`` and ``public-repo/`` (default: ``_build``). Returns the manifest with timings and
+    sizes. Raises :class:`PublishError` (after deleting both folders) when the audit finds anything.
     """
     from .leak_audit import audit, collect_secrets
 
+    site, public_repo = (out / "site", out / "public-repo") if out else (SITE, PUBLIC_REPO)
     timings = {}
     start = time.perf_counter()
-    manifest = prepare(site_address())
+    manifest = prepare(checked_address(address, "--address") if address else site_address())
     if book:
         build_book()
-    assemble(manifest)
-    write_public_edition(manifest)
+    assemble(manifest, site=site)
+    write_public_edition(manifest, out=public_repo)
     timings["build_seconds"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    findings = audit([SITE, PUBLIC_REPO], collect_secrets())
+    findings = audit([site, public_repo], collect_secrets())
     timings["audit_seconds"] = time.perf_counter() - start
     if findings:
-        shutil.rmtree(SITE, ignore_errors=True)
-        shutil.rmtree(PUBLIC_REPO, ignore_errors=True)
+        shutil.rmtree(site, ignore_errors=True)
+        shutil.rmtree(public_repo, ignore_errors=True)
         listed = "\n".join(f"  {finding}" for finding in findings)
-        raise PublishError(f"the leak audit found {len(findings)} secret(s), so {SITE.relative_to(ROOT)} and "
-                           f"{PUBLIC_REPO.relative_to(ROOT)} were deleted:\n{listed}")
-    timings["site_bytes"] = folder_size(SITE)
-    timings["public_repo_bytes"] = folder_size(PUBLIC_REPO)
-    return {**manifest, **timings}
+        raise PublishError(f"the leak audit found {len(findings)} secret(s), so {site} and {public_repo} were "
+                           f"deleted:\n{listed}")
+    timings["site_bytes"] = folder_size(site)
+    timings["public_repo_bytes"] = folder_size(public_repo)
+    return {**manifest, **timings, "site": str(site), "public_repo": str(public_repo)}
 
 
 def main(argv=None) -> int:
@@ -380,15 +430,19 @@ def main(argv=None) -> int:
     parser.add_argument("--no-book", action="store_true",
                         help="use the book already in _build/html instead of building it (it must have been built "
                              "after the downloads were prepared)")
+    parser.add_argument("--address", metavar="URL",
+                        help="the address the site will be served at, instead of html.baseurl in _config.yml")
+    parser.add_argument("--out", metavar="DIR", type=Path,
+                        help="write site/ and public-repo/ into DIR instead of _build/")
     args = parser.parse_args(argv)
     try:
-        result = publish(book=not args.no_book)
+        result = publish(book=not args.no_book, address=args.address, out=args.out)
     except PublishError as error:
         print(f"autograder publish: {error}", file=sys.stderr)
         return 1
     where = f"served at {result['address']}" if result["address"] else "no address set (html.baseurl in _config.yml)"
-    print(f"published {SITE.relative_to(ROOT)}/ ({result['site_bytes'] / 1e6:.1f} MB; {where}) and "
-          f"{PUBLIC_REPO.relative_to(ROOT)}/ ({result['public_repo_bytes'] / 1e6:.1f} MB) in "
+    print(f"published {result['site']}/ ({result['site_bytes'] / 1e6:.1f} MB; {where}) and "
+          f"{result['public_repo']}/ ({result['public_repo_bytes'] / 1e6:.1f} MB) in "
           f"{result['build_seconds']:.1f} s; the leak audit read both in {result['audit_seconds']:.1f} s "
           "and found nothing secret.")
     print(f"students install with: {result['install']}")

@@ -9,10 +9,11 @@ folder is ``published/``.) This extension
 
 * copies that folder into the root of the built site (``html_extra_path``),
   so ``packages/`` and ``assignments/`` sit next to ``book/``;
-* gives the page for students (``book/students.md``) two directives,
+* gives the page for students (``book/students.md``) three directives,
   ``course-install`` (the install command, or, with no site address, how to
-  install the downloaded wheel) and ``course-assignments`` (each assignment,
-  with its notebook and zip), so the page always shows what was published.
+  install the downloaded wheel), ``course-assignments`` (each assignment,
+  with its notebook and zip) and ``course-check`` (the check command), so
+  the page always shows what was published.
 
 Before the course is first published (a plain ``make book``) there is no
 manifest, and the directives say so instead of linking files that do not
@@ -103,9 +104,21 @@ class CourseAssignments(CourseDirective):
         return [items]
 
 
+class CourseCheck(CourseDirective):
+    """The command that checks a notebook before it is submitted, on the first assignment."""
+
+    def run(self) -> list[nodes.Node]:
+        manifest = self.manifest
+        if manifest is None:
+            return self.not_published()
+        command = f"{manifest['check']} {manifest['assignments'][0]['name']}.ipynb"
+        return [nodes.literal_block(command, command, language="console")]
+
+
 def setup(app: Sphinx) -> dict:
     app.add_config_value("course_manifest", None, "env")
     app.connect("config-inited", add_published_folder)
     app.add_directive("course-install", CourseInstall)
     app.add_directive("course-assignments", CourseAssignments)
+    app.add_directive("course-check", CourseCheck)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
