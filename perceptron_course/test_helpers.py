@@ -9,7 +9,7 @@ check the same under ``python -O``.)
 
 import numpy as np
 
-__all__ = ["expect_array", "expect_number", "expect_count", "expect_truth", "expect_tuple", "expect_unchanged"]
+__all__ = ["expect_returned", "expect_array", "expect_number", "expect_count", "expect_truth", "expect_tuple", "expect_unchanged"]
 
 
 def _require(condition, message):
@@ -17,7 +17,16 @@ def _require(condition, message):
         raise AssertionError(message)
 
 
-def _returned(name, got, where):
+def expect_returned(name, got, where):
+    """Check that the function returned something: ``got`` is not ``None``.
+
+    Examples
+    --------
+    >>> expect_returned("margin", None, "the four-point example")
+    Traceback (most recent call last):
+    ...
+    AssertionError: margin returned None on the four-point example. Check that the function ends with a return statement.
+    """
     _require(got is not None,
              f"{name} returned None on {where}. Check that the function ends with a return statement.")
 
@@ -52,7 +61,7 @@ def expect_array(name, got, expected, where, hint=""):
     AssertionError: double returned a list on the input [1, 2]; expected a numpy array of shape (2,).
     """
     expected = np.asarray(expected)
-    _returned(name, got, where)
+    expect_returned(name, got, where)
     _require(isinstance(got, np.ndarray),
              f"{name} returned a {type(got).__name__} on {where}; expected a numpy array of shape {expected.shape}.")
     _require(got.shape == expected.shape,
@@ -77,7 +86,7 @@ def expect_number(name, got, expected, where, hint="", what=""):
     ...
     AssertionError: radius returned a bool on the points (3, 4) and (0, 1); expected a single number.
     """
-    _returned(name, got, where)
+    expect_returned(name, got, where)
     is_number = isinstance(got, (int, float, np.integer, np.floating)) and not isinstance(got, (bool, np.bool_))
     _require(is_number, f"{name} returned a {type(got).__name__} on {where}; expected a single number.")
     _require(np.isclose(got, expected), f"{name} returned {got:.6g}{what} on {where}; expected {expected:.6g}{what}. "
@@ -94,7 +103,7 @@ def expect_count(name, got, expected, where, hint="", what=""):
     ...
     AssertionError: count_mistakes returned 2 mistakes on the four-point example; expected 3 mistakes. Count every update.
     """
-    _returned(name, got, where)
+    expect_returned(name, got, where)
     _require(isinstance(got, (int, np.integer)) and not isinstance(got, (bool, np.bool_)),
              f"{name} returned a {type(got).__name__} on {where}; expected an int.")
     _require(got == expected, f"{name} returned {got}{what} on {where}; expected {expected}{what}. {hint}")
@@ -102,7 +111,7 @@ def expect_count(name, got, expected, where, hint="", what=""):
 
 def expect_truth(name, got, expected, where, hint=""):
     """Check that ``got`` is ``True`` or ``False`` (a Python or numpy bool) and equals ``expected``."""
-    _returned(name, got, where)
+    expect_returned(name, got, where)
     _require(isinstance(got, (bool, np.bool_)),
              f"{name} returned a {type(got).__name__} on {where}; expected True or False.")
     _require(got == expected, f"{name} returned {bool(got)} on {where}; expected {expected}. {hint}")
@@ -119,7 +128,7 @@ def expect_tuple(name, got, names, where):
     ...
     AssertionError: split_offset returned a ndarray on theta = (0, 0, 1); expected a tuple (w, b).
     """
-    _returned(name, got, where)
+    expect_returned(name, got, where)
     _require(isinstance(got, (tuple, list)),
              f"{name} returned a {type(got).__name__} on {where}; expected a tuple ({', '.join(names)}).")
     _require(len(got) == len(names),

@@ -183,3 +183,16 @@ def test_an_unusable_job_is_refused(tmp_path):
     (tmp_path / "job.json").write_text("{}")
     done = subprocess.run([sys.executable, "-I", RUNNER, str(tmp_path / "job.json")], capture_output=True, text=True)
     assert done.returncode == worker.RUNNER_BAD_JOB and "cannot read the job" in done.stderr
+
+
+def test_a_pip_line_installs_nothing_and_says_so(tmp_path):
+    # Downloaded notebooks open with a %pip install of the course's package; checking and grading install nothing.
+    code, report, executed, _ = run(tmp_path, [
+        "# Install the course's package (Colab, JupyterHub).\n%pip install --quiet https://example.edu/x.whl",
+        "print('after')",
+    ])
+    assert code == worker.RUNNER_OK and report.finished
+    assert outputs(executed[0]) == [{"output_type": "stream", "name": "stdout", "text": (
+        "%pip install --quiet https://example.edu/x.whl: not run here. This run already has the course's package "
+        "and everything the notebook needs, and nothing is installed while a notebook is checked or graded.\n")}]
+    assert outputs(executed[1]) == [{"output_type": "stream", "name": "stdout", "text": "after\n"}]
