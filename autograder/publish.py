@@ -310,6 +310,9 @@ def assemble(manifest: dict, html_dir: Path = BOOK_HTML, site: Path = SITE) -> N
         if not (site / name).is_dir():
             raise PublishError(f"the built book has no {name}/ folder: the book's course_site extension "
                                "copies it from _build/published; is it listed in _config.yml?")
+    # GitHub Pages runs Jekyll unless told not to, and Jekyll drops every folder whose name starts
+    # with "_" (_static, _sources, _downloads).
+    (site / ".nojekyll").write_text("", encoding="utf-8")
     # Each chapter's .ipynb download, and the copies of the assignments the chapters link.
     published = {a["name"]: site / a["notebook"] for a in manifest["assignments"]}
     for path in sorted((site / "_sources").rglob("*.ipynb")):
