@@ -7,8 +7,8 @@ links only).  It holds
   (``book/students.md``) whose install command, assignment list and check
   command come from what this module publishes (:file:`manifest.json`, read
   by the book's ``course_site`` extension);
-* ``packages/``: the student package's wheel and an ``index.html`` listing
-  it, so ``pip install --find-links <site>/packages/index.html <package>``
+* ``packages/``: the student package's wheel and (added to the site after
+  the book's build) an ``index.html`` listing it, so ``pip install --find-links <site>/packages/index.html <package>``
   works from any static host;
 * ``assignments/``: each released notebook, and a zip to attach to an LMS
   assignment (the notebook, the wheel, and a ``README.txt`` saying how to
@@ -257,7 +257,6 @@ def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE)
     (out / "assignments").mkdir()
     wheel = build_student_wheel(out / "packages")
     package = wheel_project(wheel)
-    (out / "packages" / "index.html").write_text(packages_index([wheel]), encoding="utf-8")
     command = install_command(address, package, wheel.name)
     commands = wheel_commands(wheel)
     if not commands:
@@ -310,6 +309,10 @@ def assemble(manifest: dict, html_dir: Path = BOOK_HTML, site: Path = SITE) -> N
         if not (site / name).is_dir():
             raise PublishError(f"the built book has no {name}/ folder: the book's course_site extension "
                                "copies it from _build/published; is it listed in _config.yml?")
+    # pip's --find-links reads this page; it is written here, not with the book, because it is
+    # no page of the book (the book's browser tests expect the theme on every page).
+    (site / "packages" / "index.html").write_text(packages_index(sorted((site / "packages").glob("*.whl"))),
+                                                  encoding="utf-8")
     # GitHub Pages runs Jekyll unless told not to, and Jekyll drops every folder whose name starts
     # with "_" (_static, _sources, _downloads).
     (site / ".nojekyll").write_text("", encoding="utf-8")
@@ -350,8 +353,12 @@ and `branch` to its branch.
 """
 
 
-def public_requirements() -> str:
-    """The public edition's requirements: what the book build and the chapters need."""
+def public_requirements(wheel: str) -> str:
+    """The public edition's requirements: what the book build and the chapters need.
+
+    ``wheel`` (relative to the edition's root) is the student package, so the chapters import
+    ``perceptron_lib`` wherever a notebook runs (Binder starts a chapter's kernel in ``book/``).
+    """
     keep = ("numpy", "matplotlib", "scikit-learn", "scipy", "jupyter-book", "jupyter-cache", "sphinx-proof",
             "sphinx-exercise", "sphinxcontrib-bibtex", "jupytext", "ipykernel", "nbclient", "nbformat",
             "PyYAML", "threadpoolctl")
@@ -360,10 +367,11 @@ def public_requirements() -> str:
         name = re.split(r"[=<>\[ ]", line.strip(), maxsplit=1)[0]
         if name in keep:
             lines.append(line.strip())
-    return "# The book and its chapters, pinned as the course builds them.\n" + "\n".join(lines) + "\n"
+    return ("# The book and its chapters, pinned as the course builds them, and the course's package.\n"
+            + "\n".join(lines) + f"\n./{wheel}\n")
 
 
-def write_public_edition(manifest: dict, out: Path = PUBLIC_REPO) -> None:
+def write_public_edition(manifest: dict, out: Path = PUBLIC_REPO, published: Path = PUBLISHED) -> None:
     """Write the public edition of the repository into ``out``: it builds the book by itself."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -376,10 +384,10 @@ def write_public_edition(manifest: dict, out: Path = PUBLIC_REPO) -> None:
     for assignment in manifest["assignments"]:
         target = out / "notebooks" / "release" / assignment["name"] / f"{assignment['name']}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(PUBLISHED / assignment["notebook"], target)
+        shutil.copyfile(published / assignment["notebook"], target)
     # The downloads the student page lists, where the course_site extension looks for them.
-    shutil.copytree(PUBLISHED, out / "published")
-    (out / "requirements.txt").write_text(public_requirements(), encoding="utf-8")
+    shutil.copytree(published, out / "published")
+    (out / "requirements.txt").write_text(public_requirements(f"published/{manifest['wheel']}"), encoding="utf-8")
     settings = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     (out / "README.md").write_text(PUBLIC_README.format(title=settings.get("title", "The course")), encoding="utf-8")
     (out / ".gitignore").write_text("_build/\n.venv/\n__pycache__/\n", encoding="utf-8")

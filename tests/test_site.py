@@ -108,7 +108,7 @@ def test_prepare_writes_the_package_and_each_assignment(tmp_path, monkeypatch):
     wheel = "perceptron_course_student-1.0.0-py3-none-any.whl"
     assert manifest["package"] == "perceptron-course-student" and manifest["check"] == "perceptron-check"
     assert json.loads((out / "manifest.json").read_text(encoding="utf-8")) == manifest
-    assert f'href="{wheel}"' in (out / "packages" / "index.html").read_text(encoding="utf-8")
+    assert (out / "packages" / wheel).is_file()
     assert [a["name"] for a in manifest["assignments"]] == list(ASSIGNMENTS)
     for assignment in manifest["assignments"]:
         name = assignment["name"]
@@ -124,6 +124,31 @@ def test_prepare_writes_the_package_and_each_assignment(tmp_path, monkeypatch):
     with zipfile.ZipFile(out / "assignments" / f"{ASSIGNMENTS[0]}.zip") as archive:
         assert "points.csv" in archive.namelist()  # what the release holds besides the notebook
     assert leak_audit.audit([out], leak_audit.collect_secrets(REPO_ROOT)) == []
+
+
+def test_the_public_edition_holds_the_book_and_nothing_secret(tmp_path, monkeypatch):
+    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    published = tmp_path / "published"
+    manifest = publish.prepare(None, out=published, release=fake_release(tmp_path / "release"))
+    edition = tmp_path / "public-repo"
+    publish.write_public_edition(manifest, out=edition, published=published)
+    top = {path.name for path in edition.iterdir()}
+    assert {"book", "perceptron_lib", "notebooks", "published", "_config.yml", "_toc.yml", "requirements.txt",
+            "README.md"} <= top
+    assert "autograder" not in top and not (edition / "notebooks" / "source").exists()
+    for name in ASSIGNMENTS:  # where the chapters' download links point
+        assert (edition / "notebooks" / "release" / name / f"{name}.ipynb").is_file()
+    requirements = (edition / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert f"./published/{manifest['wheel']}" in requirements and any(r.startswith("jupyter-book==") for r in requirements)
+    assert "repository" in (edition / "README.md").read_text(encoding="utf-8")
+    assert leak_audit.audit([edition], leak_audit.collect_secrets(REPO_ROOT)) == []
+
+
+def test_the_package_index_lists_each_wheel_by_a_relative_link(tmp_path):
+    wheels = [tmp_path / "a_pkg-1.0-py3-none-any.whl", tmp_path / "a_pkg-1.1-py3-none-any.whl"]
+    page = publish.packages_index(wheels)
+    assert re.findall(r'<a href="([^"]+)"', page)[1:] == [w.name for w in wheels]
+    assert '<html lang="en">' in page and "<title>" in page and "<main>" in page
 
 
 def test_prepare_refuses_an_unreleased_assignment(tmp_path, monkeypatch):
