@@ -376,7 +376,7 @@ def check_notebook(path, *, assignment=None, release_dir=RELEASE_DIR, limits=Non
     ``cell_seconds`` to their per-cell ceiling.  Raises :class:`CheckError`
     as :func:`plan` does.
     """
-    from .execute import run_notebook
+    from .execute import run_notebook, warm_up
 
     limits = course_limits() if limits is None else limits
     cell_seconds = limits.cell_seconds if cell_seconds is None else cell_seconds
@@ -386,6 +386,7 @@ def check_notebook(path, *, assignment=None, release_dir=RELEASE_DIR, limits=Non
         return planned
     findings = list(planned.findings)
     os.environ.setdefault("MPLBACKEND", "Agg")
+    warm_up()
     with tempfile.TemporaryDirectory(prefix="autograder-check-") as work:
         # The release's other files (data), as grading gives them; nothing else from the student's folder.
         release_dir = os.path.dirname(planned.release_path)
