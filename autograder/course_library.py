@@ -29,6 +29,8 @@ import importlib
 import os
 import shutil
 
+from perceptron_course.cells import library_imports
+
 __all__ = ["LibraryError", "release_imports", "plan_library", "build_library", "build_test_helpers",
            "unavailable_message", "PACKAGE", "TEST_HELPERS_PACKAGE"]
 
@@ -78,16 +80,11 @@ def release_imports(release_nb):
     for cell in release_nb.cells:
         if cell.cell_type != "code":
             continue
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:
-            continue  # a cell with IPython syntax imports nothing here
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == PACKAGE:
-                names.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == PACKAGE for a in node.names):
-                raise LibraryError(f"the release imports the {PACKAGE} package itself; import the data loaders it "
-                                   f"needs by name (from {PACKAGE} import ...), so the grader knows what to offer")
+        imported, modules = library_imports(cell.source)
+        if modules:
+            raise LibraryError(f"the release imports the {PACKAGE} package itself; import the data loaders it "
+                               f"needs by name (from {PACKAGE} import ...), so the grader knows what to offer")
+        names.update(imported)
     return tuple(sorted(names))
 
 

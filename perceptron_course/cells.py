@@ -10,14 +10,21 @@ deleted or copied test cell can neither change what runs nor break
 grading.  Cells the student added stay where they were, stripped of any
 nbgrader metadata.  What was edited, deleted or duplicated becomes a
 :class:`Flag`.
+
+:func:`library_imports` reads what a cell imports from ``perceptron_lib``:
+a graded notebook gets only the data loaders its release imports
+(:mod:`autograder.course_library`), and the check warns about any other.
 """
 
+import ast
 import copy
 import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["Flag", "prepare_notebook", "locked_fingerprint"]
+__all__ = ["Flag", "prepare_notebook", "locked_fingerprint", "library_imports", "LIBRARY"]
+
+LIBRARY = "perceptron_lib"
 
 
 @dataclass(frozen=True)
@@ -157,3 +164,31 @@ def prepare_notebook(student_nb, release_nb):
 
     nb = new_notebook(cells=cells, metadata=copy.deepcopy(dict(release_nb.metadata)))
     return nb, flags, authored, answers
+
+
+def library_imports(source):
+    """``(names, modules)`` a cell's code imports from ``perceptron_lib``, each sorted.
+
+    ``names`` are those of ``from perceptron_lib import ...`` (or from one of
+    its modules); ``modules`` those of ``import perceptron_lib`` (or
+    ``import perceptron_lib.theory``), which hand over the whole package.
+    Code that does not parse (IPython syntax) imports nothing here.
+
+    Examples
+    --------
+    >>> library_imports("import numpy as np\\nfrom perceptron_lib import make_xor, flip_labels")
+    (('flip_labels', 'make_xor'), ())
+    >>> library_imports("import perceptron_lib as pl")
+    ((), ('perceptron_lib',))
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return (), ()
+    names, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == LIBRARY:
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            modules.update(a.name for a in node.names if a.name.split(".")[0] == LIBRARY)
+    return tuple(sorted(names)), tuple(sorted(modules))

@@ -182,6 +182,37 @@ def _answer_findings(release_nb, answers, authored, part_of):
     return findings
 
 
+def _library_findings(notebook, release_nb, part_of):
+    """Imports from perceptron_lib that grading will not allow, in the cells the student wrote.
+
+    A graded notebook gets only the data loaders its release imports; the
+    rest of the library is the reference implementation, and importing it
+    fails there, although it works here, where the whole library is installed.
+    """
+    from .cells import LIBRARY, library_imports
+
+    allowed = set()
+    for cell in release_nb.cells:
+        if cell.cell_type == "code":
+            allowed.update(library_imports(cell.source)[0])
+    offered = ", ".join(sorted(allowed)) or "none"
+    findings, part = [], SETUP
+    for index, cell in enumerate(notebook.cells):
+        gid, label = _label(cell, index)
+        part = part_of.get(gid, part)
+        meta = _nbgrader(cell)
+        if cell.cell_type != "code" or (meta and not meta.get("solution")):
+            continue  # the release's own locked cells
+        names, modules = library_imports(cell.source)
+        refused = [f"{LIBRARY}.{name}" for name in names if name not in allowed] + list(modules)
+        if refused:
+            findings.append(Finding(part, False, (
+                f"{label} imports {', '.join(refused)}: grading gives a notebook only the data loaders this "
+                f"assignment imports from {LIBRARY} ({offered}), because the rest is the course's reference "
+                "implementation, so that import fails when the notebook is graded; write it yourself")))
+    return findings
+
+
 def _first_line(text):
     text = str(text).strip().splitlines()[0] if str(text).strip() else ""
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
@@ -348,6 +379,7 @@ def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINS
                                               "rename it before you submit"))
     findings += _locked_findings(flags, part_of)
     findings += _answer_findings(release_nb, answers, authored, part_of)
+    findings += _library_findings(prepared, release_nb, part_of)
     return Plan(assignment, prepared, release_path, titles, part_of, findings,
                 _calibrated_cells(prepared, release_nb))
 

@@ -344,3 +344,23 @@ def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(tmp_path)
     graded = nbformat.reads(result.autograded_notebook, as_version=4)
     assert [o.get("ename") for c in graded.cells for o in c.get("outputs", []) if o.output_type == "error"] == []
     assert graded.cells[0].outputs[0]["text"].startswith("%pip install --quiet https://example.edu/")
+
+
+def test_imports_of_the_reference_implementation_are_reported_though_they_work_here(ps4_course, tmp_path):
+    release_nb = nbformat.read(str(ps4_course / "release" / PS4 / f"{PS4}.ipynb"), as_version=4)
+    nb = copy.deepcopy(release_nb)
+    answer = next(c for c in nb.cells if meta(c).get("grade_id") == "absorb_offset")
+    answer.source = "from perceptron_lib import absorb_offset, make_separable"
+    nb.cells.insert(nb.cells.index(answer) + 1, new_code_cell("import perceptron_lib as pl"))
+    path = tmp_path / f"{PS4}.ipynb"
+    nbformat.write(nb, str(path))
+    planned = student_check.plan(str(path), release_dir=str(ps4_course / "release"))
+    found = [(f.part, f.text) for f in planned.findings if "grading gives a notebook only" in f.text]
+    offered = "four_point_example, make_separable, one_dimensional_example"
+    why = (f"grading gives a notebook only the data loaders this assignment imports from perceptron_lib ({offered}), "
+           "because the rest is the course's reference implementation, so that import fails when the notebook is "
+           "graded; write it yourself")
+    part_a = next(title for title in planned.titles if title.startswith("Part A"))
+    assert found == [(part_a, f"cell absorb_offset imports perceptron_lib.absorb_offset: {why}"),
+                     (part_a, f"cell {nb.cells.index(answer) + 2} (import perceptron_lib as pl) imports "
+                              f"perceptron_lib: {why}")]
