@@ -29,9 +29,17 @@ only when it is distinctive: at least :data:`MIN_LINE_CHARS` characters
 without whitespace, and found neither in the reference library
 ``perceptron_lib`` (which is published: the chapters import it) nor in the
 parts of the source notebooks that the release keeps (signatures,
-docstrings, visible tests).  So the update ``w = w + y * x``, which the
-book and the library legitimately show, is never a finding, while any
-longer line of a solution is.
+docstrings, visible tests).  A file shows a secret when it holds one of
+its distinctive lines of :data:`LONG_LINE_CHARS` characters or more, or a
+run of its distinctive lines in their order (lines of the file in between
+allowed) that adds up to :data:`RUN_CHARS` characters or to the whole
+secret.  So the update ``w = w + y * x``, or a loop header such as
+``for x_i, y_i in zip(X, y):``, which the book and the library
+legitimately show, is never a finding, while any piece of a solution a few
+lines long is, and every hidden-test block, whose call names its grade cell.
+
+Archives are recognised by their first bytes, whatever their names (zip and
+wheel, tar, gzip, bzip2, xz), and opened up to :data:`MAX_DEPTH` levels.
 """
 
 from __future__ import annotations
