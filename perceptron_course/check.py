@@ -519,10 +519,19 @@ def main(argv=None, *, prog="perceptron-check", release_dir=RELEASE_DIR, limits=
     except CheckError as exc:
         print(f"{prog}: {exc}.", file=sys.stderr)
         return CANNOT_CHECK
+    except OSError as exc:  # the machine's side: no space for the temporary copy, Python cannot be started ...
+        print(f"{prog}: the notebook could not be run here ({exc}); free some disk space or fix what the error "
+              "names, then check again.", file=sys.stderr)
+        return CANNOT_CHECK
     print(format_report(args.notebook, assignment, findings, limits, cell_seconds))
     return NOT_READY if any(not f.ok for f in findings) else READY
 
 
 def console_main():
-    """The ``perceptron-check`` console command."""
-    sys.exit(main())
+    """The ``perceptron-check`` console command (also ``python -m perceptron_course``)."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("\nperceptron-check: stopped before it finished; nothing was changed.", file=sys.stderr)
+        code = 130
+    sys.exit(code)
