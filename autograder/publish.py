@@ -220,15 +220,16 @@ def notebook_title(notebook: nbformat.NotebookNode, fallback: str) -> str:
 
 
 def readme_text(name: str, notebook_name: str, wheel: str, command: str, check: str) -> str:
+    local = install_command(None, "", wheel)
+    alternative = "" if command == local else (
+        f"\n   or, where the course's site cannot be reached, in this folder:\n\n       {local}\n")
     return f"""{name}
 {'=' * len(name)}
 
 1. Install the course's package (Python 3.11 or later), once for the whole course:
 
        {command}
-
-   (or, with no network: pip install {wheel}, from this folder).
-
+{alternative}
 2. Open {notebook_name} in Jupyter and complete it. Keep its file name.
 
 3. Check it before you submit:

@@ -77,9 +77,10 @@ class CourseInstall(CourseDirective):
         command = nodes.literal_block(manifest["install"], manifest["install"], language="console")
         wheel = manifest["wheel"].rsplit("/", 1)[-1]
         if manifest["address"]:
+            local = f"pip install {wheel} jupyterlab"
             return [command, nodes.paragraph(
-                "", "", nodes.Text("With no network, download "), self.link(manifest["wheel"], wheel),
-                nodes.Text(" and run "), nodes.literal(f"pip install {wheel}", f"pip install {wheel}"),
+                "", "", nodes.Text("If the course's site cannot be reached from where you work, download "),
+                self.link(manifest["wheel"], wheel), nodes.Text(" and run "), nodes.literal(local, local),
                 nodes.Text(" in the folder where you saved it."))]
         return [nodes.paragraph("", "", nodes.Text("Download the package, "), self.link(manifest["wheel"], wheel),
                                 nodes.Text(", and in the folder where you saved it run:")), command]
