@@ -302,3 +302,20 @@ def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(pu
         assert result.returncode == 0, f"grading {name} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
         (row,) = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
         assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) > 0, (name, row)
+
+
+@pytest.mark.slow
+def test_the_public_edition_builds_the_book_by_itself(published, tmp_path):
+    edition = tmp_path / "public-repo"
+    shutil.copytree(published.public, edition)
+    # The repository's execution cache and npm packages, only to save time: the chapters are the same.
+    for name in (".jupyter_cache", ".mathjax", ".axe-core"):
+        if (REPO_ROOT / "_build" / name).is_dir():
+            shutil.copytree(REPO_ROOT / "_build" / name, edition / "_build" / name)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "book/build.py"], cwd=edition, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, f"the public edition's book failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
+    students = (edition / "_build" / "html" / "book" / "students.html").read_text(encoding="utf-8")
+    for name in ASSIGNMENTS:
+        assert f'href="../assignments/{name}.zip"' in students
+        assert (edition / "_build" / "html" / "assignments" / f"{name}.zip").is_file()
