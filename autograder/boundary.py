@@ -66,7 +66,7 @@ class ProbeRecord:
     """What one call of a student's function gave.
 
     ``status`` is ``"returned"`` (``value`` is the decoded value, possibly an
-    :class:`~autograder.probe.Opaque` marker), ``"raised"`` (``exception``,
+    :class:`~perceptron_course.probe.Opaque` marker), ``"raised"`` (``exception``,
     the exception's type name, and ``detail``, its message), ``"timeout"``,
     ``"missing"`` (no such function) or ``"malformed"`` (the record did not
     follow the schema).  ``mutated`` says whether the call changed its inputs;

@@ -1,7 +1,7 @@
 """The trust boundary under fire: generated hostile inputs by the thousand, no sandbox.
 
 Every reader of :mod:`autograder.boundary` (and the probe schema's
-:func:`~autograder.probe.decode`, which the host uses through it) must be
+:func:`~perceptron_course.probe.decode`, which the host uses through it) must be
 total: malformed, truncated, oversized, deeply nested, wrongly typed and
 lying inputs give an empty or explicit record of the documented types,
 never an exception, and never text that cannot be written back out.
@@ -24,12 +24,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder import boundary, probe
+from autograder import boundary
 from autograder.boundary import (ArchiveError, ExecutedCell, ProbeRecord, ProbeResults, RunnerReport,
                                  SubmittedCell, SubmittedNotebook, extract_zip, parse_notebook, read_executed_cells,
                                  read_probe_results, read_runner_report, read_untrusted_file, safe_member_path)
 from autograder.integrity import prepare_notebook
 from perceptron_course import boundary as notebook_boundary  # the readers the student's check shares
+from perceptron_course import probe
 
 FAST = settings(max_examples=150, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
