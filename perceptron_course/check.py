@@ -9,18 +9,18 @@ runs it top to bottom with the grader's own runner (a fresh Python process,
 an IPython shell) and the course's time limits: a cell past the per-cell
 limit is interrupted and the next one runs.
 
-The releases it compares with are the ones this package was built with
-(:data:`RELEASE_DIR`, package data), and the limits those of the course
-(:func:`perceptron_course.limits.course_limits`); the instructor's
-``python -m autograder check`` runs the same check against a course
-directory instead.  It works offline and sends nothing anywhere.
-
 Then it prints, part by part: each visible test passed or failed with its
 message; functions still missing or still raising ``NotImplementedError``;
 cells that raised or ran past the time limit; written answers still empty;
 then the locked cells that were edited, deleted or copied, and whether the
 file has the name the grader expects.  It exits 0 only when nothing is left
 to fix.
+
+The releases it compares with are the ones this package was built with
+(:data:`RELEASE_DIR`, package data), and the limits those of the course
+(:func:`perceptron_course.limits.course_limits`); the instructor's
+``python -m autograder check`` runs the same check against a course
+directory instead.  It works offline and sends nothing anywhere.
 
 It never runs or shows a hidden check: the test cells come from the release,
 which has none, and nothing here imports the grader.  Whatever stops the
@@ -41,12 +41,13 @@ from .boundary import parse_notebook, read_untrusted_file
 from .limits import Limits, LimitsError, course_limits
 
 __all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main", "RELEASE_DIR",
-           "DISTRIBUTION"]
+           "DISTRIBUTION", "COMMAND"]
 
 READY, NOT_READY, CANNOT_CHECK = 0, 1, 2
 WRITTEN_STUB = "YOUR ANSWER HERE"
 MAX_MESSAGE = 300
-DISTRIBUTION = "perceptron-course-student"
+DISTRIBUTION = "perceptron-course-student"  # the package students install, with this check
+COMMAND = "perceptron-check"
 # The release notebooks this package was built with, one folder per assignment (package data).
 RELEASE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "release")
 REINSTALL = (f"reinstall the course's package ({DISTRIBUTION}) with the pip install command from the course's "
@@ -470,7 +471,7 @@ def _missing_modules():
     return [(module, dist) for module, dist in NEEDED_MODULES if importlib.util.find_spec(module) is None]
 
 
-def parser(prog="perceptron-check"):
+def parser(prog=COMMAND):
     """The command line's options, without defaults that depend on the course (``None`` means the course's)."""
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -487,7 +488,7 @@ def parser(prog="perceptron-check"):
     return parser
 
 
-def main(argv=None, *, prog="perceptron-check", release_dir=RELEASE_DIR, limits=None, how_to_release=REINSTALL,
+def main(argv=None, *, prog=COMMAND, release_dir=RELEASE_DIR, limits=None, how_to_release=REINSTALL,
          forbidden=(), args=None):
     """Check a notebook; exit 0 when it is ready to submit, 1 when not, 2 when it cannot be checked.
 
@@ -532,6 +533,6 @@ def console_main():
     try:
         code = main()
     except KeyboardInterrupt:
-        print("\nperceptron-check: stopped before it finished; nothing was changed.", file=sys.stderr)
+        print(f"\n{COMMAND}: stopped before it finished; nothing was changed.", file=sys.stderr)
         code = 130
     sys.exit(code)

@@ -34,14 +34,17 @@ import tempfile
 import tomllib
 import zipfile
 
+from perceptron_course.check import COMMAND as CONSOLE_COMMAND
+from perceptron_course.check import DISTRIBUTION, RELEASE_DIR
+from perceptron_course.limits import COURSE_LIMITS_FILE
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE_DIR = os.path.join(ROOT, "notebooks")
 
-DISTRIBUTION = "perceptron-course-student"
-CONSOLE_COMMAND = "perceptron-check"
 PACKAGES = ("perceptron_lib", "perceptron_course")
-RELEASE_FOLDER = "release"  # inside perceptron_course
-LIMITS_FILE = "course_limits.json"  # inside perceptron_course
+# Where the check looks for them, inside perceptron_course.
+RELEASE_FOLDER = os.path.basename(RELEASE_DIR)
+LIMITS_FILE = os.path.basename(COURSE_LIMITS_FILE)
 # What the library, the check and the chapters need, with the oldest versions known to provide what is used
 # (scikit-learn 1.6 added validate_data, which perceptron_lib's estimators call).
 DEPENDENCIES = (
