@@ -296,8 +296,14 @@ def build_book() -> None:
         raise PublishError("the book build failed (its output is above); nothing was published.")
 
 
-def assemble(manifest: dict, html_dir: Path = BOOK_HTML, site: Path = SITE) -> None:
+def assemble(manifest: dict, html_dir: Path = BOOK_HTML, site: Path = SITE, published: Path = PUBLISHED) -> None:
     """Copy the built book into ``site`` and put the install cell into every notebook it offers."""
+    if not (html_dir / "book" / "students.html").is_file():
+        raise PublishError(f"{html_dir} holds no built book with a page for students: build the book first.")
+    for name in ("packages", "assignments"):
+        if not (html_dir / name).is_dir():
+            raise PublishError(f"the built book has no {name}/ folder: the book's course_site extension "
+                               "copies it from _build/published; is it listed in _config.yml?")
     shutil.rmtree(site, ignore_errors=True)
     shutil.copytree(html_dir, site, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees"))
     for name in NOT_PUBLISHED:
@@ -306,10 +312,10 @@ def assemble(manifest: dict, html_dir: Path = BOOK_HTML, site: Path = SITE) -> N
             shutil.rmtree(path)
         elif path.exists():
             path.unlink()
+    # Exactly the downloads prepared now, whatever an earlier build left in the book's folder.
     for name in ("packages", "assignments"):
-        if not (site / name).is_dir():
-            raise PublishError(f"the built book has no {name}/ folder: the book's course_site extension "
-                               "copies it from _build/published; is it listed in _config.yml?")
+        shutil.rmtree(site / name)
+        shutil.copytree(published / name, site / name)
     # pip's --find-links reads this page; it is written here, not with the book, because it is
     # no page of the book (the book's browser tests expect the theme on every page).
     (site / "packages" / "index.html").write_text(packages_index(sorted((site / "packages").glob("*.whl"))),

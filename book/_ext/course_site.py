@@ -23,6 +23,7 @@ exist.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from docutils import nodes
@@ -48,6 +49,19 @@ def add_published_folder(app: Sphinx, config: Config) -> None:
     config.course_manifest = found[1] if found else None
     if found:
         config.html_extra_path = [*config.html_extra_path, str(found[0])]
+
+
+def remove_old_downloads(app: Sphinx) -> None:
+    """Delete what an earlier build copied from the downloads: Sphinx copies, it never removes."""
+    found = find_published(Path(app.confdir))
+    if not found:
+        return
+    for entry in found[0].iterdir():
+        old = Path(app.outdir) / entry.name
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old)
+        elif old.exists() or old.is_symlink():
+            old.unlink()
 
 
 class CourseDirective(SphinxDirective):
@@ -119,6 +133,7 @@ class CourseCheck(CourseDirective):
 def setup(app: Sphinx) -> dict:
     app.add_config_value("course_manifest", None, "env")
     app.connect("config-inited", add_published_folder)
+    app.connect("builder-inited", remove_old_downloads)
     app.add_directive("course-install", CourseInstall)
     app.add_directive("course-assignments", CourseAssignments)
     app.add_directive("course-check", CourseCheck)
