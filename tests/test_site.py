@@ -144,6 +144,36 @@ def test_the_public_edition_holds_the_book_and_nothing_secret(tmp_path, monkeypa
     assert leak_audit.audit([edition], leak_audit.collect_secrets(REPO_ROOT)) == []
 
 
+def test_assemble_puts_in_the_install_cell_and_only_the_downloads_prepared_now(tmp_path, monkeypatch):
+    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    published = tmp_path / "published"
+    manifest = publish.prepare("https://example.edu/c", out=published, release=fake_release(tmp_path / "release"))
+    book = tmp_path / "html"
+    shutil.copytree(published, book)  # as the book's build copies it
+    (book / "packages" / "old_course-0.9-py3-none-any.whl").write_bytes(b"left by an earlier build")
+    (book / "book").mkdir()
+    (book / "book" / "students.html").write_text("<html></html>", encoding="utf-8")
+    (book / "reports").mkdir()
+    (book / "reports" / "chapter.err.log").write_text("Traceback", encoding="utf-8")
+    chapter = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("from myst_nb import glue\nx = 1")])
+    (book / "_sources" / "book").mkdir(parents=True)
+    nbformat.write(chapter, book / "_sources" / "book" / "hyperplanes.ipynb")
+    (book / "_downloads" / "0a1b").mkdir(parents=True)
+    shutil.copyfile(fake_release(tmp_path / "old-release") / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb",
+                    book / "_downloads" / "0a1b" / f"{ASSIGNMENTS[0]}.ipynb")
+
+    site = tmp_path / "site"
+    publish.assemble(manifest, html_dir=book, site=site, published=published)
+    assert sorted(p.name for p in (site / "packages").iterdir()) == [
+        "index.html", "perceptron_course_student-1.0.0-py3-none-any.whl"]
+    assert not (site / "reports").exists() and (site / ".nojekyll").is_file()
+    downloaded = nbformat.read(site / "_sources" / "book" / "hyperplanes.ipynb", as_version=4)
+    assert publish.INSTALL_TAG in downloaded.cells[0].metadata["tags"]
+    assert "except ImportError" in downloaded.cells[1].source
+    linked = site / "_downloads" / "0a1b" / f"{ASSIGNMENTS[0]}.ipynb"
+    assert linked.read_bytes() == (published / "assignments" / f"{ASSIGNMENTS[0]}.ipynb").read_bytes()
+
+
 def test_the_package_index_lists_each_wheel_by_a_relative_link(tmp_path):
     wheels = [tmp_path / "a_pkg-1.0-py3-none-any.whl", tmp_path / "a_pkg-1.1-py3-none-any.whl"]
     page = publish.packages_index(wheels)
