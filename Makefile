@@ -9,7 +9,7 @@ OUT ?= grading-output
 WORKERS ?=
 NOTEBOOK ?=
 
-.PHONY: all install system-book system-test system-grade book test bench assignments grade check verify clean
+.PHONY: all install system-book system-test system-grade book site test bench assignments grade check verify clean
 
 all: test
 
@@ -35,6 +35,11 @@ system-grade:
 # The chapters link the student notebooks, so the release comes first.
 book: system-book $(STAMP) assignments
 	$(PY) book/build.py
+
+# The public course in _build/site/ (the book, the student package, the assignments) and the
+# public edition of the repository in _build/public-repo/; fails if the leak audit finds anything.
+site: system-book $(STAMP) assignments
+	$(PY) -m autograder publish
 
 assignments: $(STAMP)
 	$(PY) -m autograder release

@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder release|grade|gradescope|verify|check ...``."""
+"""Command line: ``python -m autograder release|grade|gradescope|verify|check|audit|publish ...``."""
 
 import sys
 
@@ -12,6 +12,8 @@ commands:
                              write DIR/autograder.zip, a Gradescope autograder for ASSIGNMENT
   verify [ASSIGNMENT ...]    check that the hidden checks still grade each assignment right
   check NOTEBOOK.ipynb       (students) say whether a notebook is ready to submit
+  audit PATH ...             find anything secret in files meant to be published
+  publish                    build the public course (_build/site/) and audit it
 
 Run 'python -m autograder COMMAND --help' for a command's options."""
 
@@ -32,8 +34,13 @@ def main(argv=None):
         from .verify import main as run
     elif command == "check":
         from .check import main as run
+    elif command == "audit":
+        from .leak_audit import main as run
+    elif command == "publish":
+        from .publish import main as run
     else:
-        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'gradescope', 'verify' or 'check'.\n\n{USAGE}", file=sys.stderr)
+        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'gradescope', 'verify', "
+              f"'check', 'audit' or 'publish'.\n\n{USAGE}", file=sys.stderr)
         return 2
     return run(rest)
 

@@ -40,6 +40,8 @@ import re
 import sys
 import tempfile
 
+from perceptron_course.execute import RUNNER
+
 __all__ = ["calibrated_settings", "solution_notebook", "describe", "saved_path"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -81,7 +83,7 @@ def _fingerprint(settings, course_dir, assignment):
     for path in (os.path.join(course_dir, "release", assignment, f"{assignment}.ipynb"),
                  os.path.join(course_dir, "source", assignment, f"{assignment}.ipynb"),
                  os.path.join(HERE, "checks", f"{assignment}.py"),
-                 os.path.join(HERE, "runner.py"), os.path.join(HERE, "probe.py")):
+                 RUNNER, os.path.join(os.path.dirname(RUNNER), "probe.py")):
         try:
             with open(path, "rb") as f:
                 digest.update(hashlib.sha256(f.read()).digest())

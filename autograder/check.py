@@ -1,469 +1,61 @@
-"""``python -m autograder check NOTEBOOK.ipynb``: will this notebook grade? Students run it before submitting.
+"""``python -m autograder check NOTEBOOK.ipynb``: the student's check, run against a course directory.
 
-It runs on the student's own machine, without a sandbox, and does what
-grading does up to the hidden checks: it rebuilds the notebook around the
-release's locked cells (:func:`autograder.integrity.prepare_notebook`, so an
-edited or deleted test cell runs as the original, exactly as when graded),
-copies it with the release's other files into an empty folder, and runs it
-top to bottom with the grader's own runner (a fresh Python process, an
-IPython shell) and the grader's time limits: a cell past the per-cell limit
-is interrupted and the next one runs.
-
-Then it prints, part by part: each visible test passed or failed with its
-message; functions still missing or still raising ``NotImplementedError``;
-cells that raised or ran past the time limit; written answers still empty;
-then the locked cells that were edited, deleted or copied, and whether the
-file has the name the grader expects.  It exits 0 only when nothing is left
-to fix.
-
-It never runs or shows a hidden check: the test cells come from the release,
-which has none, and nothing here imports :mod:`autograder.checks`.  A
-notebook to run that contains any instructor-only marker is refused.
+The check itself is :mod:`perceptron_course.check` (students run it as
+``perceptron-check`` from the course's package).  Here it compares the
+notebook with the course directory's own release (``notebooks/release/``,
+or ``--course-dir``) and holds it to the limits of that course's
+``nbgrader_config.py``, and it refuses a release that holds instructor-only
+text.
 """
 
-import argparse
-import ast
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
-from dataclasses import dataclass
 
-from .integrity import prepare_notebook
+from perceptron_course.check import (CANNOT_CHECK, CheckError, Finding, Plan, format_report)  # noqa: F401
+from perceptron_course.check import check_notebook as _check_notebook
+from perceptron_course.check import main as _main
+from perceptron_course.check import parser as _parser
+from perceptron_course.check import plan as _plan
+from perceptron_course.execute import run_notebook  # noqa: F401  (verify runs notebooks with it)
+
 from .release import COURSE_DIR, LEAK_MARKERS
-from .boundary import parse_notebook, read_untrusted_file
-from .limits import Limits
-from .results import Settings
 
-__all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main"]
+__all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main", "run_notebook"]
 
-READY, NOT_READY, CANNOT_CHECK = 0, 1, 2
-WRITTEN_STUB = "YOUR ANSWER HERE"
-MAX_MESSAGE = 300
-PART_HEADING = re.compile(r"##\s+(Part [A-Z]):\s*(.*?)\s*\((\d+) points?\)")
-FILE = "The file"
-SETUP = "Set-up"
+HOW_TO_RELEASE = "run `python -m autograder release` (or `make assignments`) first"
 
 
-class CheckError(Exception):
-    """The notebook cannot be checked at all (no such file, no released assignment to compare it with)."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One printed line: ``ok`` is False for anything the student must fix before submitting."""
-
-    part: str
-    ok: bool
-    text: str
-
-
-def _nbgrader(cell):
-    meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-    return meta if isinstance(meta, dict) else {}
-
-
-def _source(cell):
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _released(course_dir):
-    """``{assignment: path of its release notebook}`` for every released assignment of the course."""
-    release = os.path.join(course_dir, "release")
-    found = {}
-    if os.path.isdir(release):
-        for name in sorted(os.listdir(release)):
-            path = os.path.join(release, name, f"{name}.ipynb")
-            if os.path.isfile(path):
-                found[name] = path
-    return found
-
-
-def _grade_ids(notebook):
-    """The nbgrader grade ids of a release notebook (nbformat) or a parsed submission."""
-    if hasattr(notebook, "metadata") or isinstance(notebook, dict):
-        return {_nbgrader(c).get("grade_id") for c in notebook["cells"] if isinstance(c, dict)} - {None}
-    return {cell.grade_id for cell in notebook.cells} - {None}
-
-
-def _which_assignment(path, student, released):
-    """The assignment a notebook belongs to: by its file name, else by the grade cells it shares with a release."""
-    import nbformat
-
-    stem = os.path.splitext(os.path.basename(path))[0]
-    if stem in released:
-        return stem
-    ids = _grade_ids(student)
-    best, shared = None, 0
-    for name, release_path in released.items():
-        overlap = len(ids & _grade_ids(nbformat.read(release_path, as_version=4)))
-        if overlap > shared:
-            best, shared = name, overlap
-    return best
-
-
-def _parts(release_nb):
-    """``(part titles in order, {grade_id: part title})`` from the release's ``## Part X: ... (N points)`` headings."""
-    titles, of_cell, current = [FILE, SETUP], {}, SETUP
-    for cell in release_nb.cells:
-        match = PART_HEADING.match(cell.source) if cell.cell_type == "markdown" else None
-        if match:
-            current = f"{match.group(1)}: {match.group(2)} ({match.group(3)} points)"
-            titles.append(current)
-        gid = _nbgrader(cell).get("grade_id")
-        if gid:
-            of_cell[gid] = current
-    return titles, of_cell
-
-
-def _stub_functions(source):
-    try:
-        return [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
-    except SyntaxError:
-        return []
-
-
-def _raises_not_implemented(function):
-    for node in ast.walk(function):
-        if isinstance(node, ast.Raise) and node.exc is not None:
-            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            if isinstance(target, ast.Name) and target.id == "NotImplementedError":
-                return True
-    return False
-
-
-def _answer_findings(release_nb, answers, authored, part_of):
-    """Missing functions, functions still raising NotImplementedError, code that does not parse, empty answers."""
-    findings = []
-    defined = {}
-    for label, source in authored:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef):
-                defined[node.name] = node
-    for cell in release_nb.cells:
-        meta = _nbgrader(cell)
-        gid = meta.get("grade_id")
-        if not meta.get("solution") or gid is None:
-            continue
-        part = part_of.get(gid, SETUP)
-        answer = answers.get(gid, "")
-        if cell.cell_type == "markdown":
-            if not answer.strip() or answer.strip() == WRITTEN_STUB:
-                findings.append(Finding(part, False, f"written answer {gid} is still empty"))
-            continue
-        try:
-            ast.parse(answer)
-        except SyntaxError as exc:
-            findings.append(Finding(part, False, f"answer cell {gid} is not valid Python: line {exc.lineno}: {exc.msg}"))
-            continue
-        for name in _stub_functions(cell.source):
-            if name not in defined:
-                findings.append(Finding(part, False, f"{name} is not defined: keep the function's name and signature "
-                                                     f"(answer cell {gid})"))
-            elif _raises_not_implemented(defined[name]):
-                findings.append(Finding(part, False, f"{name} still raises NotImplementedError: write its body and "
-                                                     f"delete that line (answer cell {gid})"))
-    return findings
-
-
-def _first_line(text):
-    text = str(text).strip().splitlines()[0] if str(text).strip() else ""
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
-
-
-def run_notebook(notebook, cwd, *, cell_timeout, limits=Limits()):
-    """Execute ``notebook`` in ``cwd`` with the grader's own runner (:mod:`autograder.runner`), cell by cell.
-
-    The same fresh Python process, IPython shell and interruption as in
-    grading, here without a sandbox or hidden tests (``verify`` runs the
-    instructor's notebooks with it too), within ``limits``' notebook budget.
-    The outputs are copied into ``notebook``.  Returns ``(interrupted, stopped, died, seconds)``:
-    the indices of the cells interrupted at the time limit, the cell the
-    budget ran out at, the cell in which the notebook ended Python itself
-    (each ``None`` when it did not happen), and how long each code cell that
-    ran took.
-    """
-    import json
-
-    import nbformat
-
-    from .boundary import read_executed_cells, read_runner_report
-    from .worker import RUNNER_BUDGET, copy_outputs, runner_job
-
-    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
-    with tempfile.TemporaryDirectory(prefix="autograder-check-out-") as out:
-        path = os.path.join(out, "notebook.ipynb")
-        nbformat.write(notebook, path)
-        job = runner_job(notebook=path, cwd=cwd, out_dir=out, probe_in=None, limits=limits, cell_seconds=cell_timeout,
-                         call_seconds=limits.call_seconds)
-        with open(os.path.join(out, "job.json"), "w") as f:
-            json.dump(job, f)
-        try:
-            # The runner's own log (not the notebook's output, which it writes to a file) is of no use here.
-            code = subprocess.run([sys.executable, "-I", runner, os.path.join(out, "job.json")], cwd=cwd,
-                                  env=dict(os.environ), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, timeout=limits.notebook_seconds + limits.grace_seconds).returncode
-        except subprocess.TimeoutExpired:
-            code = RUNNER_BUDGET
-        kinds = [c.cell_type for c in notebook.cells]
-        report = read_runner_report(os.path.join(out, "runner.json"), len(kinds), limits.runner_report_bytes)
-        executed = read_executed_cells(os.path.join(out, "executed.ipynb"), kinds,
-                                       max_bytes=limits.executed_notebook_bytes,
-                                       cell_output_chars=limits.cell_output_bytes,
-                                       total_output_chars=limits.total_output_bytes)
-    copy_outputs(notebook, executed)
-    stopped = report.stopped_at_cell if code == RUNNER_BUDGET else None
-    died = report.stopped_at_cell if code != RUNNER_BUDGET and not report.finished else None
-    return set(report.interrupted_cells), stopped, died, dict(report.cell_seconds)
-
-
-def _label(cell, index):
-    """``(grade_id or None, how to name the cell to the student)``."""
-    gid = _nbgrader(cell).get("grade_id")
-    if gid:
-        return gid, f"cell {gid}"
-    first = _first_line(cell.source)
-    first = first if len(first) <= 60 else first[:57].rstrip() + "..."
-    return None, f"cell {index + 1}" + (f" ({first})" if first else "")
-
-
-def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout, budget, seconds=None,
-                  calibrated=(), limits=None):
-    """What running showed: each visible test passed or failed, other cells that raised or were interrupted.
-
-    ``calibrated`` are the indices of the cells whose time limit grading sets
-    from the instructor's solution (:mod:`autograder.calibrate`): one of them
-    that took longer than the floor of those limits may be interrupted there,
-    although it finished here.
-    """
-    findings = []
-    part = SETUP
-    end = stopped if stopped is not None else died
-    for index, cell in enumerate(notebook.cells):
-        gid, label = _label(cell, index)
-        part = part_of.get(gid, part)
-        if cell.cell_type != "code":
-            continue
-        meta = _nbgrader(cell)
-        is_test = bool(meta.get("grade")) and not meta.get("solution")
-        if index == died:
-            findings.append(Finding(part, False, f"{label} stopped Python itself (for example with os._exit): grading marks "
-                                                 "the notebook crashed and scores every test 0"))
-            continue
-        if end is not None and index >= end:
-            if is_test:
-                findings.append(Finding(part, False, f"test {gid} did not run: the notebook stopped before it"))
-            continue
-        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-        if index in interrupted:
-            problem = (f"ran for more than {cell_timeout:g} s and was interrupted: look for a loop that never ends "
-                       "(grading interrupts it too, and a function that never returns scores 0)")
-            findings.append(Finding(part, False, f"test {gid} {problem}" if is_test else f"{label} {problem}"))
-        elif errors:
-            error = errors[0]
-            message = f"{error.get('ename', 'an error')}: {_first_line(error.get('evalue', ''))}".rstrip(": ")
-            findings.append(Finding(part, False, f"test {gid} failed: {message}" if is_test else f"{label} raised {message}"))
-        elif is_test:
-            findings.append(Finding(part, True, f"test {gid} passed"))
-        took = (seconds or {}).get(index, 0.0)
-        if index in calibrated and index not in interrupted and limits is not None and took > limits.min_cell_seconds:
-            findings.append(Finding(part, False, (
-                f"{'test ' + gid if is_test else label} took {took:.1f} s: grading gives this cell about "
-                f"{limits.calibration_factor:g} times what the model solution needs there, and as little as "
-                f"{limits.min_cell_seconds:g} s, so it may be interrupted; make the functions it calls faster")))
-    if stopped is not None:
-        findings.append(Finding(SETUP, False, f"the notebook ran for more than {budget:g} s in all and was stopped; "
-                                              "grading stops it too and scores every test 0 (status timeout)"))
-    return findings
-
-
-def _locked_findings(flags, part_of):
-    """Edited, deleted and copied locked cells, from the flags of :func:`prepare_notebook`."""
-    findings = []
-    what = {
-        "edited-locked-cell": "was edited: grading runs the original cell instead, so your change has no effect; "
-                              "undo it, or the notebook is flagged for your instructor",
-        "deleted-locked-cell": "was deleted: grading puts the original back and runs it; restore it from the "
-                               "release notebook, or the notebook is flagged for your instructor",
-        "duplicated-cell": "appears more than once: grading keeps the first copy; delete the others",
-    }
-    for flag in flags:
-        if flag.code in what:
-            for gid in re.findall(r"[A-Za-z0-9_-]+", flag.detail.split(":", 1)[-1]):
-                findings.append(Finding(part_of.get(gid, SETUP), False, f"locked cell {gid} {what[flag.code]}"))
-    return findings
-
-
-@dataclass
-class Plan:
-    """What :func:`plan` found before anything runs: the notebook to run and the findings so far."""
-
-    assignment: str
-    notebook: object  # the nbformat notebook to execute, locked cells as released
-    release_path: str
-    titles: list
-    part_of: dict
-    findings: list
-    calibrated: set  # indices of the cells whose time grading calibrates (see _calibrated_cells)
+def _release_dir(course_dir):
+    return os.path.join(course_dir, "release")
 
 
 def plan(path, *, assignment=None, course_dir=COURSE_DIR):
-    """Read a student's notebook and build what :func:`check_notebook` runs, without running anything.
-
-    Returns a :class:`Plan`, or ``(None, findings)`` when the file is not a
-    notebook at all.  Raises :class:`CheckError` when the file or the release it
-    is checked against cannot be found, or the release holds instructor-only
-    text (then it is not a student version, and nothing of it may run).
-    """
-    import nbformat
-
-    if not os.path.isfile(path):
-        raise CheckError(f"there is no file {path}")
-    released = _released(course_dir)
-    if not released:
-        raise CheckError(f"no released assignment in {os.path.join(course_dir, 'release')}: "
-                         "run `python -m autograder release` (or `make assignments`) first")
-    name = os.path.basename(path)
-    # The same parser grading uses, so "not a notebook" here means "ungradable" there.
-    data, reason = read_untrusted_file(path, Limits().notebook_bytes)
-    student = None
-    if data is not None:
-        student, reason = parse_notebook(data)
-    if student is None:
-        return None, [Finding(FILE, False, f"{name} is not a notebook the grader can read ({reason}): "
-                                            "grading will mark it ungradable; save it again from Jupyter")]
-    if assignment is None:
-        assignment = _which_assignment(path, student, released)
-        if assignment is None:
-            raise CheckError(f"{name} shares no graded cell with any released assignment "
-                             f"({', '.join(released)}); name the assignment with --assignment")
-    elif assignment not in released:
-        raise CheckError(f"assignment {assignment!r} is not released; released: {', '.join(released)}")
-
-    release_path = released[assignment]
-    with open(release_path, encoding="utf-8") as f:
-        release_text = f.read()
-    leaked = [marker for marker in LEAK_MARKERS if marker in release_text]
-    if leaked:
-        raise CheckError(f"the release notebook {release_path} contains instructor-only text ({leaked[0]!r}); "
-                         "it is not a student version, so nothing is run")
-    release_nb = nbformat.reads(release_text, as_version=4)
-    titles, part_of = _parts(release_nb)
-    prepared, flags, authored, answers = prepare_notebook(student, release_nb)
-
-    findings = []
-    if os.path.realpath(path) == os.path.realpath(release_path):
-        findings.append(Finding(FILE, False, f"this is the course's own release copy, which `make book` and `make "
-                                              f"assignments` overwrite, and against which edits cannot be seen: "
-                                              f"copy it out (cp {release_path} ~/) and work on the copy"))
-    expected = f"{assignment}.ipynb"
-    if name != expected:
-        findings.append(Finding(FILE, False, f"the file is named {name!r}; the grader expects {expected!r}: "
-                                              "rename it before you submit"))
-    findings += _locked_findings(flags, part_of)
-    findings += _answer_findings(release_nb, answers, authored, part_of)
-    return Plan(assignment, prepared, release_path, titles, part_of, findings,
-                _calibrated_cells(prepared, release_nb))
+    """:func:`perceptron_course.check.plan` against the release of ``course_dir``."""
+    return _plan(path, assignment=assignment, release_dir=_release_dir(course_dir), how_to_release=HOW_TO_RELEASE,
+                 forbidden=LEAK_MARKERS)
 
 
-def _calibrated_cells(notebook, release_nb):
-    """Indices of the code cells of ``notebook`` that come from the release and are not answer cells.
+def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, limits=None, cell_seconds=None):
+    """:func:`perceptron_course.check.check_notebook` against ``course_dir``, with its limits by default."""
+    from .limits import load_limits
 
-    Grading limits these cells' time from the instructor's solution, and
-    recognises them as :mod:`autograder.calibrate` does: by nbgrader id, or by
-    notebook cell id when they have none.
-    """
-    def key(cell):
-        return _nbgrader(cell).get("grade_id") or cell.get("id")
-
-    release_keys = {key(c) for c in release_nb.cells
-                    if c.cell_type == "code" and not _nbgrader(c).get("solution")} - {None}
-    return {index for index, cell in enumerate(notebook.cells)
-            if cell.cell_type == "code" and not _nbgrader(cell).get("solution") and key(cell) in release_keys}
-
-
-def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, settings=Settings()):
-    """Check one notebook; return ``(assignment, list of Finding)`` in the order they are printed.
-
-    Raises :class:`CheckError` as :func:`plan` does.
-    """
-    planned = plan(path, assignment=assignment, course_dir=course_dir)
-    if not isinstance(planned, Plan):
-        return planned
-    findings = list(planned.findings)
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    with tempfile.TemporaryDirectory(prefix="autograder-check-") as work:
-        # The release's other files (data), as grading gives them; nothing else from the student's folder.
-        release_dir = os.path.dirname(planned.release_path)
-        for entry in sorted(os.listdir(release_dir)):
-            source = os.path.join(release_dir, entry)
-            if entry == os.path.basename(planned.release_path) or entry.startswith(".") or os.path.islink(source):
-                continue
-            (shutil.copytree if os.path.isdir(source) else shutil.copy)(source, os.path.join(work, entry))
-        interrupted, stopped, died, seconds = run_notebook(planned.notebook, work, cell_timeout=settings.cell_seconds,
-                                                           limits=settings.limits)
-    findings += _run_findings(planned.notebook, interrupted, stopped, died, planned.part_of,
-                              cell_timeout=settings.cell_seconds, budget=settings.limits.notebook_seconds,
-                              seconds=seconds, calibrated=planned.calibrated, limits=settings.limits)
-    order = {title: i for i, title in enumerate(planned.titles)}
-    findings.sort(key=lambda f: order.get(f.part, 0))  # stable: within a part, the order found
-    return planned.assignment, findings
-
-
-def format_report(path, assignment, findings, settings=Settings()):
-    """The text printed for the student."""
-    lines = [f"Checking {path}" + (f" (assignment {assignment})" if assignment else ""),
-             f"as grading runs it: a fresh Python, at most {settings.cell_seconds:g} s per cell and "
-             f"{settings.limits.notebook_seconds:g} s in all, locked cells as released.",
-             "Only the tests you can see run here; grading adds hidden checks of the same kind.", ""]
-    current = None
-    for finding in findings:
-        if finding.part != current:
-            current = finding.part
-            lines.append(current)
-        lines.append(f"  {'[ok]  ' if finding.ok else '[fix] '} {finding.text}")
-    to_fix = sum(not f.ok for f in findings)
-    lines.append("")
-    if to_fix:
-        lines.append(f"Not ready: {to_fix} thing{'s' if to_fix > 1 else ''} to fix (marked [fix] above).")
-    else:
-        lines.append("Ready to submit: every visible test passes, nothing is missing, and the file name is right.")
-    return "\n".join(lines)
+    limits = load_limits(course_dir) if limits is None else limits
+    return _check_notebook(path, assignment=assignment, release_dir=_release_dir(course_dir), limits=limits,
+                           cell_seconds=cell_seconds, how_to_release=HOW_TO_RELEASE, forbidden=LEAK_MARKERS)
 
 
 def main(argv=None):
     """Check a notebook; exit 0 when it is ready to submit, 1 when not, 2 when it cannot be checked."""
-    defaults = Settings()
-    parser = argparse.ArgumentParser(
-        prog="python -m autograder check",
-        description="Run your notebook as grading does (fresh Python, the grader's time limits, locked cells as "
-                    "released) and say what to fix before you submit. Hidden checks are never run.",
-    )
-    parser.add_argument("notebook", metavar="NOTEBOOK.ipynb")
-    parser.add_argument("--assignment", help="the assignment (default: found from the file name or its cells)")
+    from .limits import LimitsError, load_limits
+
+    prog = "python -m autograder check"
+    parser = _parser(prog)
     parser.add_argument("--course-dir", default=COURSE_DIR, help="the course directory (default: %(default)s)")
-    parser.add_argument("--cell-timeout", type=int, default=defaults.cell_seconds, metavar="SECONDS",
-                        help="interrupt a cell after this long (default: the grader's, %(default)g)")
-    parser.add_argument("--timeout", type=float, default=defaults.limits.notebook_seconds, metavar="SECONDS",
-                        help="stop the whole notebook after this long (default: the grader's, %(default)g)")
     args = parser.parse_args(argv)
-    if args.cell_timeout <= 0 or args.timeout <= 0:
-        print("autograder check: --cell-timeout and --timeout must be positive numbers of seconds.", file=sys.stderr)
-        return CANNOT_CHECK
-    settings = Settings(limits=Limits().replace(notebook_seconds=args.timeout), cell_seconds=args.cell_timeout)
     try:
-        assignment, findings = check_notebook(os.path.expanduser(args.notebook), assignment=args.assignment,
-                                              course_dir=args.course_dir, settings=settings)
-    except CheckError as exc:
-        print(f"autograder check: {exc}.", file=sys.stderr)
+        limits = load_limits(args.course_dir)
+    except LimitsError as exc:
+        print(f"{prog}: {exc}.", file=sys.stderr)
         return CANNOT_CHECK
-    print(format_report(args.notebook, assignment, findings, settings))
-    return NOT_READY if any(not f.ok for f in findings) else READY
+    return _main(prog=prog, release_dir=_release_dir(args.course_dir), limits=limits, how_to_release=HOW_TO_RELEASE,
+                 forbidden=LEAK_MARKERS, args=args)

@@ -13,6 +13,11 @@ itself but a copy built for the assignment (:func:`build_library`):
   ``ImportError`` that says why: the reference implementation is not
   available while the notebook is graded, and what is.
 
+Beside it goes the visible tests' helpers the release's test cells import,
+``perceptron_course.test_helpers``, alone in a ``perceptron_course``
+package of their own (:func:`build_test_helpers`): nothing else of the
+student package (its check, runner or probe) is there.
+
 The static scan (:mod:`autograder.integrity`) still flags code that tries
 (``reference-solution``), and the feedback explains the failure.  A release
 that imports a reference implementation itself cannot be graded this way:
@@ -24,10 +29,19 @@ import importlib
 import os
 import shutil
 
-__all__ = ["LibraryError", "release_imports", "plan_library", "build_library", "unavailable_message", "PACKAGE"]
+from perceptron_course.cells import library_imports
+
+__all__ = ["LibraryError", "release_imports", "plan_library", "build_library", "build_test_helpers",
+           "unavailable_message", "PACKAGE", "TEST_HELPERS_PACKAGE"]
 
 PACKAGE = "perceptron_lib"
 PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), PACKAGE)
+TEST_HELPERS_PACKAGE = "perceptron_course"
+TEST_HELPERS_MODULE = "test_helpers"
+TEST_HELPERS_SOURCE = os.path.join(os.path.dirname(PACKAGE_DIR), TEST_HELPERS_PACKAGE, f"{TEST_HELPERS_MODULE}.py")
+
+TEST_HELPERS_INIT = '''"""{package} as a graded notebook sees it: the visible tests' helpers ({package}.{module}), nothing else."""
+'''
 
 INIT_TEMPLATE = '''"""{package} as a graded notebook sees it: the data loaders its assignment imports, and nothing else."""
 
@@ -66,16 +80,11 @@ def release_imports(release_nb):
     for cell in release_nb.cells:
         if cell.cell_type != "code":
             continue
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:
-            continue  # a cell with IPython syntax imports nothing here
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == PACKAGE:
-                names.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == PACKAGE for a in node.names):
-                raise LibraryError(f"the release imports the {PACKAGE} package itself; import the data loaders it "
-                                   f"needs by name (from {PACKAGE} import ...), so the grader knows what to offer")
+        imported, modules = library_imports(cell.source)
+        if modules:
+            raise LibraryError(f"the release imports the {PACKAGE} package itself; import the data loaders it "
+                               f"needs by name (from {PACKAGE} import ...), so the grader knows what to offer")
+        names.update(imported)
     return tuple(sorted(names))
 
 
@@ -126,8 +135,20 @@ def plan_library(names):
     return frozenset(modules), exports
 
 
+def build_test_helpers(target):
+    """Write ``perceptron_course`` with only its visible tests' helpers into the folder ``target``; return its path."""
+    package_dir = os.path.join(target, TEST_HELPERS_PACKAGE)
+    os.makedirs(package_dir)
+    with open(os.path.join(package_dir, "__init__.py"), "w", encoding="utf-8") as f:
+        f.write(TEST_HELPERS_INIT.format(package=TEST_HELPERS_PACKAGE, module=TEST_HELPERS_MODULE))
+    shutil.copyfile(TEST_HELPERS_SOURCE, os.path.join(package_dir, f"{TEST_HELPERS_MODULE}.py"))
+    return package_dir
+
+
 def build_library(names, target):
-    """Write the graded notebook's ``perceptron_lib`` into the folder ``target``; return the package's path."""
+    """Write the graded notebook's ``perceptron_lib`` into the folder ``target``, and the visible tests' helpers
+    beside it (:func:`build_test_helpers`); return the path of ``perceptron_lib``."""
+    build_test_helpers(target)
     modules, exports = plan_library(names)
     package_dir = os.path.join(target, PACKAGE)
     os.makedirs(package_dir)

@@ -9,7 +9,8 @@ https://gradescope-autograders.readthedocs.io/en/latest/specs/).
 
 :func:`build` writes that zip for one assignment: the two scripts (from
 ``autograder/templates/gradescope``), this grader with the assignment's
-hidden checks only, ``perceptron_lib``, the released assignment, the grading
+hidden checks only, ``perceptron_lib``, ``perceptron_course`` (the runner and
+the readers the grader shares with the student's check), the released assignment, the grading
 requirements pinned as in ``requirements.txt`` and ``constraints.txt``, and
 ``gradescope/config.json`` with the course's limits and the time limits
 calibrated from the instructor's solution on the instructor's machine (the
@@ -157,6 +158,8 @@ def build(assignment, out_dir, *, course_dir, hidden_visibility=DEFAULT_HIDDEN_V
     files += [(os.path.join(HERE, "checks", "__init__.py"), "autograder/checks/__init__.py"),
               (os.path.join(HERE, "checks", f"{assignment}.py"), f"autograder/checks/{assignment}.py")]
     files += _source_files(os.path.join(REPO, "perceptron_lib"), "perceptron_lib")
+    # The runner, the probe and the notebook readers that grading shares with the student's check.
+    files += _source_files(os.path.join(REPO, "perceptron_course"), "perceptron_course")
     files += _tree(release_dir, f"notebooks/release/{assignment}")
     texts = {"gradescope/requirements.txt": _pinned_requirements(),
              CONFIG: json.dumps(course_config(assignment, settings, hidden_visibility), indent=1) + "\n"}

@@ -1,6 +1,7 @@
 """What runs, and what looks like tampering: restoring locked cells and reading the student's code.
 
-:func:`prepare_notebook` builds the notebook that is actually executed from
+:func:`prepare_notebook` (defined in :mod:`perceptron_course.cells`, since
+the student's check runs the same notebook grading runs) builds the notebook that is actually executed from
 the student's notebook and the release notebook.  Cells the release marks
 as answers (nbgrader solution cells) carry the student's source; every
 other cell with an nbgrader id (read-only cells, visible tests, tasks) is
@@ -22,13 +23,14 @@ score: they tell the instructor where to look.
 """
 
 import ast
-import copy
 import hashlib
 import importlib.metadata
 import os
 import re
 import sys
 from functools import lru_cache
+
+from perceptron_course.cells import _grade_id, _nbgrader, prepare_notebook
 
 from .results import Flag
 
@@ -43,9 +45,12 @@ REFERENCE_NAMES = frozenset({
 REFERENCE_MODULES = frozenset({"perceptron", "voted", "averaged", "theory", "trace", "_engine", "_base", "estimators",
                                "multiclass", "bounds", "_kernel"})
 
+# %pip is here because the runner replaces it with a message and installs nothing (downloaded notebooks
+# open with a %pip install of the course's package).
 BENIGN_LINE_MAGICS = frozenset({"matplotlib", "time", "timeit", "precision", "pprint", "who", "whos", "pinfo",
                                 "pinfo2", "psearch", "page", "pdoc", "pdef", "psource", "pfile", "lsmagic",
-                                "magic", "quickref", "history", "xmode", "doctest_mode", "automagic", "autocall"})
+                                "magic", "quickref", "history", "xmode", "doctest_mode", "automagic", "autocall",
+                                "pip"})
 BENIGN_CELL_MAGICS = frozenset({"time", "timeit", "capture", "markdown", "latex", "html", "HTML", "svg",
                                 "javascript", "js"})
 IPYTHON_INTERNALS = frozenset({"input_transformers_cleanup", "input_transformers_post", "input_transformer_manager",
@@ -75,34 +80,7 @@ OUTSIDE_PATH = re.compile(r"(?:^|[\s'\"=(:,])(?:/(?:etc|proc|sys|work|root|home|
 GRADING_WORDS = re.compile(r"autograd|nbgrader|gradebook|bwrap|notebooks/source|grading", re.I)
 
 
-# -- the notebook that runs -------------------------------------------------------
-
-def _nbgrader(cell):
-    meta = cell.get("metadata") if isinstance(cell, dict) else None
-    data = meta.get("nbgrader") if isinstance(meta, dict) else None
-    return data if isinstance(data, dict) else {}
-
-
-def _grade_id(cell):
-    gid = _nbgrader(cell).get("grade_id")
-    return gid if isinstance(gid, str) and gid else None
-
-
-def _is_solution(cell):
-    return bool(_nbgrader(cell).get("solution"))
-
-
-def _checksum(kind, source, nbgrader_meta):
-    """nbgrader's checksum of a cell (source, type, kind, id and points), or ``None`` if its metadata is broken."""
-    from nbformat import from_dict
-    from nbgrader.utils import compute_checksum
-
-    try:
-        node = from_dict({"cell_type": kind, "source": source, "metadata": {"nbgrader": dict(nbgrader_meta)}})
-        return compute_checksum(node)
-    except (KeyError, TypeError, ValueError):
-        return None
-
+# -- grade cells and answers ---------------------------------------------------------
 
 def answer_checksum(source):
     """A stable fingerprint of an answer's text, to tell whether it changed between two gradings."""
@@ -119,100 +97,6 @@ def grade_cells(release_nb):
             points = float(meta.get("points", 0) or 0)
             (manual if meta.get("solution") or meta.get("task") else autograded).append((gid, points))
     return autograded, manual
-
-
-def _clean_cell(kind, source, metadata, cell_id):
-    from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
-
-    make = {"code": new_code_cell, "markdown": new_markdown_cell, "raw": new_raw_cell}[kind]
-    cell = make(source=source, metadata=copy.deepcopy(metadata))
-    cell["id"] = cell_id
-    return cell
-
-
-def prepare_notebook(student_nb, release_nb):
-    """Build the notebook to execute; return ``(notebook, flags, authored, answers)``.
-
-    ``student_nb`` is the student's notebook as parsed at the trust boundary
-    (a :class:`~autograder.boundary.SubmittedNotebook`); ``release_nb`` the
-    trusted release notebook.  ``authored`` lists ``(label, source)`` of the
-    code the student wrote, for :func:`scan_code`, and ``answers`` maps each
-    answer cell's grade_id to its source.
-    """
-    from nbformat.v4 import new_notebook
-
-    release_cells = release_nb.cells
-    release_by_id = {_grade_id(c): c for c in release_cells if _grade_id(c)}
-    student_cells = list(student_nb.cells)
-
-    first = {}
-    duplicated = []
-    extras = {None: []}
-    anchor = None
-    for cell in student_cells:
-        gid = cell.grade_id
-        if gid in release_by_id:
-            if gid not in first:
-                first[gid] = cell
-                anchor = gid
-                continue
-            duplicated.append(gid)
-            if not _is_solution(release_by_id[gid]):
-                continue  # a copy of a locked or test cell never runs
-        extras.setdefault(anchor, []).append(cell)
-
-    flags = []
-    edited, deleted = [], []
-    cells, authored, answers = [], [], {}
-    used_ids = set()
-
-    def add(kind, source, metadata, wanted_id):
-        cell_id = wanted_id if isinstance(wanted_id, str) and re.fullmatch(r"[a-zA-Z0-9-_]{1,64}", wanted_id) \
-            and wanted_id not in used_ids else f"cell-{len(cells)}"
-        while cell_id in used_ids:
-            cell_id = f"cell-{len(cells)}-{len(used_ids)}"
-        used_ids.add(cell_id)
-        cells.append(_clean_cell(kind, source, metadata, cell_id))
-
-    def add_extras(key):
-        for cell in extras.get(key, []):
-            kind, source = cell.kind, cell.source
-            add(kind, source, {}, cell.cell_id)
-            if kind == "code":
-                authored.append((f"cell {len(cells)} (added by the student)", source))
-
-    add_extras(None)
-    for rcell in release_cells:
-        gid = _grade_id(rcell)
-        if gid is None:
-            continue
-        kind = rcell.cell_type
-        meta = dict(rcell.metadata)
-        student = first.get(gid)
-        if _is_solution(rcell):
-            source = student.source if student is not None else rcell.source
-            add(kind, source, meta, rcell.get("id"))
-            answers[gid] = source
-            if kind == "code":
-                authored.append((f"answer cell {gid!r}", source))
-        else:
-            if student is None:
-                deleted.append(gid)
-            elif _checksum(student.kind, student.source, dict(student.nbgrader)) != \
-                    _checksum(rcell.cell_type, rcell.source, _nbgrader(rcell)):
-                edited.append(gid)
-            add(kind, rcell.source, meta, rcell.get("id"))
-        add_extras(gid)
-
-    if edited:
-        flags.append(Flag("edited-locked-cell", "changed: " + ", ".join(edited)))
-    if deleted:
-        flags.append(Flag("deleted-locked-cell", "missing: " + ", ".join(deleted)))
-    if duplicated:
-        flags.append(Flag("duplicated-cell", "twice or more: " + ", ".join(sorted(set(duplicated)))))
-
-    nb = new_notebook(cells=cells, metadata=copy.deepcopy(dict(release_nb.metadata)))
-    return nb, flags, authored, answers
 
 
 # -- reading the student's code -------------------------------------------------

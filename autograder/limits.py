@@ -1,93 +1,22 @@
-"""Every limit of a grading run, declared once: its name, unit, default and meaning.
+"""The course's limits as the grader uses them: read from ``nbgrader_config.py``, and the sandbox's share.
 
-:class:`Limits` is the one place a limit is defined.  A course changes any of
-them in its ``nbgrader_config.py``, in the ``Autograder`` section::
-
-    c.Autograder.notebook_seconds = 120
-    c.Autograder.memory_bytes = 2 * 2**30
-
-and the command line overrides the two time limits (``--timeout``,
-``--cell-timeout``).  :func:`load_limits` reads the course's values and
-refuses unknown names and values of the wrong type or sign, naming the
-setting and what was expected.  :meth:`Limits.describe` gives one line per
-limit for the report, so the instructor sees what every submission was held
-to.
-
-Two time limits are calibrated from the instructor's own solution when a
-batch starts (:mod:`autograder.calibrate`): the per-call limit of a hidden
-test and the per-cell limit of a visible test are set to a multiple of what
-the solution needs, never above the configured ceilings here and never
-below the floors.
+The limits themselves are declared once, in :mod:`perceptron_course.limits`
+(the student's check holds a submission to the same ones).  This module
+adds what only the grader needs: :func:`load_limits`, which reads a course's
+values from its ``nbgrader_config.py``, and :meth:`Limits.sandbox_limits`,
+the resource limits of one sandbox.
 """
 
-import dataclasses
 import os
-from dataclasses import dataclass, field
 
-__all__ = ["Limits", "LimitsError", "load_limits", "CONFIG_SECTION"]
+from perceptron_course.limits import CONFIG_SECTION, MiB, LimitsError
+from perceptron_course.limits import Limits as _DeclaredLimits
 
-CONFIG_SECTION = "Autograder"
-MiB = 2**20
-
-
-def _limit(default, unit, text):
-    return field(default=default, metadata={"unit": unit, "text": text})
+__all__ = ["Limits", "LimitsError", "load_limits", "CONFIG_SECTION", "MiB"]
 
 
-@dataclass(frozen=True)
-class Limits:
-    """The limits every submission of a run is held to (see the module docstring)."""
-
-    # Time.
-    notebook_seconds: float = _limit(300.0, "s", "wall-clock budget of one whole notebook, hidden tests included")
-    cell_seconds: float = _limit(60.0, "s", "ceiling of one cell's run time; a cell past it is interrupted "
-                                            "and the next one runs")
-    call_seconds: float = _limit(3.0, "s", "ceiling of one call of a student's function by a hidden test")
-    calibration_factor: float = _limit(20.0, "x", "calibrated limits are this multiple of the instructor "
-                                                  "solution's own time")
-    min_cell_seconds: float = _limit(3.0, "s", "floor of a calibrated cell limit")
-    min_call_seconds: float = _limit(1.0, "s", "floor of a calibrated call limit")
-    grace_seconds: float = _limit(10.0, "s", "extra wall-clock time past the notebook budget before the "
-                                             "sandbox is killed")
-    # Resources of the sandbox (each process gets its own copy of a resource limit).
-    memory_bytes: int = _limit(3 * 2**30, "bytes", "address space of one process")
-    processes: int = _limit(256, "processes", "processes and threads the sandbox may run at once")
-    file_bytes: int = _limit(64 * MiB, "bytes", "size of one file the notebook writes")
-    open_files: int = _limit(1024, "files", "files one process may hold open")
-    tmp_bytes: int = _limit(256 * MiB, "bytes", "size of the sandbox's private /tmp and of its home")
-    work_bytes: int = _limit(512 * MiB, "bytes", "everything the notebook writes into its folder")
-    work_files: int = _limit(20_000, "files", "files and folders the notebook may create in its folder")
-    # Sizes of what crosses the boundary.
-    notebook_bytes: int = _limit(20 * MiB, "bytes", "size of one submitted notebook")
-    cell_output_bytes: int = _limit(100_000, "bytes", "output kept per cell")
-    total_output_bytes: int = _limit(2_000_000, "bytes", "output kept per notebook")
-    executed_notebook_bytes: int = _limit(64 * MiB, "bytes", "the executed notebook read back from the sandbox")
-    runner_report_bytes: int = _limit(1 * MiB, "bytes", "the runner's report read back from the sandbox")
-    probe_results_bytes: int = _limit(64 * MiB, "bytes", "the hidden tests' results read back from the sandbox")
-    zip_members: int = _limit(20_000, "members", "members of a .zip of submissions")
-    zip_bytes: int = _limit(2 * 2**30, "bytes", "everything a .zip of submissions expands to")
-
-    def __post_init__(self):
-        for spec in dataclasses.fields(self):
-            value = getattr(self, spec.name)
-            wanted = int if spec.type in (int, "int") else float
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or (wanted is int and not isinstance(value, int)):
-                raise LimitsError(f"{CONFIG_SECTION}.{spec.name} must be {'an int' if wanted is int else 'a number'} "
-                                  f"of {spec.metadata['unit']}; got {value!r} instead")
-            if not value > 0:
-                raise LimitsError(f"{CONFIG_SECTION}.{spec.name} must be positive ({spec.metadata['unit']}); "
-                                  f"got {value!r} instead")
-        if self.cell_seconds > self.notebook_seconds:
-            object.__setattr__(self, "cell_seconds", self.notebook_seconds)
-
-    def replace(self, **changes):
-        """A copy with ``changes``; unknown names are a :class:`LimitsError`."""
-        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
-        if unknown:
-            raise LimitsError(f"unknown limit {', '.join(unknown)}; known limits: "
-                              + ", ".join(f.name for f in dataclasses.fields(self)))
-        return dataclasses.replace(self, **changes)
+class Limits(_DeclaredLimits):
+    """The limits every submission of a run is held to (see :mod:`perceptron_course.limits`)."""
 
     def sandbox_limits(self, cpu_seconds):
         """The resource limits of one sandbox (:class:`autograder.sandbox.Limits`), with ``cpu_seconds`` of CPU."""
@@ -95,26 +24,6 @@ class Limits:
 
         return SandboxLimits(memory_bytes=self.memory_bytes, processes=self.processes, file_bytes=self.file_bytes,
                              cpu_seconds=int(cpu_seconds), open_files=self.open_files, tmp_bytes=self.tmp_bytes)
-
-    def describe(self):
-        """``(name, value with unit, meaning)`` for every limit, in declaration order."""
-        rows = []
-        for spec in dataclasses.fields(self):
-            value, unit = getattr(self, spec.name), spec.metadata["unit"]
-            if unit == "bytes" and value >= MiB:
-                shown = f"{value / MiB:g} MiB"
-            elif unit == "bytes":
-                shown = f"{value:,} bytes"
-            elif unit == "x":
-                shown = f"{value:g}x"
-            else:
-                shown = f"{value:g} {unit}" if isinstance(value, float) else f"{value:,} {unit}"
-            rows.append((spec.name, shown, spec.metadata["text"]))
-        return rows
-
-
-class LimitsError(ValueError):
-    """A limit in the course configuration is unknown, of the wrong type or not positive."""
 
 
 def load_limits(course_dir, **overrides):

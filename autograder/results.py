@@ -10,6 +10,8 @@ the sentences the feedback and the report use to explain them.
 
 from dataclasses import dataclass, field
 
+from perceptron_course.cells import Flag  # defined with the locked cells it reports on
+
 from .limits import Limits
 
 GRADED = "graded"
@@ -64,14 +66,6 @@ FLAG_TEXT = {
     "not-on-roster": "The submission matches no student of the roster; it was graded under the id shown.",
     "group-submission": "Graded from a group submission another member handed in; the grade is the group's.",
 }
-
-
-@dataclass(frozen=True)
-class Flag:
-    """Something in a submission the instructor should look at."""
-
-    code: str
-    detail: str = ""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ It reads the submitted file and parses it at the trust boundary
 (:mod:`autograder.boundary`), rebuilds the notebook around the release's
 locked cells and scans the student's code (:mod:`autograder.integrity`),
 lays out a private folder for the run, executes the notebook there in a
-new sandbox (:mod:`autograder.sandbox`, :mod:`autograder.runner`), and reads
+new sandbox (:mod:`autograder.sandbox`, :mod:`perceptron_course.runner`), and reads
 back, again through the boundary, the runner's report, the executed
 notebook and the hidden tests' results.  It returns a
 :class:`~autograder.results.Result` carrying those results for the host's
@@ -27,11 +27,14 @@ import sys
 import tempfile
 import time
 
+from perceptron_course.execute import RUNNER, copy_outputs, runner_job
+
 from .results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
 
 __all__ = ["run_submission", "runner_job", "copy_outputs", "warm_up", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The runner and the probe it loads, which the student's check runs too (perceptron_course).
+RUNNER_DIR = os.path.dirname(RUNNER)
 
 # Where things are inside the sandbox.
 SANDBOX_GRADER = "/grader"
@@ -40,7 +43,7 @@ SANDBOX_OUT = "/grading/out"
 SANDBOX_HOME = "/home/student"
 SANDBOX_MATPLOTLIB = "/tmp/matplotlib"
 
-# Exit statuses of autograder/runner.py, which imports nothing from the package.
+# Exit statuses of perceptron_course/runner.py, which imports nothing but the probe.
 RUNNER_OK, RUNNER_BAD_JOB, RUNNER_BUDGET, RUNNER_NO_SHELL = 0, 2, 4, 5
 
 
@@ -232,19 +235,6 @@ def _lay_out(job, release_nb, prepared, checks, job_dir):
     return work, probe_in, out, lib, mpl
 
 
-def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_cell=(),
-               python_path=(), list_processes=False):
-    """The runner's instructions, exactly the keys ``autograder/runner.py`` reads: where everything is, and every
-    limit it applies.  ``probe_in`` is ``None`` for a run without hidden tests (a student's check)."""
-    return {
-        "notebook": notebook, "cwd": cwd, "out_dir": out_dir, "probe_in": probe_in,
-        "notebook_seconds": limits.notebook_seconds, "cell_seconds": cell_seconds,
-        "cell_seconds_by_cell": dict(cell_seconds_by_cell), "call_seconds": call_seconds,
-        "max_cell_output_bytes": limits.cell_output_bytes, "max_total_output_bytes": limits.total_output_bytes,
-        "python_path": list(python_path), "list_processes": list_processes,
-    }
-
-
 def _job_file(job, cwd, paths):
     """The runner's instructions for ``job``."""
     settings = job.settings
@@ -258,7 +248,7 @@ def _job_file(job, cwd, paths):
 def _run_notebook(job, release_nb, prepared, checks, job_dir):
     """Execute ``prepared`` in a sandbox (or not); return ``(outcome, (out_dir, work_dir, original_names))``."""
     from . import sandbox
-    from .course_library import PACKAGE
+    from .course_library import PACKAGE, TEST_HELPERS_PACKAGE
 
     settings, limits = job.settings, job.settings.limits
     work, probe_in, out, lib, mpl = _lay_out(job, release_nb, prepared, checks, job_dir)
@@ -270,8 +260,8 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
                  "runner": f"{SANDBOX_GRADER}/autograder/runner.py"}
     else:
         cwd = work
-        runner = os.path.join(lib, "autograder", "runner.py") if settings.unprivileged_user \
-            else os.path.join(HERE, "runner.py")
+        # The other user id cannot read the grader's folders: it runs a copy beside the notebook's library.
+        runner = os.path.join(lib, "autograder", "runner.py") if settings.unprivileged_user else RUNNER
         paths = {"in": probe_in, "out": out, "lib": lib, "runner": runner}
     with open(os.path.join(probe_in, "job.json"), "w") as f:
         json.dump(_job_file(job, cwd, paths), f)
@@ -301,8 +291,9 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
             sandbox.Mount(mpl, SANDBOX_MATPLOTLIB, writable=True),
             sandbox.Mount(probe_in, SANDBOX_IN),
             sandbox.Mount(os.path.join(lib, PACKAGE), f"{SANDBOX_GRADER}/{PACKAGE}"),
-            sandbox.Mount(os.path.join(HERE, "probe.py"), f"{SANDBOX_GRADER}/autograder/probe.py"),
-            sandbox.Mount(os.path.join(HERE, "runner.py"), paths["runner"]),
+            sandbox.Mount(os.path.join(lib, TEST_HELPERS_PACKAGE), f"{SANDBOX_GRADER}/{TEST_HELPERS_PACKAGE}"),
+            sandbox.Mount(os.path.join(RUNNER_DIR, "probe.py"), f"{SANDBOX_GRADER}/autograder/probe.py"),
+            sandbox.Mount(RUNNER, paths["runner"]),
         ]
         env = sandbox_env(SANDBOX_HOME, "/tmp", SANDBOX_MATPLOTLIB, SANDBOX_GRADER,
                           f"{os.path.join(sys.prefix, 'bin')}:/usr/local/bin:/usr/bin:/bin")
@@ -337,7 +328,7 @@ def _open_to_user(job_dir, *, writable, readable, grader_dir):
     uid = sandbox.sandbox_uid()
     os.makedirs(os.path.join(grader_dir, "autograder"), exist_ok=True)
     for name in ("runner.py", "probe.py"):
-        shutil.copyfile(os.path.join(HERE, name), os.path.join(grader_dir, "autograder", name))
+        shutil.copyfile(os.path.join(RUNNER_DIR, name), os.path.join(grader_dir, "autograder", name))
     os.chmod(job_dir, 0o711)  # the user may pass through to its folders, not list the others
     for folder in writable:
         for root, dirs, files in os.walk(folder):
@@ -403,17 +394,6 @@ def _runner_flags(report):
     if not report.probes_ran and report.probe_error:
         notes.append(f"The hidden tests could not call your functions ({report.probe_error}).")
     return flags, notes
-
-
-def copy_outputs(notebook, executed):
-    """Put the outputs read back through :func:`autograder.boundary.read_executed_cells` into ``notebook``'s cells."""
-    import nbformat
-
-    for cell, ran in zip(notebook.cells, executed):
-        if ran is None or cell.cell_type != "code":
-            continue
-        cell.outputs = [nbformat.from_dict(output.as_dict()) for output in ran.outputs]
-        cell.execution_count = ran.execution_count
 
 
 def _autograded_notebook(prepared, executed):

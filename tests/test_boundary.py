@@ -1,7 +1,7 @@
 """The trust boundary under fire: generated hostile inputs by the thousand, no sandbox.
 
 Every reader of :mod:`autograder.boundary` (and the probe schema's
-:func:`~autograder.probe.decode`, which the host uses through it) must be
+:func:`~perceptron_course.probe.decode`, which the host uses through it) must be
 total: malformed, truncated, oversized, deeply nested, wrongly typed and
 lying inputs give an empty or explicit record of the documented types,
 never an exception, and never text that cannot be written back out.
@@ -24,11 +24,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder import boundary, probe
+from autograder import boundary
 from autograder.boundary import (ArchiveError, ExecutedCell, ProbeRecord, ProbeResults, RunnerReport,
                                  SubmittedCell, SubmittedNotebook, extract_zip, parse_notebook, read_executed_cells,
                                  read_probe_results, read_runner_report, read_untrusted_file, safe_member_path)
 from autograder.integrity import prepare_notebook
+from perceptron_course import boundary as notebook_boundary  # the readers the student's check shares
+from perceptron_course import probe
 
 FAST = settings(max_examples=150, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -99,7 +101,7 @@ def assert_submitted(nb):
         assert cell.kind in ("code", "markdown", "raw")
         assert isinstance(cell.source, str)
         cell.source.encode("utf-8")
-        assert cell.cell_id is None or boundary.CELL_ID.fullmatch(cell.cell_id)
+        assert cell.cell_id is None or notebook_boundary.CELL_ID.fullmatch(cell.cell_id)
         for key, value in cell.nbgrader:
             assert isinstance(key, str)
             key.encode("utf-8")
@@ -226,8 +228,8 @@ def test_runner_reports_become_checked_records(tmp_path_factory, report, n_cells
     assert read.stopped_at_cell is None or (type(read.stopped_at_cell) is int and 0 <= read.stopped_at_cell < n_cells)
     for cells in (read.interrupted_cells, read.truncated_cells):
         assert list(cells) == sorted(set(cells)) and all(type(i) is int and 0 <= i < n_cells for i in cells)
-        assert len(cells) <= boundary.MAX_CELLS_LISTED
-    assert all(isinstance(n, str) and len(n) <= boundary.MAX_PROCESS_NAME for n in read.processes_left)
+        assert len(cells) <= notebook_boundary.MAX_CELLS_LISTED
+    assert all(isinstance(n, str) and len(n) <= notebook_boundary.MAX_PROCESS_NAME for n in read.processes_left)
     "".join(read.processes_left).encode("utf-8")
     assert type(read.probes_ran) is bool and type(read.finished) is bool
     assert read.finished == (isinstance(report, dict) and report.get("finished") is True)
@@ -281,7 +283,7 @@ def test_executed_notebooks_give_only_plain_capped_outputs(tmp_path_factory, cel
         assert ran.execution_count is None or type(ran.execution_count) is int
         for output in ran.outputs:
             assert output.output_type in ("stream", "error", "display_data", "execute_result")
-            assert all(mime in boundary.ALLOWED_MIME for mime, _ in output.data)
+            assert all(mime in notebook_boundary.ALLOWED_MIME for mime, _ in output.data)
             total += output.size()
         cell.outputs = [nbformat.from_dict(o.as_dict()) for o in ran.outputs]
         cell.execution_count = ran.execution_count

@@ -253,15 +253,15 @@ def test_the_release_copy_itself_is_not_the_students_copy(course):
     path = course / "release" / PS4 / f"{PS4}.ipynb"
     planned = check.plan(str(path), course_dir=str(course))
     assert [f.text for f in planned.findings if f.part == "The file"] == [
-        "this is the course's own release copy, which `make book` and `make assignments` overwrite, and against "
-        f"which edits cannot be seen: copy it out (cp {path} ~/) and work on the copy"]
+        "this is the course's own release copy, which is replaced when the course is updated, and against which "
+        f"edits cannot be seen: copy it out (cp {path} ~/) and work on the copy"]
 
 
 @pytest.mark.parametrize("make_args, message", [
     (lambda course, tmp: [str(tmp / "nothing.ipynb"), "--course-dir", str(course)], "there is no file"),
     (lambda course, tmp: [str(tmp / "x.ipynb"), "--course-dir", str(tmp)], "no released assignment in"),
     (lambda course, tmp: [str(tmp / "x.ipynb"), "--course-dir", str(course), "--assignment", "ps9"],
-     "assignment 'ps9' is not released; released: ps4_offset"),
+     "assignment 'ps9' is not one of this course's; its assignments: ps4_offset"),
     (lambda course, tmp: [str(tmp / "x.ipynb"), "--course-dir", str(course)], "x.ipynb shares no graded cell"),
     (lambda course, tmp: [str(tmp / "x.ipynb"), "--course-dir", str(course), "--cell-timeout", "0"],
      "--cell-timeout and --timeout must be positive"),

@@ -83,3 +83,33 @@ def test_release_imports_reads_every_form_of_import():
 def test_a_release_that_needs_the_reference_is_refused(names, message):
     with pytest.raises(LibraryError, match=message):
         plan_library(names)
+
+
+TRY_HELPERS = r"""
+import json
+seen = {}
+from perceptron_course.test_helpers import expect_array
+try:
+    expect_array("f", [1.0], [1.0], "the input x")
+except AssertionError as exc:
+    seen["message"] = str(exc)
+for module in ("perceptron_course.check", "perceptron_course.runner", "perceptron_course.probe"):
+    try:
+        __import__(module)
+        seen[module] = "imported"
+    except ImportError:
+        seen[module] = "absent"
+print(json.dumps(seen))
+"""
+
+
+def test_the_visible_tests_helpers_are_there_and_nothing_else_of_the_student_package(tmp_path):
+    build_library(("make_xor",), tmp_path)
+    assert sorted(os.listdir(tmp_path / "perceptron_course")) == ["__init__.py", "test_helpers.py"]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-c", TRY_HELPERS], env=env, capture_output=True, text=True,
+                         cwd=str(tmp_path), check=True)
+    seen = json.loads(out.stdout)
+    assert seen.pop("message") == "f returned a list on the input x; expected a numpy array of shape (1,)."
+    assert seen == dict.fromkeys(("perceptron_course.check", "perceptron_course.runner", "perceptron_course.probe"),
+                                 "absent")

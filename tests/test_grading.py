@@ -941,7 +941,9 @@ def test_tamper_scan_is_quiet_on_the_solutions_and_stubs(assignment):
     solutions = [(f"answer {nbgrader_meta(c)['grade_id']}", without_markers(c.source))
                  for c in source_nb.cells if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
     stubs = [("stub", "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"),
-             ("plot", "%matplotlib inline\nimport matplotlib.pyplot as plt\nfrom perceptron_lib import make_xor")]
+             ("plot", "%matplotlib inline\nimport matplotlib.pyplot as plt\nfrom perceptron_lib import make_xor"),
+             # the first cell of a downloaded notebook; the runner installs nothing
+             ("install", "%pip install --quiet https://example.edu/perceptron_course_student-1.0.0-py3-none-any.whl")]
     assert scan_code(solutions + stubs) == []
 
 

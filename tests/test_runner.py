@@ -1,4 +1,4 @@
-"""The runner on its own: ``python -I autograder/runner.py JOB.json`` on small notebooks, with no sandbox.
+"""The runner on its own: ``python -I perceptron_course/runner.py JOB.json`` on small notebooks, with no sandbox.
 
 What a cell shows (printed text, results, displays, errors), a cell
 interrupted at its limit with a traceback that ends in the student's code,
@@ -19,13 +19,14 @@ import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder import probe, worker
+from autograder import worker
+from perceptron_course import probe
 from autograder.boundary import read_executed_cells, read_runner_report
 from autograder.limits import Limits
 from autograder.results import Settings
 from autograder.sandbox import Outcome
 
-RUNNER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "autograder", "runner.py")
+RUNNER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "perceptron_course", "runner.py")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 pytestmark = pytest.mark.timeout(120)
 
@@ -183,3 +184,16 @@ def test_an_unusable_job_is_refused(tmp_path):
     (tmp_path / "job.json").write_text("{}")
     done = subprocess.run([sys.executable, "-I", RUNNER, str(tmp_path / "job.json")], capture_output=True, text=True)
     assert done.returncode == worker.RUNNER_BAD_JOB and "cannot read the job" in done.stderr
+
+
+def test_a_pip_line_installs_nothing_and_says_so(tmp_path):
+    # Downloaded notebooks open with a %pip install of the course's package; checking and grading install nothing.
+    code, report, executed, _ = run(tmp_path, [
+        "# Install the course's package (Colab, JupyterHub).\n%pip install --quiet https://example.edu/x.whl",
+        "print('after')",
+    ])
+    assert code == worker.RUNNER_OK and report.finished
+    assert outputs(executed[0]) == [{"output_type": "stream", "name": "stdout", "text": (
+        "%pip install --quiet https://example.edu/x.whl: not run here. This run already has the course's package "
+        "and everything the notebook needs, and nothing is installed while a notebook is checked or graded.\n")}]
+    assert outputs(executed[1]) == [{"output_type": "stream", "name": "stdout", "text": "after\n"}]

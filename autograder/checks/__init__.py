@@ -10,7 +10,7 @@ every check with its ``grade_id`` passes.
 The same checks run two ways, with the same verdicts:
 
 * in the sandbox: :func:`write_probes` turns the cases into data files, the
-  student's kernel runs :mod:`autograder.probe` on them, the host reads the
+  student's kernel runs :mod:`perceptron_course.probe` on them, the host reads the
   returned data at the trust boundary
   (:func:`autograder.boundary.read_probe_results`) and
   :func:`verdicts_from_results` judges it;
@@ -31,8 +31,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import probe as _probe
-from ..probe import Opaque
+from perceptron_course import probe as _probe
+from perceptron_course.probe import Opaque
 
 __all__ = ["Case", "Check", "Verdict", "load_checks", "probe_ids", "write_probes", "verdicts_from_results",
            "evaluate_namespace", "run_in_notebook"]

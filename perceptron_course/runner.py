@@ -1,11 +1,11 @@
-"""Executing one submission, inside the sandbox.
+"""Executing one notebook: a submission inside the sandbox, or a student's notebook in their own check.
 
 This is the only grading code that runs where the student's code runs.  It
-is started by :mod:`autograder.sandbox` as ``python -I runner.py JOB.json``
-and is deliberately self-contained: it imports nothing from the
-``autograder`` package except ``probe.py``, which sits beside it (inside the
-sandbox that folder holds only these two files), and it decides no grade.
-It
+is started by :mod:`autograder.sandbox` (or by the student's check,
+:mod:`perceptron_course.execute`) as ``python -I runner.py JOB.json`` and is
+deliberately self-contained: it imports nothing but ``probe.py``, which sits
+beside it (inside the sandbox that folder holds only these two files), and
+it decides no grade.  It
 
 1. runs the prepared notebook's code cells one after another in an IPython
    shell in this very process, as a Jupyter kernel would run them but
@@ -27,8 +27,13 @@ It
    rewritten before each cell, so a notebook that ends this process
    (``os._exit``, a fatal signal) leaves behind which cell it was in.
 
+A ``%pip`` line (downloaded notebooks open with ``%pip install`` of the
+course's package, for Colab or a JupyterHub) installs nothing here: it
+prints that the run already has the course's package.  Grading has no
+network, and a check must not change the student's environment.
+
 Every limit comes from the job file, which the worker writes from the
-course's :class:`autograder.limits.Limits`; none is declared here.
+course's :class:`perceptron_course.limits.Limits`; none is declared here.
 
 Everything this script writes can be overwritten by the student's code,
 which runs in the same process: the host treats all of it as untrusted data
@@ -251,7 +256,18 @@ def _make_shell(outputs):
 
     config = Config()
     config.HistoryManager.enabled = False  # no history database to write
-    return CellShell.instance(config=config)
+    shell = CellShell.instance(config=config)
+    shell.register_magic_function(_pip_not_run, magic_kind="line", magic_name="pip")
+    return shell
+
+
+PIP_NOT_RUN = ("%pip {line}: not run here. This run already has the course's package and everything the "
+               "notebook needs, and nothing is installed while a notebook is checked or graded.")
+
+
+def _pip_not_run(line):
+    """``%pip`` in a checked or graded notebook: say why nothing is installed (see the module docstring)."""
+    print(PIP_NOT_RUN.format(line=line.strip()))
 
 
 class CellTimer:
@@ -430,7 +446,7 @@ def main(argv=None):
 
     report = {"stopped_at_cell": None, "interrupted_cells": [], "truncated_cells": [], "processes_left": [],
               "probes_ran": False, "probe_error": None, "cell_seconds": {}, "probe_seconds": 0.0,
-              "finished": False}  # exactly the keys autograder.boundary.read_runner_report reads
+              "finished": False}  # exactly the keys perceptron_course.boundary.read_runner_report reads
     outputs = Outputs(int(job["max_cell_output_bytes"]), int(job["max_total_output_bytes"]))
     sys.dont_write_bytecode = True
     try:

@@ -3,7 +3,7 @@
 This module is the only grading code besides the runner that runs where
 the student's code runs: the runner imports it beside itself, before the
 notebook runs, and calls :func:`run_probes` on the notebook's namespace
-after the last cell (it imports nothing from the ``autograder`` package).  It reads the probe inputs
+after the last cell (it imports nothing but numpy and the standard library).  It reads the probe inputs
 (``probes.json`` plus arrays in ``probes.npz``), calls each named function on
 them with a time limit, and writes ``results.json`` and ``results.npz``.
 

@@ -1,0 +1,194 @@
+"""The notebook that runs: the student's answers inside the release's own locked cells.
+
+:func:`prepare_notebook` builds the notebook that is actually executed, in
+grading (:mod:`autograder.worker`) and in the student's check alike, from
+the student's notebook and the release notebook.  Cells the release marks
+as answers (nbgrader solution cells) carry the student's source; every
+other cell with an nbgrader id (read-only cells, visible tests, tasks) is
+taken from the release, whatever the student did to it, so an edited,
+deleted or copied test cell can neither change what runs nor break
+grading.  Cells the student added stay where they were, stripped of any
+nbgrader metadata.  What was edited, deleted or duplicated becomes a
+:class:`Flag`.
+
+:func:`library_imports` reads what a cell imports from ``perceptron_lib``:
+a graded notebook gets only the data loaders its release imports
+(:mod:`autograder.course_library`), and the check warns about any other.
+"""
+
+import ast
+import copy
+import hashlib
+import re
+from dataclasses import dataclass
+
+__all__ = ["Flag", "prepare_notebook", "locked_fingerprint", "library_imports", "LIBRARY"]
+
+LIBRARY = "perceptron_lib"
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something in a submission the instructor should look at (codes: :data:`autograder.results.FLAG_TEXT`)."""
+
+    code: str
+    detail: str = ""
+
+
+def _nbgrader(cell):
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    data = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _grade_id(cell):
+    gid = _nbgrader(cell).get("grade_id")
+    return gid if isinstance(gid, str) and gid else None
+
+
+def _is_solution(cell):
+    return bool(_nbgrader(cell).get("solution"))
+
+
+def locked_fingerprint(kind, source, nbgrader_meta):
+    """What must not change in a locked cell, as one digest; ``None`` when its nbgrader metadata is broken.
+
+    The same parts nbgrader's own cell checksum covers: the source, the cell
+    type, whether it is a grade, solution or locked cell, its id, and its
+    points when it is graded.  Two cells differ exactly when their digests do.
+    """
+    try:
+        grade = bool(nbgrader_meta.get("grade", False))
+        solution = bool(nbgrader_meta.get("solution", False))
+        locked = not solution and (grade or bool(nbgrader_meta.get("locked", False)))
+        parts = [source, kind, str(grade), str(solution), str(locked), str(nbgrader_meta["grade_id"])]
+        if grade:
+            parts.append(str(float(nbgrader_meta["points"])))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
+
+
+def _clean_cell(kind, source, metadata, cell_id):
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
+
+    make = {"code": new_code_cell, "markdown": new_markdown_cell, "raw": new_raw_cell}[kind]
+    cell = make(source=source, metadata=copy.deepcopy(metadata))
+    cell["id"] = cell_id
+    return cell
+
+
+def prepare_notebook(student_nb, release_nb):
+    """Build the notebook to execute; return ``(notebook, flags, authored, answers)``.
+
+    ``student_nb`` is the student's notebook as parsed at the trust boundary
+    (a :class:`~perceptron_course.boundary.SubmittedNotebook`); ``release_nb`` the
+    trusted release notebook.  ``authored`` lists ``(label, source)`` of the
+    code the student wrote, for the grader's scan (:func:`autograder.integrity.scan_code`), and ``answers`` maps each
+    answer cell's grade_id to its source.
+    """
+    from nbformat.v4 import new_notebook
+
+    release_cells = release_nb.cells
+    release_by_id = {_grade_id(c): c for c in release_cells if _grade_id(c)}
+    student_cells = list(student_nb.cells)
+
+    first = {}
+    duplicated = []
+    extras = {None: []}
+    anchor = None
+    for cell in student_cells:
+        gid = cell.grade_id
+        if gid in release_by_id:
+            if gid not in first:
+                first[gid] = cell
+                anchor = gid
+                continue
+            duplicated.append(gid)
+            if not _is_solution(release_by_id[gid]):
+                continue  # a copy of a locked or test cell never runs
+        extras.setdefault(anchor, []).append(cell)
+
+    flags = []
+    edited, deleted = [], []
+    cells, authored, answers = [], [], {}
+    used_ids = set()
+
+    def add(kind, source, metadata, wanted_id):
+        cell_id = wanted_id if isinstance(wanted_id, str) and re.fullmatch(r"[a-zA-Z0-9-_]{1,64}", wanted_id) \
+            and wanted_id not in used_ids else f"cell-{len(cells)}"
+        while cell_id in used_ids:
+            cell_id = f"cell-{len(cells)}-{len(used_ids)}"
+        used_ids.add(cell_id)
+        cells.append(_clean_cell(kind, source, metadata, cell_id))
+
+    def add_extras(key):
+        for cell in extras.get(key, []):
+            kind, source = cell.kind, cell.source
+            add(kind, source, {}, cell.cell_id)
+            if kind == "code":
+                authored.append((f"cell {len(cells)} (added by the student)", source))
+
+    add_extras(None)
+    for rcell in release_cells:
+        gid = _grade_id(rcell)
+        if gid is None:
+            continue
+        kind = rcell.cell_type
+        meta = dict(rcell.metadata)
+        student = first.get(gid)
+        if _is_solution(rcell):
+            source = student.source if student is not None else rcell.source
+            add(kind, source, meta, rcell.get("id"))
+            answers[gid] = source
+            if kind == "code":
+                authored.append((f"answer cell {gid!r}", source))
+        else:
+            if student is None:
+                deleted.append(gid)
+            elif locked_fingerprint(student.kind, student.source, dict(student.nbgrader)) != \
+                    locked_fingerprint(rcell.cell_type, rcell.source, _nbgrader(rcell)):
+                edited.append(gid)
+            add(kind, rcell.source, meta, rcell.get("id"))
+        add_extras(gid)
+
+    if edited:
+        flags.append(Flag("edited-locked-cell", "changed: " + ", ".join(edited)))
+    if deleted:
+        flags.append(Flag("deleted-locked-cell", "missing: " + ", ".join(deleted)))
+    if duplicated:
+        flags.append(Flag("duplicated-cell", "twice or more: " + ", ".join(sorted(set(duplicated)))))
+
+    nb = new_notebook(cells=cells, metadata=copy.deepcopy(dict(release_nb.metadata)))
+    return nb, flags, authored, answers
+
+
+def library_imports(source):
+    """``(names, modules)`` a cell's code imports from ``perceptron_lib``, each sorted.
+
+    ``names`` are those of ``from perceptron_lib import ...`` (or from one of
+    its modules); ``modules`` those of ``import perceptron_lib`` (or
+    ``import perceptron_lib.theory``), which hand over the whole package.
+    Code that does not parse (IPython syntax) imports nothing here.
+
+    Examples
+    --------
+    >>> library_imports("import numpy as np\\nfrom perceptron_lib import make_xor, flip_labels")
+    (('flip_labels', 'make_xor'), ())
+    >>> library_imports("import perceptron_lib as pl")
+    ((), ('perceptron_lib',))
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return (), ()
+    names, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == LIBRARY:
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            modules.update(a.name for a in node.names if a.name.split(".")[0] == LIBRARY)
+    return tuple(sorted(names)), tuple(sorted(modules))

@@ -1,0 +1,107 @@
+"""Running a notebook with the grader's own runner, outside the sandbox: the student's check, and ``verify``.
+
+:func:`runner_job` writes the runner's instructions (the grader's worker
+writes its sandboxed jobs with it too); :func:`run_notebook` starts
+:mod:`perceptron_course.runner` in a fresh Python process on one notebook,
+reads back what it left through :mod:`perceptron_course.boundary`, and
+copies the outputs into the notebook (:func:`copy_outputs`).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from .limits import Limits
+from .runner import EXIT_BUDGET
+
+__all__ = ["runner_job", "copy_outputs", "run_notebook", "warm_up", "RUNNER", "LIBRARY_ROOT"]
+
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
+# The folder that holds perceptron_course and perceptron_lib: the repository, or site-packages once installed.
+LIBRARY_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_cell=(),
+               python_path=(), list_processes=False):
+    """The runner's instructions, exactly the keys ``perceptron_course/runner.py`` reads: where everything is, and
+    every limit it applies.  ``probe_in`` is ``None`` for a run without hidden tests (a student's check)."""
+    return {
+        "notebook": notebook, "cwd": cwd, "out_dir": out_dir, "probe_in": probe_in,
+        "notebook_seconds": limits.notebook_seconds, "cell_seconds": cell_seconds,
+        "cell_seconds_by_cell": dict(cell_seconds_by_cell), "call_seconds": call_seconds,
+        "max_cell_output_bytes": limits.cell_output_bytes, "max_total_output_bytes": limits.total_output_bytes,
+        "python_path": list(python_path), "list_processes": list_processes,
+    }
+
+
+def copy_outputs(notebook, executed):
+    """Put the outputs read back through :func:`perceptron_course.boundary.read_executed_cells` into ``notebook``'s
+    cells."""
+    import nbformat
+
+    for cell, ran in zip(notebook.cells, executed):
+        if ran is None or cell.cell_type != "code":
+            continue
+        cell.outputs = [nbformat.from_dict(output.as_dict()) for output in ran.outputs]
+        cell.execution_count = ran.execution_count
+
+
+def warm_up(timeout=300):
+    """Build matplotlib's font cache, if it is installed and has none yet, before any cell is timed.
+
+    The first import of matplotlib in a new environment scans every system
+    font, which takes seconds: left to the notebook, that would be counted
+    against its imports cell, which grading (whose sandboxes get a font list
+    built beforehand) never pays.  A failure here only means the notebook
+    pays it after all.
+    """
+    try:
+        subprocess.run([sys.executable, "-I", "-c", "import matplotlib.font_manager"], env=dict(os.environ),
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+def run_notebook(notebook, cwd, *, cell_timeout, limits=Limits()):
+    """Execute ``notebook`` in ``cwd`` with the grader's own runner, cell by cell.
+
+    The same fresh Python process, IPython shell and interruption as in
+    grading, here without a sandbox or hidden tests, within ``limits``'
+    notebook budget.  The notebook imports ``perceptron_lib`` and
+    ``perceptron_course`` from :data:`LIBRARY_ROOT`, the copies this module
+    belongs to.  The outputs are copied into ``notebook``.  Returns
+    ``(interrupted, stopped, died, seconds)``: the indices of the cells
+    interrupted at the time limit, the cell the budget ran out at, the cell
+    in which the notebook ended Python itself (each ``None`` when it did not
+    happen), and how long each code cell that ran took.
+    """
+    import nbformat
+
+    from .boundary import read_executed_cells, read_runner_report
+
+    with tempfile.TemporaryDirectory(prefix="perceptron-check-out-") as out:
+        path = os.path.join(out, "notebook.ipynb")
+        nbformat.write(notebook, path)
+        job = runner_job(notebook=path, cwd=cwd, out_dir=out, probe_in=None, limits=limits, cell_seconds=cell_timeout,
+                         call_seconds=limits.call_seconds, python_path=[LIBRARY_ROOT])
+        with open(os.path.join(out, "job.json"), "w") as f:
+            json.dump(job, f)
+        try:
+            # The runner's own log (not the notebook's output, which it writes to a file) is of no use here.
+            code = subprocess.run([sys.executable, "-I", RUNNER, os.path.join(out, "job.json")], cwd=cwd,
+                                  env=dict(os.environ), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=limits.notebook_seconds + limits.grace_seconds).returncode
+        except subprocess.TimeoutExpired:
+            code = EXIT_BUDGET
+        kinds = [c.cell_type for c in notebook.cells]
+        report = read_runner_report(os.path.join(out, "runner.json"), len(kinds), limits.runner_report_bytes)
+        executed = read_executed_cells(os.path.join(out, "executed.ipynb"), kinds,
+                                       max_bytes=limits.executed_notebook_bytes,
+                                       cell_output_chars=limits.cell_output_bytes,
+                                       total_output_chars=limits.total_output_bytes)
+    copy_outputs(notebook, executed)
+    stopped = report.stopped_at_cell if code == EXIT_BUDGET else None
+    died = report.stopped_at_cell if code != EXIT_BUDGET and not report.finished else None
+    return set(report.interrupted_cells), stopped, died, dict(report.cell_seconds)
