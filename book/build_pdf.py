@@ -111,6 +111,27 @@ def read_latex_log(text: str) -> LatexLog:
     return log
 
 
+# What the PDF is made from: a file newer than the PDF makes it out of date.
+SOURCES = ("_config.yml", "_toc.yml", "book", "perceptron_lib")
+
+
+def pdf_is_current(pdf: Path = PDF) -> bool:
+    """Whether ``pdf`` exists and is newer than every file it is built from.
+
+    The test of the PDF builds it only when it is not (``make test`` has just built it).
+    """
+    if not pdf.is_file():
+        return False
+    built = pdf.stat().st_mtime
+    for source in SOURCES:
+        path = ROOT / source
+        files = [path] if path.is_file() else (p for p in path.rglob("*") if p.is_file())
+        for file in files:
+            if "__pycache__" not in file.parts and file.stat().st_mtime > built:
+                return False
+    return True
+
+
 def check_tex_commands() -> None:
     """Stop with the Debian packages to install when XeLaTeX or latexmk is missing."""
     missing = sorted({package for command, package in TEX_COMMANDS.items()
