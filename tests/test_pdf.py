@@ -306,6 +306,8 @@ def test_the_lab_presets_match_the_lab_script():
         entry = block[block.index(f'"{name}"'):]
         fit_intercept = re.search(r"fitIntercept: (true|false)", entry)[1] == "true"
         assert fit_intercept == preset.fit_intercept, name
+        view = json.loads(re.search(r"view: (\[[^\]]*\])", entry)[1])
+        assert tuple(view) == preset.view, name
         # The points, as [[x, y], ...] (JSON as well as JavaScript), are the library's data.
         points = json.loads(re.search(r"points: (\[.*\])\s*$", entry, re.M)[1])
         X, y = preset.data(name)

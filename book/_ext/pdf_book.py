@@ -62,6 +62,7 @@ class LabPreset:
 
     title: str
     fit_intercept: bool
+    view: tuple[float, float, float, float]  # x_min, x_max, y_min, y_max of the lab's plot
     lifted: bool = False
 
     def data(self, name: str):
@@ -79,11 +80,13 @@ class LabPreset:
 
 # The lab's presets (PRESETS in book/_static/lab/perceptron_lab.js), with their titles there.
 LAB_PRESETS = {
-    "four-point": LabPreset("Four points of the notes", fit_intercept=False),
-    "one-dimensional": LabPreset("1-D example (needs an offset)", fit_intercept=True),
+    "four-point": LabPreset("Four points of the notes", fit_intercept=False,
+                            view=(-3, 3, -3, 3)),
+    "one-dimensional": LabPreset("1-D example (needs an offset)", fit_intercept=True,
+                                 view=(-1, 6, -1, 1)),
     "one-dimensional-lifted": LabPreset("1-D example lifted to (x, 1)", fit_intercept=False,
-                                        lifted=True),
-    "xor": LabPreset("XOR (not separable)", fit_intercept=True),
+                                        view=(-1, 6, -2, 2), lifted=True),
+    "xor": LabPreset("XOR (not separable)", fit_intercept=True, view=(-3, 3, -3, 3)),
 }
 # The lab stops after this many epochs unless the reader changes it.
 LAB_MAX_EPOCHS = 100
@@ -123,10 +126,9 @@ def draw_lab_run(preset_name: str, averaged: bool, path: Path) -> list[nodes.Nod
     if X.shape[1] != 2:
         raise ValueError(f"the lab's figure draws 2-D data; preset {preset_name!r} is "
                          f"{X.shape[1]}-D")
-    figure, ax = plt.subplots(figsize=(4.2, 3.4))
-    pad = 1.0
-    ax.set_xlim(X[:, 0].min() - pad, X[:, 0].max() + pad)
-    ax.set_ylim(min(X[:, 1].min(), 0) - pad, X[:, 1].max() + pad)
+    figure, ax = plt.subplots(figsize=(5.6, 3.4))
+    ax.set_xlim(*preset.view[:2])
+    ax.set_ylim(*preset.view[2:])
     plot_data(X, y, ax)
     if preset.lifted:
         ax.axhline(1.0, color="gray", linestyle=":", linewidth=1)
@@ -138,7 +140,8 @@ def draw_lab_run(preset_name: str, averaged: bool, path: Path) -> list[nodes.Nod
         if np.any(w_bar):
             plot_hyperplane(w_bar, b_bar, ax, color="#2ca02c", linestyle="-.", shade=False,
                             show_normal=False, label="averaged boundary")
-    ax.legend(loc="lower left", fontsize="small", framealpha=0.9)
+    # Beside the plot, where it hides no point.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.03, 1.0), fontsize="small")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
