@@ -45,10 +45,6 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
-from sphinx.util import logging
-
-logger = logging.getLogger(__name__)
-
 # The PDF's file name, in _build/pdf/ and at the top of the HTML build.
 PDF_NAME = "perceptron-course.pdf"
 
