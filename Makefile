@@ -9,7 +9,7 @@ OUT ?= grading-output
 WORKERS ?=
 NOTEBOOK ?=
 
-.PHONY: all install system-book system-test system-grade book site test bench assignments grade check verify clean
+.PHONY: all install system-book system-pdf system-test system-grade book pdf site test bench assignments grade check verify clean
 
 all: test
 
@@ -22,11 +22,13 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml setup.py perceptron_li
 
 install: $(STAMP)
 
-# The Debian packages each target uses (npm for MathJax; bubblewrap for the sandbox;
-# chromium and its driver for the browser tests): installed when missing, or a message
-# that names them and the command that installs them.
+# The Debian packages each target uses (npm for MathJax; TeX Live for the PDF; bubblewrap
+# for the sandbox; chromium and its driver for the browser tests): installed when missing,
+# or a message that names them and the command that installs them.
 system-book:
 	@tools/system-packages.sh book
+system-pdf:
+	@tools/system-packages.sh pdf
 system-test:
 	@tools/system-packages.sh test
 system-grade:
@@ -38,13 +40,21 @@ book: system-book $(STAMP) assignments
 
 # The public course in _build/site/ (the book, the student package, the assignments) and the
 # public edition of the repository in _build/public-repo/; fails if the leak audit finds anything.
-site: system-book $(STAMP) assignments
+# The PDF first, so that the site carries it and its pages link to it.
+site: system-book $(STAMP) pdf
 	$(PY) -m autograder publish
+
+# The whole book as one PDF, _build/pdf/perceptron-course.pdf, from the same cache of
+# executed chapters as the HTML; the web pages built after it link to it.
+pdf: system-pdf $(STAMP) assignments
+	$(PY) book/build_pdf.py
 
 assignments: $(STAMP)
 	$(PY) -m autograder release
 
-test: system-test $(STAMP) book
+# The PDF before the HTML, so that the pages the tests check link to it; the PDF's test
+# reuses it.
+test: system-test $(STAMP) pdf book
 	$(PY) -m pytest
 
 # The book benchmark builds the book, which links the released notebooks.

@@ -177,11 +177,15 @@ def copy_mathjax(es5: Path, target: Path = MATHJAX_TARGET) -> None:
         shutil.copy2(licence, target / "LICENSE")
 
 
-def run_jupyter_book() -> tuple[int, list[str]]:
-    """Run ``jupyter-book build``, echoing its output, and return (exit code, lines)."""
+def run_jupyter_book(builder: str = "html") -> tuple[int, list[str]]:
+    """Run ``jupyter-book build``, echoing its output, and return (exit code, lines).
+
+    ``builder`` is ``html`` (into ``_build/html``) or ``latex`` (into ``_build/latex``, for
+    book/build_pdf.py); both read executed chapters from the same jupyter-cache.
+    """
     command = [
         sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
-        "build", str(ROOT), "--builder", "html",
+        "build", str(ROOT), "--builder", builder,
         "--warningiserror", "--keep-going",
         # A fresh Sphinx environment, so the warnings of an unchanged page are reported
         # again; execution results still come from the jupyter-cache.
@@ -273,8 +277,8 @@ def add_outputs_to_downloads() -> list[str]:
     return skipped
 
 
-def print_failure(lines: list[str]) -> None:
-    """Print the warnings and the execution reports of a failed build."""
+def print_failure(lines: list[str], reports_folder: Path = REPORTS) -> None:
+    """Print the warnings and the execution reports (in ``reports_folder``) of a failed build."""
     bar = "=" * 78
     print(f"\n{bar}\n[book] THE BOOK BUILD FAILED\n{bar}")
     warnings = [line for line in lines if "WARNING" in line or "ERROR" in line]
@@ -283,13 +287,13 @@ def print_failure(lines: list[str]) -> None:
         print("[book] warnings (each one fails the build):")
         for line in warnings:
             print(f"  {line}")
-    reports = sorted(REPORTS.rglob("*.err.log")) if REPORTS.is_dir() else []
+    reports = sorted(reports_folder.rglob("*.err.log")) if reports_folder.is_dir() else []
     for report in reports:
         print(f"\n{bar}\n[book] execution report {report.relative_to(ROOT)}\n{bar}")
         print(report.read_text(encoding="utf-8", errors="replace"))
     if not reports:
         print("[book] no chapter failed to execute (no reports in "
-              f"{REPORTS.relative_to(ROOT)}).")
+              f"{reports_folder.relative_to(ROOT)}).")
     missing_release = [
         line.split("download file not readable:", 1)[1].strip()
         for line in lines

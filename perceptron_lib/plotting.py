@@ -14,7 +14,7 @@ import numpy as np
 from ._validation import check_labels, check_X
 
 __all__ = ["plot_data", "plot_hyperplane", "plot_margin", "plot_update", "animate_training", "animation_html",
-           "plot_proof_geometry", "plot_update_angles", "plot_boundary_sketch"]
+           "AnimationPlayer", "plot_proof_geometry", "plot_update_angles", "plot_boundary_sketch"]
 
 POSITIVE = dict(marker="o", color="#1f77b4", label="$y=+1$")
 NEGATIVE = dict(marker="s", color="#d62728", label="$y=-1$")
@@ -211,6 +211,46 @@ def animation_html(anim, *, alt):
         raise RuntimeError("The animation player still loads a resource from the network.")
     return page
 
+
+class AnimationPlayer:
+    """An animation as a notebook shows it: the player in a browser, the last frame elsewhere.
+
+    A browser (Jupyter, the book's web pages) shows the self-contained HTML player of
+    :func:`animation_html`. An output that cannot run a player, such as the book's PDF,
+    shows the PNG of the last frame instead: the state the animation ends in. Both are
+    made when the player is created.
+
+    Parameters
+    ----------
+    anim : matplotlib.animation.Animation
+    alt : str
+        Text alternative for the frames, for readers who cannot see them.
+
+    Examples
+    --------
+    >>> from perceptron_lib import four_point_example
+    >>> X, y = four_point_example()
+    >>> player = AnimationPlayer(animate_training(X, y, fit_intercept=False, figsize=(2, 2)),
+    ...                          alt="Two updates on four points")
+    >>> player._repr_png_()[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+    True
+    """
+
+    def __init__(self, anim, *, alt):
+        import io
+
+        self.html = animation_html(anim, alt=alt)
+        # to_jshtml draws every frame in order, so the figure now holds the last one.
+        # Animation keeps its figure in ``_fig``; matplotlib offers no public accessor.
+        buffer = io.BytesIO()
+        anim._fig.savefig(buffer, format="png")
+        self.png = buffer.getvalue()
+
+    def _repr_html_(self):
+        return self.html
+
+    def _repr_png_(self):
+        return self.png
 
 def plot_proof_geometry(steps, w_star, update, ax=None, *, show_data=True):
     """One update of the perceptron through the origin, as the convergence proof sees it.

@@ -1,4 +1,4 @@
-"""The set-up script that `make book`, `make test` and `make grade` run first.
+"""The set-up script that `make book`, `make pdf`, `make test` and `make grade` run first.
 
 These run ``tools/system-packages.sh`` with a ``PATH`` on which the packages'
 commands cannot be found, so they exercise the "missing" branches without
@@ -55,6 +55,17 @@ def test_without_root_or_sudo_it_names_the_packages_and_the_command(bare_path):
     assert "chromium-driver" in message.splitlines()[-1]
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another user needs root")
+def test_the_pdf_group_names_tex_live_and_the_pdf_tools(bare_path):
+    # Found by their commands, which the bare PATH hides; the fonts and LaTeX packages
+    # are found by their files, which are on this machine.
+    result = run_script(["pdf"], bare_path, as_user=65534)
+    assert result.returncode == 1
+    named = result.stderr.split("Install")[0]
+    for package in ("texlive-xetex", "latexmk", "poppler-utils"):
+        assert package in named, result.stderr
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="the root branch is taken only as root")
 def test_as_root_without_apt_get_it_says_what_to_do(bare_path):
     result = run_script(["grade"], bare_path)
@@ -66,4 +77,4 @@ def test_as_root_without_apt_get_it_says_what_to_do(bare_path):
 def test_groups_are_checked(bare_path):
     result = run_script(["everything"], bare_path)
     assert result.returncode == 2
-    assert "unknown group 'everything'; expected book, test or grade" in result.stderr
+    assert "unknown group 'everything'; expected book, pdf, test or grade" in result.stderr

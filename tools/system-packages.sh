@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that a make target needs, when any is missing.
 #
-# Usage: tools/system-packages.sh GROUP ...   (GROUP: book, test, grade)
+# Usage: tools/system-packages.sh GROUP ...   (GROUP: book, pdf, test, grade)
 #
 # Each package is looked for by the command or file it provides, so a machine
 # that already has them (installed by hand, or another way) is left alone.
@@ -19,8 +19,23 @@ book=(
 grade=(
     "bubblewrap bwrap"
 )
+# The book as a PDF (book/build_pdf.py): Debian's TeX Live with XeLaTeX and latexmk,
+# the LaTeX packages Sphinx's output loads (texlive-latex-extra; ZapfDingbats from
+# texlive-fonts-recommended), the fonts the PDF is set in (Latin Modern for text and
+# mathematics, DejaVu Sans Mono for code), and poppler-utils, whose pdftotext and
+# pdftohtml the PDF's test reads it with.
+pdf=(
+    "texlive-xetex xelatex"
+    "texlive-latex-extra /usr/share/texlive/texmf-dist/tex/latex/fncychap/fncychap.sty"
+    "texlive-fonts-recommended /usr/share/texlive/texmf-dist/fonts/tfm/adobe/zapfding/pzdr.tfm"
+    "latexmk latexmk"
+    "fonts-lmodern /usr/share/texmf/fonts/opentype/public/lm-math/latinmodern-math.otf"
+    "fonts-dejavu-core /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+    "poppler-utils pdftotext"
+)
 test=(
     "${book[@]}"
+    "${pdf[@]}"
     "${grade[@]}"
     "chromium chromium"
     "chromium-driver chromedriver"
@@ -30,7 +45,7 @@ test=(
 )
 
 if [ $# -eq 0 ]; then
-    echo "usage: $0 GROUP ...   (GROUP: book, test, grade)" >&2
+    echo "usage: $0 GROUP ...   (GROUP: book, pdf, test, grade)" >&2
     exit 2
 fi
 
@@ -38,9 +53,10 @@ wanted=()
 for group in "$@"; do
     case "$group" in
         book) wanted+=("${book[@]}") ;;
+        pdf) wanted+=("${pdf[@]}") ;;
         test) wanted+=("${test[@]}") ;;
         grade) wanted+=("${grade[@]}") ;;
-        *) echo "$0: unknown group '$group'; expected book, test or grade" >&2; exit 2 ;;
+        *) echo "$0: unknown group '$group'; expected book, pdf, test or grade" >&2; exit 2 ;;
     esac
 done
 

@@ -67,6 +67,31 @@ def test_animation_html_is_self_contained_and_described():
         plotting.animation_html(object(), alt=" ")
 
 
+
+def _frame_pixels(png: bytes) -> np.ndarray:
+    import io
+
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def test_animation_player_shows_the_last_frame_where_html_cannot_run():
+    import base64
+    import re
+
+    X, y = pl.four_point_example()
+    player = plotting.AnimationPlayer(
+        plotting.animate_training(X, y, fit_intercept=False, figsize=(2, 2)), alt="Two updates")
+    assert player._repr_html_() == player.html and 'alt="Two updates"' in player.html
+    frames = {int(n): base64.b64decode(data) for n, data in
+              re.findall(r'frames\[(\d+)\] = "data:image/png;base64,([^"]+)"', player.html)}
+    assert sorted(frames) == [0, 1], "the four-point example makes two updates, one frame each"
+    still = _frame_pixels(player._repr_png_())
+    assert np.array_equal(still, _frame_pixels(frames[1])), "the PNG is not the player's last frame"
+    assert not np.array_equal(still, _frame_pixels(frames[0]))
+
+
 def test_plot_hyperplane_can_leave_the_sides_unshaded(ax):
     plotting.plot_hyperplane([1.0, 0.0], 0.0, ax, shade=False)
     assert len(ax.patches) == 0
