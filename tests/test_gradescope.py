@@ -250,7 +250,8 @@ def test_zip_holds_the_scripts_the_grader_and_this_assignment_only(built):
         requirements = zf.read("gradescope/requirements.txt").decode()
     assert {"setup.sh", "run_autograder"} <= names
     assert all(modes[name] & 0o111 for name in gradescope.SCRIPTS)
-    assert {"autograder/worker.py", "autograder/judge.py", "autograder/runner.py", f"autograder/checks/{PS1}.py",
+    assert {"autograder/worker.py", "autograder/judge.py", "perceptron_course/runner.py",
+            "perceptron_course/probe.py", f"autograder/checks/{PS1}.py",
             "perceptron_lib/__init__.py", f"notebooks/release/{PS1}/{PS1}.ipynb"} <= names
     # Only this assignment's checks; no solution, known-wrong code, gradebook or saved measurement.
     assert {n for n in names if n.startswith("autograder/checks/")} == {"autograder/checks/__init__.py",
