@@ -324,13 +324,13 @@ def assemble(manifest: dict, html_dir: Path = BOOK_HTML, site: Path = SITE, publ
     # with "_" (_static, _sources, _downloads).
     (site / ".nojekyll").write_text("", encoding="utf-8")
     # Each chapter's .ipynb download, and the copies of the assignments the chapters link.
-    published = {a["name"]: site / a["notebook"] for a in manifest["assignments"]}
+    assignment_copies = {a["name"]: site / a["notebook"] for a in manifest["assignments"]}
     for path in sorted((site / "_sources").rglob("*.ipynb")):
         notebook = standalone_chapter(nbformat.read(path, as_version=4))
         nbformat.write(with_install_cell(notebook, manifest["address"], manifest["package"]), path)
     for path in sorted((site / "_downloads").rglob("*.ipynb")):
-        if path.stem in published:
-            shutil.copyfile(published[path.stem], path)
+        if path.stem in assignment_copies:
+            shutil.copyfile(assignment_copies[path.stem], path)
 
 
 # --- the public edition of the repository -----------------------------------------------------
