@@ -40,6 +40,9 @@ lines long is, and every hidden-test block, whose call names its grade cell.
 
 Archives are recognised by their first bytes, whatever their names (zip and
 wheel, tar, gzip, bzip2, xz), and opened up to :data:`MAX_DEPTH` levels.
+A PDF (the book's) keeps its text in compressed streams, so its text is
+read with poppler's ``pdftotext`` and audited as well as its raw bytes; where
+``pdftotext`` is missing the PDF is a finding, never passed unread.
 """
 
 from __future__ import annotations
@@ -54,7 +57,10 @@ import json
 import lzma
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import tarfile
 import time
 import zipfile
@@ -337,6 +343,18 @@ def _archive_members(data: bytes):
     return None
 
 
+def _pdf_text(data: bytes) -> str | None:
+    """The text of a PDF as ``pdftotext`` reads it, in reading order; None when ``pdftotext`` is missing or fails."""
+    program = shutil.which("pdftotext")
+    if program is None:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as pdf:
+        pdf.write(data)
+        pdf.flush()
+        done = subprocess.run([program, "-enc", "UTF-8", pdf.name, "-"], capture_output=True, timeout=300)
+    return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
+
+
 def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> list[Finding]:
     """The findings in one file (``name`` says where it is), opening archives inside it."""
     findings: list[Finding] = []
@@ -358,6 +376,13 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         return findings
 
     text = data.decode("utf-8", errors="replace")
+    if data.startswith(b"%PDF-"):
+        typeset = _pdf_text(data)
+        if typeset is None:
+            findings.append(Finding(name, "a PDF whose text could not be read: install pdftotext (Debian's "
+                                          "poppler-utils) and audit again"))
+        else:
+            text = typeset + "\n" + text
     shown: dict[int, set[str]] = {}
     for view in text_views(text):
         for number, lines in secrets.matches(view).items():

@@ -105,6 +105,42 @@ def test_a_reformatted_solution_in_a_notebook_in_a_zip_in_a_wheel_is_found(tmp_p
     assert any("solution in training_errors" in f.what for f in findings)
 
 
+def typeset_pdf(lines: list[str]) -> bytes:
+    """A PDF whose text (in compressed streams, as a typeset book keeps it) is ``lines``, one per row."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure = plt.figure(figsize=(8.5, 0.3 * len(lines) + 1))
+    for row, line in enumerate(lines):
+        figure.text(0.02, 1 - (row + 1) / (len(lines) + 1), line, family="monospace", fontsize=8)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="pdf")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def test_a_solution_typeset_in_a_pdf_is_found_and_a_clean_pdf_passes(tmp_path, secrets):
+    site = clean_site(tmp_path)
+    solution = solution_region("train_perceptron")
+    leaky = typeset_pdf(solution)
+    # The text is compressed: reading the bytes alone would miss it.
+    assert max(solution, key=len).encode() not in leaky
+    (site / "book.pdf").write_bytes(leaky)
+    (site / "clean.pdf").write_bytes(typeset_pdf(["for x_i, y_i in zip(X, y):", "    w = w + y_i * x_i"]))
+    findings = leak_audit.audit([site], secrets)
+    assert {f.path for f in findings} == {"site/book.pdf"}
+    assert any("solution in train_perceptron" in f.what for f in findings)
+
+
+def test_a_pdf_is_never_passed_unread(tmp_path, secrets, monkeypatch):
+    site = clean_site(tmp_path)
+    (site / "book.pdf").write_bytes(typeset_pdf(["nothing secret"]))
+    monkeypatch.setattr(leak_audit.shutil, "which", lambda program: None)
+    findings = leak_audit.audit([site], secrets)
+    assert [f.path for f in findings] == ["site/book.pdf"]
+    assert "install pdftotext" in findings[0].what
+
+
 def test_a_hidden_test_block_in_a_script_string_is_found(tmp_path, secrets):
     site = clean_site(tmp_path)
     (hidden,) = [lines for _, gid, kind, lines in source_regions()
