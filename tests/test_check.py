@@ -272,3 +272,48 @@ def test_what_cannot_be_checked_exits_2_with_a_reason(course, tmp_path, capsys, 
     (tmp_path / "x.ipynb").write_text(json.dumps(notebook))
     assert check.main(make_args(course, tmp_path)) == 2
     assert message in capsys.readouterr().err
+
+
+# -- the course's limits, and a Python without the project installed ----------------------
+
+@pytest.fixture(scope="module")
+def course_with_own_limits(course, tmp_path_factory):
+    """The ps4 course with a notebook budget of its own in nbgrader_config.py."""
+    own = tmp_path_factory.mktemp("own-limits")
+    shutil.copytree(course, own, dirs_exist_ok=True)
+    with open(own / "nbgrader_config.py", "a") as f:
+        f.write("\nc.Autograder.notebook_seconds = 123\n")
+    return own
+
+
+@pytest.mark.slow
+def test_the_check_holds_the_notebook_to_the_courses_limits_not_the_defaults(correct_nb, course_with_own_limits,
+                                                                            tmp_path):
+    code, lines, err = run_check(save(correct_nb, tmp_path), course_with_own_limits)
+    assert code == 0, "\n".join(lines) + err
+    assert any("123 s in all" in line for line in lines), "\n".join(lines[:5])
+
+
+@pytest.mark.slow
+def test_the_check_runs_the_notebook_with_the_library_when_the_project_is_not_installed(correct_nb, course, tmp_path):
+    # A Python that has requirements.txt's packages but not the project (no editable install): a
+    # virtual environment whose only path to them is a .pth line, which does not run their .pth files.
+    import sysconfig
+
+    env_dir = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
+    python = env_dir / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    packages = sysconfig.get_paths()["purelib"]
+    with open(os.path.join(purelib, "requirements.pth"), "w") as f:
+        f.write(packages + "\n")
+    # The project is not importable there except from the repository's folder (-m runs from cwd).
+    probe = subprocess.run([str(python), "-I", "-c", "import perceptron_lib"], capture_output=True, text=True)
+    assert probe.returncode != 0 and "No module named 'perceptron_lib'" in probe.stderr, probe.stderr
+    result = subprocess.run([str(python), "-m", "autograder", "check", str(save(correct_nb, tmp_path / "nb")),
+                             "--course-dir", str(course), "--cell-timeout", str(CELL_TIMEOUT)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "NameError" not in result.stdout and "ModuleNotFoundError" not in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("Ready to submit")
