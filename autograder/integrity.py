@@ -1,14 +1,9 @@
 """What runs, and what looks like tampering: restoring locked cells and reading the student's code.
 
 :func:`prepare_notebook` (defined in :mod:`perceptron_course.cells`, since
-the student's check runs the same notebook grading runs) builds the notebook that is actually executed from
-the student's notebook and the release notebook.  Cells the release marks
-as answers (nbgrader solution cells) carry the student's source; every
-other cell with an nbgrader id (read-only cells, visible tests, tasks) is
-taken from the release, whatever the student did to it, so an edited,
-deleted or copied test cell can neither change what runs nor break
-grading.  Cells the student added stay where they were, stripped of any
-nbgrader metadata.  What was edited, deleted or duplicated becomes a flag.
+the student's check runs the same notebook grading runs) rebuilds the
+student's notebook around the release's locked cells; what was edited,
+deleted or duplicated becomes a flag.
 
 :func:`scan_code` reads the code the student wrote (answers and added
 cells) for signs of tampering with the grading: IPython hooks, patched
