@@ -244,6 +244,19 @@ def _where(line):
     return f"cell {line.cell + 1}, line {line.line}"
 
 
+def _check_settings(stubs, *, threshold, common_fraction, **counts):
+    """Refuse settings that would make a comparison meaningless, naming the setting; ``counts`` are whole numbers >= 1."""
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}.")
+    for name, value in counts.items():
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int of at least 1; got {value!r}.")
+    if not 0 < common_fraction <= 1:
+        raise ValueError(f"common_fraction must be a number in (0, 1]; got {common_fraction!r}.")
+    if isinstance(stubs, str):
+        raise TypeError("stubs must be a sequence of cell sources, not one string.")
+
+
 def find_similar(submissions, stubs=(), *, threshold=DEFAULT_THRESHOLD, min_shared_lines=DEFAULT_MIN_SHARED_LINES,
                  common_fraction=DEFAULT_COMMON_FRACTION):
     """Pairs of submissions whose counted lines are at least ``threshold`` the same, most similar first.
@@ -267,14 +280,7 @@ def find_similar(submissions, stubs=(), *, threshold=DEFAULT_THRESHOLD, min_shar
     -------
     list of SimilarPair
     """
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}.")
-    if not isinstance(min_shared_lines, int) or min_shared_lines < 1:
-        raise ValueError(f"min_shared_lines must be an int of at least 1; got {min_shared_lines!r}.")
-    if not 0 < common_fraction <= 1:
-        raise ValueError(f"common_fraction must be a number in (0, 1]; got {common_fraction!r}.")
-    if isinstance(stubs, str):
-        raise TypeError("stubs must be a sequence of cell sources, not one string.")
+    _check_settings(stubs, threshold=threshold, common_fraction=common_fraction, min_shared_lines=min_shared_lines)
 
     keep = _stub_names(stubs)
     stub_lines = {line.normalised for source in stubs for line in normalise(source, keep)}
@@ -522,15 +528,8 @@ def find_reference_copies(submissions, references, stubs=(), *, threshold=DEFAUL
         For each submission and reference function, the submission's function
         that shares the most lines with it; by submission, then most similar first.
     """
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}.")
-    for name, value in (("min_shared_lines", min_shared_lines), ("min_tokens", min_tokens)):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int of at least 1; got {value!r}.")
-    if not 0 < common_fraction <= 1:
-        raise ValueError(f"common_fraction must be a number in (0, 1]; got {common_fraction!r}.")
-    if isinstance(stubs, str):
-        raise TypeError("stubs must be a sequence of cell sources, not one string.")
+    _check_settings(stubs, threshold=threshold, common_fraction=common_fraction, min_shared_lines=min_shared_lines,
+                    min_tokens=min_tokens)
     for reference in references:
         if not isinstance(reference, ReferenceFunction):
             raise TypeError(f"references must be ReferenceFunction records; got {type(reference).__name__}.")
