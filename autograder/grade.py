@@ -75,9 +75,9 @@ def _fail(message):
 
 
 def main(argv=None):
-    from .runner import _skip_slow_optional_imports
+    from perceptron_course.runner import skip_slow_optional_imports
 
-    _skip_slow_optional_imports()
+    skip_slow_optional_imports()
     from . import sandbox
     from .checks import load_checks
     from .batch import grade_submissions

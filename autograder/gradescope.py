@@ -327,10 +327,10 @@ def grade_in_container(root):
     from .judge import judge
     from .outputs import write_text_atomic
     from .results import Job
-    from .runner import _skip_slow_optional_imports
+    from perceptron_course.runner import skip_slow_optional_imports
     from .worker import run_submission
 
-    _skip_slow_optional_imports()
+    skip_slow_optional_imports()
     source, submission, results = (os.path.join(root, name) for name in ("source", "submission", "results"))
     try:
         with open(os.path.join(source, CONFIG), encoding="utf-8") as f:

@@ -75,7 +75,7 @@ class CellTimeoutError(BaseException):
     """
 
 
-def _skip_slow_optional_imports():
+def skip_slow_optional_imports():
     """Keep jsonschema (pulled in by nbformat) from importing ``rfc3987_syntax``, an optional URI checker.
 
     Building that module's parser takes seconds, and notebooks never need

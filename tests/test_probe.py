@@ -1,4 +1,4 @@
-"""The probe's per-call time limit, tested on ``autograder.probe.run_probes`` directly (no sandbox)."""
+"""The probe's per-call time limit, tested on ``perceptron_course.probe.run_probes`` directly (no sandbox)."""
 
 import json
 import subprocess
@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from autograder import probe
+from perceptron_course import probe
 
 
 def _write_probes(in_dir, calls):
@@ -25,7 +25,7 @@ def test_a_function_that_catches_exception_cannot_swallow_its_time_limit(tmp_pat
     _write_probes(tmp_path / "in", [("p0", "swallows", (1,)), ("p1", "swallows", (2,)), ("p2", "double", (21,))])
     script = textwrap.dedent(f"""
         import time
-        from autograder import probe
+        from perceptron_course import probe
 
         def swallows(n):
             while True:
