@@ -136,12 +136,29 @@ def plan_library(names):
 
 
 def build_test_helpers(target):
-    """Write ``perceptron_course`` with only its visible tests' helpers into the folder ``target``; return its path."""
+    """Write ``perceptron_course`` with only its visible tests' helpers into the folder ``target``; return its path.
+
+    Every other module of the package is there as a stub that raises
+    ``ImportError``, as for ``perceptron_lib``: a stub is found before any
+    installed copy of the package (an editable install, say) could be.
+    """
     package_dir = os.path.join(target, TEST_HELPERS_PACKAGE)
     os.makedirs(package_dir)
     with open(os.path.join(package_dir, "__init__.py"), "w", encoding="utf-8") as f:
         f.write(TEST_HELPERS_INIT.format(package=TEST_HELPERS_PACKAGE, module=TEST_HELPERS_MODULE))
-    shutil.copyfile(TEST_HELPERS_SOURCE, os.path.join(package_dir, f"{TEST_HELPERS_MODULE}.py"))
+    source_dir = os.path.dirname(TEST_HELPERS_SOURCE)
+    for entry in sorted(os.listdir(source_dir)):
+        stem, ext = os.path.splitext(entry)
+        if ext != ".py" or stem == "__init__":
+            continue
+        destination = os.path.join(package_dir, entry)
+        if stem == TEST_HELPERS_MODULE:
+            shutil.copyfile(TEST_HELPERS_SOURCE, destination)
+        else:
+            message = (f"{TEST_HELPERS_PACKAGE}.{stem} is not available while your notebook is graded; only the "
+                       f"visible tests' helpers, {TEST_HELPERS_PACKAGE}.{TEST_HELPERS_MODULE}, are.")
+            with open(destination, "w", encoding="utf-8") as f:
+                f.write(STUB_TEMPLATE.format(package=TEST_HELPERS_PACKAGE, message=message))
     return package_dir
 
 

@@ -105,7 +105,12 @@ print(json.dumps(seen))
 
 def test_the_visible_tests_helpers_are_there_and_nothing_else_of_the_student_package(tmp_path):
     build_library(("make_xor",), tmp_path)
-    assert sorted(os.listdir(tmp_path / "perceptron_course")) == ["__init__.py", "test_helpers.py"]
+    built = tmp_path / "perceptron_course"
+    source = sorted(f for f in os.listdir(os.path.join(ROOT, "perceptron_course")) if f.endswith(".py"))
+    assert sorted(os.listdir(built)) == source  # every module, as the helpers or as a stub that explains
+    with open(os.path.join(ROOT, "perceptron_course", "test_helpers.py"), encoding="utf-8") as f:
+        assert (built / "test_helpers.py").read_text(encoding="utf-8") == f.read()
+    assert "raise ImportError" in (built / "check.py").read_text(encoding="utf-8")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"}
     out = subprocess.run([sys.executable, "-c", TRY_HELPERS], env=env, capture_output=True, text=True,
                          cwd=str(tmp_path), check=True)
