@@ -535,4 +535,9 @@ def console_main():
     except KeyboardInterrupt:
         print(f"\n{COMMAND}: stopped before it finished; nothing was changed.", file=sys.stderr)
         code = 130
+    except BrokenPipeError:
+        # The report went to a program that stopped reading it (``| head``): nothing left to say.
+        # Point stdout at nothing, so the interpreter's final flush does not fail too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141
     sys.exit(code)

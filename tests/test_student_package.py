@@ -222,6 +222,16 @@ def test_a_missing_dependency_is_named_with_the_command_that_installs_it(tmp_pat
         "pip install command from the course's site, adding --force-reinstall.\n")
 
 
+def test_a_report_piped_into_a_program_that_stops_reading_ends_quietly():
+    # `perceptron-check nb.ipynb | head`: head exits, the next write breaks the pipe.
+    script = ("import perceptron_course.check as check\n"
+              "def report():\n    raise BrokenPipeError(32, 'Broken pipe')\n"
+              "check.main = report\ncheck.console_main()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 141
+    assert done.stderr == ""
+
+
 def test_another_courses_notebook_is_named_as_such_whatever_its_file_name(ps4_course, tmp_path, capsys):
     release_dir = str(ps4_course / "release")
     for name in ("lab1.ipynb", f"{PS4}.ipynb"):
