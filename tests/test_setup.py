@@ -78,3 +78,21 @@ def test_groups_are_checked(bare_path):
     result = run_script(["everything"], bare_path)
     assert result.returncode == 2
     assert "unknown group 'everything'; expected book, pdf, test or grade" in result.stderr
+
+
+@pytest.mark.slow
+def test_the_instructors_distribution_holds_every_part_of_the_grader(tmp_path):
+    # An installed (not editable) grader needs its hidden checks, known-wrong code and Gradescope scripts.
+    import sys
+    import zipfile
+
+    root = SCRIPT.parent.parent
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--wheel-dir", str(tmp_path), str(root)], check=True, capture_output=True, timeout=600)
+    (wheel,) = tmp_path.glob("perceptron_course-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder in ("autograder/checks", "autograder/known_wrong"):
+        modules = {p.name for p in (root / folder).glob("*.py")}
+        assert {f"{folder}/{m}" for m in modules} <= names, folder
+    assert {"autograder/templates/gradescope/setup.sh", "autograder/templates/gradescope/run_autograder"} <= names
+    assert "perceptron_course/runner.py" in names and "perceptron_lib/__init__.py" in names
