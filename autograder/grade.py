@@ -26,7 +26,7 @@ import time
 
 from .results import MISSING, STATUSES, Settings
 
-__all__ = ["main", "summary_lines"]
+__all__ = ["main", "summary_lines", "gradable_release", "NotGradable"]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE_DIR = os.path.join(ROOT, "notebooks")
@@ -69,6 +69,37 @@ def summary_lines(results, skipped, seconds, sandbox_text, sandboxed):
     return lines
 
 
+class NotGradable(Exception):
+    """The assignment cannot be graded here; the message says why and what to do."""
+
+
+def gradable_release(assignment, course_dir):
+    """The path of ``assignment``'s release notebook in ``course_dir``, once it is known that it can be graded.
+
+    It must have hidden checks, have been released, and import from
+    ``perceptron_lib`` only what a graded notebook can be given; otherwise
+    :class:`NotGradable` says which, and what to do.
+    """
+    import nbformat
+
+    from .checks import load_checks
+    from .course_library import LibraryError, plan_library, release_imports
+
+    try:
+        load_checks(assignment)
+    except ValueError as exc:
+        raise NotGradable(f"{exc} Check the spelling of ASSIGNMENT.") from None
+    release_nb = os.path.join(course_dir, "release", assignment, f"{assignment}.ipynb")
+    if not os.path.isfile(release_nb):
+        raise NotGradable(f"{assignment} has not been released ({release_nb} does not exist); "
+                          f"run 'python -m autograder release {assignment}' first")
+    try:
+        plan_library(release_imports(nbformat.read(release_nb, as_version=4)))
+    except LibraryError as exc:
+        raise NotGradable(f"{assignment} cannot be graded safely: {exc}") from None
+    return release_nb
+
+
 def _fail(message):
     print(f"autograder grade: {message}", file=sys.stderr)
     return 2
@@ -79,11 +110,9 @@ def main(argv=None):
 
     skip_slow_optional_imports()
     from . import sandbox
-    from .checks import load_checks
     from .batch import grade_submissions
     from .calibrate import calibrated_settings
     from .calibrate import describe as describe_time_limits
-    from .course_library import LibraryError, plan_library, release_imports
     from .gradebook import GradebookError, assignment_info, open_gradebook
     from .limits import LimitsError, load_limits
     from .roster import RosterError, load_roster, parse_deadline
@@ -136,21 +165,11 @@ def main(argv=None):
         roster = load_roster(args.roster) if args.roster else None
     except RosterError as exc:
         return _fail(str(exc))
-    try:
-        load_checks(args.assignment)
-    except ValueError as exc:
-        return _fail(f"{exc} Check the spelling of ASSIGNMENT.")
     course_dir = os.path.abspath(args.course_dir)
-    release_nb = os.path.join(course_dir, "release", args.assignment, f"{args.assignment}.ipynb")
-    if not os.path.isfile(release_nb):
-        return _fail(f"{args.assignment} has not been released ({release_nb} does not exist); "
-                     f"run 'python -m autograder release {args.assignment}' first")
     try:
-        import nbformat
-
-        plan_library(release_imports(nbformat.read(release_nb, as_version=4)))
-    except LibraryError as exc:
-        return _fail(f"{args.assignment} cannot be graded safely: {exc}")
+        gradable_release(args.assignment, course_dir)
+    except NotGradable as exc:
+        return _fail(str(exc))
     try:
         gb = open_gradebook(course_dir)
         try:

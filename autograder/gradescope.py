@@ -119,12 +119,9 @@ def build(assignment, out_dir, *, course_dir, hidden_visibility=DEFAULT_HIDDEN_V
     ``settings`` are the grading settings to ship (default: the course's
     limits, calibrated from the instructor's solution as ``grade`` does).
     """
-    import nbformat
-
     from . import sandbox
     from .calibrate import calibrated_settings
-    from .checks import load_checks
-    from .course_library import LibraryError, plan_library, release_imports
+    from .grade import NotGradable, gradable_release
     from .limits import LimitsError, load_limits
     from .outputs import write_bytes_atomic
     from .results import Settings
@@ -133,18 +130,9 @@ def build(assignment, out_dir, *, course_dir, hidden_visibility=DEFAULT_HIDDEN_V
         raise GradescopeError(f"--hidden-visibility must be one of {', '.join(VISIBILITIES)}; "
                               f"got {hidden_visibility!r}")
     try:
-        load_checks(assignment)
-    except ValueError as exc:
-        raise GradescopeError(f"{exc} Check the spelling of ASSIGNMENT.") from None
-    release_dir = os.path.join(course_dir, "release", assignment)
-    release_nb = os.path.join(release_dir, f"{assignment}.ipynb")
-    if not os.path.isfile(release_nb):
-        raise GradescopeError(f"{assignment} has not been released ({release_nb} does not exist); "
-                              f"run 'python -m autograder release {assignment}' first")
-    try:
-        plan_library(release_imports(nbformat.read(release_nb, as_version=4)))
-    except LibraryError as exc:
-        raise GradescopeError(f"{assignment} cannot be graded safely: {exc}") from None
+        release_dir = os.path.dirname(gradable_release(assignment, course_dir))
+    except NotGradable as exc:
+        raise GradescopeError(str(exc)) from None
     if settings is None:
         try:
             limits = load_limits(course_dir)
