@@ -25,19 +25,19 @@ def main(argv=None):
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
     if command == "release":
-        from .release import main as run
+        from autograder.commands.release import main as run
     elif command == "grade":
-        from .grade import main as run
+        from autograder.commands.grade import main as run
     elif command == "gradescope":
-        from .gradescope import main as run
+        from autograder.commands.gradescope import main as run
     elif command == "verify":
-        from .verify import main as run
+        from autograder.commands.verify import main as run
     elif command == "check":
-        from .check import main as run
+        from autograder.commands.check import main as run
     elif command == "audit":
-        from .leak_audit import main as run
+        from autograder.commands.audit import main as run
     elif command == "publish":
-        from .publish import main as run
+        from autograder.commands.publish import main as run
     else:
         print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'gradescope', 'verify', "
               f"'check', 'audit' or 'publish'.\n\n{USAGE}", file=sys.stderr)

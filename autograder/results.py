@@ -2,7 +2,7 @@
 
 A :class:`Job` says what to grade and how (everything a worker needs, as
 plain picklable data, so any ``concurrent.futures.Executor`` can run
-:func:`autograder.worker.run_submission` on it); a :class:`Result` is
+:func:`autograder.running.worker.run_submission` on it); a :class:`Result` is
 everything the host needs to write the gradebook, ``grades.csv``, the
 feedback and the report.  Statuses and flag codes are fixed strings, defined here once, with
 the sentences the feedback and the report use to explain them.
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from perceptron_course.cells import Flag  # defined with the locked cells it reports on
 
-from .limits import Limits
+from autograder.course.limits import Limits
 
 GRADED = "graded"
 UNGRADABLE = "ungradable"
@@ -84,17 +84,17 @@ class CellResult:
 class Settings:
     """How every submission of a run is graded.
 
-    ``limits`` are the course's :class:`~autograder.limits.Limits`;
+    ``limits`` are the course's :class:`~autograder.course.limits.Limits`;
     ``cell_seconds`` and ``call_seconds`` the time limits actually applied to
     one cell and to one call by a hidden test: the ceilings in ``limits``
     unless calibrated lower from the instructor's solution
-    (:mod:`autograder.calibrate`), which ``budget_text`` then explains.
+    (:mod:`autograder.running.calibrate`), which ``budget_text`` then explains.
     """
 
     limits: Limits = Limits()
     use_sandbox: bool = True
     # Without a sandbox, run the notebook as an unprivileged user id of its own
-    # (:func:`autograder.sandbox.run_as_user`) instead of as this process's user.
+    # (:func:`autograder.running.sandbox.run_as_user`) instead of as this process's user.
     unprivileged_user: bool = False
     cell_seconds: float = None
     call_seconds: float = None

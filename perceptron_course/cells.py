@@ -1,7 +1,7 @@
 """The notebook that runs: the student's answers inside the release's own locked cells.
 
 :func:`prepare_notebook` builds the notebook that is actually executed, in
-grading (:mod:`autograder.worker`) and in the student's check alike, from
+grading (:mod:`autograder.running.worker`) and in the student's check alike, from
 the student's notebook and the release notebook.  Cells the release marks
 as answers (nbgrader solution cells) carry the student's source; every
 other cell with an nbgrader id (read-only cells, visible tests, tasks) is
@@ -13,7 +13,7 @@ nbgrader metadata.  What was edited, deleted or duplicated becomes a
 
 :func:`library_imports` reads what a cell imports from ``perceptron_lib``:
 a graded notebook gets only the data loaders its release imports
-(:mod:`autograder.course_library`), and the check warns about any other.
+(:mod:`autograder.course.library`), and the check warns about any other.
 """
 
 import ast
@@ -87,7 +87,7 @@ def prepare_notebook(student_nb, release_nb):
     ``student_nb`` is the student's notebook as parsed at the trust boundary
     (a :class:`~perceptron_course.boundary.SubmittedNotebook`); ``release_nb`` the
     trusted release notebook.  ``authored`` lists ``(label, source)`` of the
-    code the student wrote, for the grader's scan (:func:`autograder.integrity.scan_code`), and ``answers`` maps each
+    code the student wrote, for the grader's scan (:func:`autograder.judging.integrity.scan_code`), and ``answers`` maps each
     answer cell's grade_id to its source.
     """
     from nbformat.v4 import new_notebook

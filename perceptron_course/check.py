@@ -234,7 +234,7 @@ def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout
     """What running showed: each visible test passed or failed, other cells that raised or were interrupted.
 
     ``calibrated`` are the indices of the cells whose time limit grading sets
-    from the instructor's solution (:mod:`autograder.calibrate`): one of them
+    from the instructor's solution (:mod:`autograder.running.calibrate`): one of them
     that took longer than the floor of those limits may be interrupted there,
     although it finished here.
     """
@@ -389,7 +389,7 @@ def _calibrated_cells(notebook, release_nb):
     """Indices of the code cells of ``notebook`` that come from the release and are not answer cells.
 
     Grading limits these cells' time from the instructor's solution, and
-    recognises them as :mod:`autograder.calibrate` does: by nbgrader id, or by
+    recognises them as :mod:`autograder.running.calibrate` does: by nbgrader id, or by
     notebook cell id when they have none.
     """
     def key(cell):

@@ -1,7 +1,7 @@
 """Every limit of a grading run, declared once: its name, unit, default and meaning.
 
 :class:`Limits` is the one place a limit is defined; the grader
-(:mod:`autograder.limits`, which adds the sandbox's share) and the student's
+(:mod:`autograder.course.limits`, which adds the sandbox's share) and the student's
 check (:mod:`perceptron_course.check`) both use it.  A course changes any of
 them in its ``nbgrader_config.py``, in the ``Autograder`` section::
 
@@ -9,7 +9,7 @@ them in its ``nbgrader_config.py``, in the ``Autograder`` section::
     c.Autograder.memory_bytes = 2 * 2**30
 
 and the command line overrides the two time limits (``--timeout``,
-``--cell-timeout``).  :func:`autograder.limits.load_limits` reads the course's values and
+``--cell-timeout``).  :func:`autograder.course.limits.load_limits` reads the course's values and
 refuses unknown names and values of the wrong type or sign, naming the
 setting and what was expected; the student package carries the values
 read when it was built (:func:`course_limits`).  :meth:`Limits.describe` gives one line per
@@ -17,7 +17,7 @@ limit for the report, so the instructor sees what every submission was held
 to.
 
 Two time limits are calibrated from the instructor's own solution when a
-batch starts (:mod:`autograder.calibrate`): the per-call limit of a hidden
+batch starts (:mod:`autograder.running.calibrate`): the per-call limit of a hidden
 test and the per-cell limit of a visible test are set to a multiple of what
 the solution needs, never above the configured ceilings here and never
 below the floors.

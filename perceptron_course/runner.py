@@ -1,7 +1,7 @@
 """Executing one notebook: a submission inside the sandbox, or a student's notebook in their own check.
 
 This is the only grading code that runs where the student's code runs.  It
-is started by :mod:`autograder.sandbox` (or by the student's check,
+is started by :mod:`autograder.running.sandbox` (or by the student's check,
 :mod:`perceptron_course.execute`) as ``python -I runner.py JOB.json`` and is
 deliberately self-contained: it imports nothing but ``probe.py``, which sits
 beside it (inside the sandbox that folder holds only these two files), and
@@ -44,7 +44,7 @@ of the notebook's budget.
 Exit status: 0 when the notebook ran to the end and the probes ran, 4 when
 the time budget ran out, 5 when the shell could not be started, 2 when the
 job file is unusable (the worker reads these codes as
-``autograder.worker.RUNNER_*``).  Any other status, or 0 without a finished
+``autograder.running.worker.RUNNER_*``).  Any other status, or 0 without a finished
 report, means the notebook ended the process itself.
 """
 

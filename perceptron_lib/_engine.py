@@ -85,7 +85,7 @@ def compiled_kernel():
         module = False
         if not os.environ.get("PERCEPTRON_LIB_PURE_NUMPY"):
             # Looked up by name: it is a compiled module with no source for
-            # tools that read the package's imports (autograder.course_library).
+            # tools that read the package's imports (autograder.course.library).
             try:
                 module = importlib.import_module(f"{__package__}._kernel")
             except ImportError:  # not built (no C compiler at install time): the numpy engine runs instead

@@ -1,7 +1,7 @@
 """Downloads laid out as each learning management system hands them out, for the tests.
 
 Each builder writes files into a folder following that system's naming
-rules (see :mod:`autograder.lms`); ``notebook`` is the bytes every notebook
+rules (see :mod:`autograder.intake.lms`); ``notebook`` is the bytes every notebook
 file gets (a placeholder for the layout tests, a real submission for the
 grading run).
 """

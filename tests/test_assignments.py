@@ -3,7 +3,7 @@
 * ``python -m autograder release`` builds all five into a copy of the course
   directory, is idempotent, rejects unknown names, and refuses a release that
   leaks a solution or a hidden test.
-* Every requirement of :mod:`autograder.verify` holds for every assignment,
+* Every requirement of :mod:`autograder.commands.verify` holds for every assignment,
   computed by the same functions the instructor's command runs: the solution
   gets full marks and the blank release zero; every known-wrong
   implementation (``autograder/known_wrong/``) loses exactly the grade cells
@@ -13,7 +13,7 @@
   release fails only on its stubs.
 
 The release is built once per module (a fixture); each assignment's
-requirements share one :class:`autograder.verify.Assignment`.
+requirements share one :class:`autograder.commands.verify.Assignment`.
 """
 
 import os
@@ -24,15 +24,15 @@ import sys
 import nbformat
 import pytest
 
-from autograder import release as release_module
-from autograder import verify
-from autograder.checks import load_checks
+from autograder.commands import release as release_module
+from autograder.commands import verify
+from autograder.course.assignments import load_checks, names
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE = os.path.join(ROOT, "notebooks")
-ASSIGNMENTS = release_module.ASSIGNMENTS
+ASSIGNMENTS = tuple(names())
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -107,7 +107,7 @@ def test_release_refuses_a_planted_leak(tmp_path):
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
         nbformat.v4.new_markdown_cell("# A leaky assignment"),
-        nbformat.v4.new_code_cell('from autograder.checks import run_in_notebook\nrun_in_notebook("x", "y", globals())'),
+        nbformat.v4.new_code_cell('from autograder.judging.checks import run_in_notebook\nrun_in_notebook("x", "y", globals())'),
     ]
     (tmp_path / "source" / "ps1_hyperplanes").mkdir(parents=True)
     nbformat.write(notebook, str(tmp_path / "source" / "ps1_hyperplanes" / "ps1_hyperplanes.ipynb"))
@@ -115,7 +115,7 @@ def test_release_refuses_a_planted_leak(tmp_path):
     with pytest.raises(release_module.ReleaseError) as info:
         release_module.release("ps1_hyperplanes", str(tmp_path))
     message = str(info.value)
-    assert "ps1_hyperplanes.ipynb" in message and "'run_in_notebook'" in message and "'autograder.checks'" in message
+    assert "ps1_hyperplanes.ipynb" in message and "'run_in_notebook'" in message and "'autograder.judging.checks'" in message
     assert not (tmp_path / "release" / "ps1_hyperplanes").exists()
 
 

@@ -28,7 +28,7 @@ from autograder import boundary
 from autograder.boundary import (ArchiveError, ExecutedCell, ProbeRecord, ProbeResults, RunnerReport,
                                  SubmittedCell, SubmittedNotebook, extract_zip, parse_notebook, read_executed_cells,
                                  read_probe_results, read_runner_report, read_untrusted_file, safe_member_path)
-from autograder.integrity import prepare_notebook
+from autograder.judging.integrity import prepare_notebook
 from perceptron_course import boundary as notebook_boundary  # the readers the student's check shares
 from perceptron_course import probe
 

@@ -20,8 +20,8 @@ import sys
 import nbformat
 import pytest
 
-from autograder import check
-from autograder.release import LEAK_MARKERS, release
+from autograder.commands import check
+from autograder.commands.release import LEAK_MARKERS, release
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE = os.path.join(ROOT, "notebooks")
@@ -223,12 +223,13 @@ def test_the_instructors_notebook_runs_no_hidden_check(course):
         if not meta(cell).get("solution"):
             assert "run_in_notebook" not in cell.source and "HIDDEN TESTS" not in cell.source
     # Nor is the hidden checks' module ever loaded, directly or through another module.
-    probe = ("import sys\nfrom autograder import check\n"
+    probe = ("import sys\nfrom autograder.commands import check\n"
              f"check.plan({str(source_copy)!r}, course_dir={str(course)!r})\n"
              "print(sorted(m for m in sys.modules if m.startswith('autograder')))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert loaded.returncode == 0, loaded.stderr
-    assert "autograder.checks" not in loaded.stdout and "autograder.check'" in loaded.stdout
+    assert "autograder.commands.check'" in loaded.stdout
+    assert "autograder.judging.checks'" not in loaded.stdout and "autograder.course.assignments." not in loaded.stdout
 
 
 def test_a_release_with_instructor_text_is_never_run(course, tmp_path):

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.course_library import LibraryError, build_library, plan_library, release_imports
+from autograder.course.library import LibraryError, build_library, plan_library, release_imports
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ASSIGNMENTS = sorted(d for d in os.listdir(os.path.join(ROOT, "notebooks", "source"))

@@ -13,7 +13,7 @@ import time
 import nbformat
 import pytest
 
-from autograder import release as release_module
+from autograder.commands import release as release_module
 from tests.test_grading import correct_submission, partial_submission, read_grades, run_grade
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -94,7 +94,7 @@ def test_unreachable_scheduler_is_a_clear_error(batch, tmp_path):
 
 
 def test_local_grading_does_not_import_dask():
-    code = ("import sys, autograder.grade, autograder.__main__; "
+    code = ("import sys, autograder.commands.grade, autograder.__main__; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"

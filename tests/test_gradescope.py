@@ -38,16 +38,16 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder import gradescope
-from autograder.checks import load_checks
-from autograder.integrity import scan_code
-from autograder.limits import Limits
+from autograder.commands import gradescope
+from autograder.course.assignments import load_checks
+from autograder.judging.integrity import scan_code
+from autograder.course.limits import Limits
 from autograder.results import GRADED, TIMEOUT, CellResult, Flag, Result, Settings
 from tests.hostile.cases import Kit, infinite_loop_swallowing_interrupts
 from tests.test_grading import PS1, correct_submission, course, notebooks_of, sandbox_ready  # noqa: F401 (fixtures)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEMPLATES = os.path.join(ROOT, "autograder", "templates", "gradescope")
+TEMPLATES = gradescope.TEMPLATES
 pytestmark = pytest.mark.timeout(900)
 HANG_SECONDS = 20  # the notebook budget of the zip that grades the notebook that never ends
 
@@ -201,7 +201,7 @@ def attack(correct, attempt, expected_error):
 
 
 def read_checks_attempt(root_path):
-    path = os.path.join(root_path, "source", "autograder", "checks", f"{PS1}.py")
+    path = os.path.join(root_path, "source", "autograder", "course", "assignments", PS1, "checks.py")
     return f"with open({path!r}) as f:\n    f.read()\n"
 
 
@@ -250,12 +250,12 @@ def test_zip_holds_the_scripts_the_grader_and_this_assignment_only(built):
         requirements = zf.read("gradescope/requirements.txt").decode()
     assert {"setup.sh", "run_autograder"} <= names
     assert all(modes[name] & 0o111 for name in gradescope.SCRIPTS)
-    assert {"autograder/worker.py", "autograder/judge.py", "perceptron_course/runner.py",
-            "perceptron_course/probe.py", f"autograder/checks/{PS1}.py",
+    assert {"autograder/running/worker.py", "autograder/judging/judge.py", "perceptron_course/runner.py",
+            "perceptron_course/probe.py", f"autograder/course/assignments/{PS1}/checks.py",
             "perceptron_lib/__init__.py", f"notebooks/release/{PS1}/{PS1}.ipynb"} <= names
     # Only this assignment's checks; no solution, known-wrong code, gradebook or saved measurement.
-    assert {n for n in names if n.startswith("autograder/checks/")} == {"autograder/checks/__init__.py",
-                                                                     f"autograder/checks/{PS1}.py"}
+    assert {n for n in names if n.startswith("autograder/course/assignments/")} == {
+        "autograder/course/assignments/__init__.py", f"autograder/course/assignments/{PS1}/checks.py"}
     assert not [n for n in names if "known_wrong" in n or "/source/" in n or n.endswith((".db", ".pyc", ".so"))]
     assert config["assignment"] == PS1 and config["hidden_visibility"] == "after_published"
     assert config["cell_seconds_by_cell"], "the time limits calibrated from the solution should ship"
@@ -312,7 +312,7 @@ EXPECTED_ERROR = {None: "FileNotFoundError", "user": "PermissionError"}
 def test_reading_the_hidden_checks_fails_and_is_flagged(built, isolation):
     root = GradescopeRoot(built["zip"])
     try:
-        check_file = root.source("autograder", "checks", f"{PS1}.py")
+        check_file = root.source("autograder", "course", "assignments", PS1, "checks.py")
         # Without the grader closing source/, anyone could read the checks here, as in Gradescope's image.
         assert os.stat(check_file).st_mode & stat.S_IROTH and closed_ancestor(check_file) is None
         root.submit(attack(built["correct"], read_checks_attempt(root.path), EXPECTED_ERROR[isolation]))
@@ -377,7 +377,7 @@ def test_a_failure_of_the_grader_still_writes_results_json(built, monkeypatch):
         def fails(job):
             raise RuntimeError("the disk is full")
 
-        monkeypatch.setattr("autograder.worker.run_submission", fails)
+        monkeypatch.setattr("autograder.running.worker.run_submission", fails)
         data = validate(gradescope.grade_in_container(root.path))
         metadata_mode = stat.S_IMODE(os.stat(os.path.join(root.path, "submission_metadata.json")).st_mode)
     finally:
@@ -432,7 +432,7 @@ def test_setup_installs_under_its_root_only(tmp_path):
     assert f"python3 -m venv {root}/venv" in calls
     assert (f"python -m pip install --quiet --no-cache-dir -r {root}/source/gradescope/requirements.txt "
             f"-c {root}/source/gradescope/constraints.txt") in calls
-    assert f"python -m autograder.gradescope --check-setup {root}" in calls
+    assert f"python -m autograder.commands.gradescope --check-setup {root}" in calls
     after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     created = set(after) - set(before)
     assert all(str(p).startswith(("root/venv", "calls.log")) for p in created), created

@@ -35,27 +35,27 @@ import psutil
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from autograder import grade as grade_module
-from autograder import release as release_module
-from autograder import sandbox
-from autograder.batch import grade_submissions, reference_copies, similar_pairs
+from autograder.commands import grade as grade_module
+from autograder.commands import release as release_module
+from autograder.running import sandbox
+from autograder.running.batch import grade_submissions, reference_copies, similar_pairs
 from autograder.boundary import parse_notebook
-from autograder.checks import evaluate_namespace, load_checks
-from autograder.gradebook import dump, open_gradebook
-from autograder.integrity import prepare_notebook, scan_code
-from autograder.limits import Limits
-from autograder.outputs import write_grades_csv
+from autograder.course.assignments import load_checks
+from autograder.judging.checks import evaluate_namespace
+from autograder.outputs.gradebook import dump, open_gradebook
+from autograder.judging.integrity import prepare_notebook, scan_code
+from autograder.course.limits import Limits
+from autograder.outputs.record import write_grades_csv
 from autograder.results import Result, Settings
-from autograder.submissions import collect
+from autograder.intake.submissions import collect
 from tests.hostile.cases import CASES, Kit
-from autograder.known_wrong import load as load_known_wrong
+from autograder.course import assignments as registry
+from autograder.course.assignments import load_known_wrong
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE = os.path.join(ROOT, "notebooks")
 PS1 = "ps1_hyperplanes"
-ASSIGNMENTS = tuple(a for a in release_module.ASSIGNMENTS
-                    if os.path.exists(os.path.join(COURSE, "source", a, f"{a}.ipynb"))
-                    and os.path.exists(os.path.join(ROOT, "autograder", "checks", f"{a}.py")))
+ASSIGNMENTS = tuple(registry.names())
 os.environ.setdefault("MPLBACKEND", "Agg")
 pytestmark = pytest.mark.timeout(900)
 HOSTILE_TIMEOUT = 20
@@ -246,7 +246,7 @@ def hostile(course, tmp_path_factory, sandbox_ready):
     folder = tmp_path_factory.mktemp("hostile")
     kit = Kit(release=release_nb, correct=correct_submission(release_nb, source_nb), functions=functions,
               secret_paths=[str(course / "source" / PS1 / f"{PS1}.ipynb"),
-                            os.path.join(ROOT, "autograder", "checks", f"{PS1}.py"),
+                            registry.checks_file(PS1),
                             str(course / "gradebook.db"),
                             os.path.join(COURSE, "source", PS1, f"{PS1}.ipynb")],
               writable_targets=[str(course / "gradebook.db"), str(out / "grades.csv")])
@@ -470,7 +470,7 @@ def test_secrets_cannot_be_read_from_the_sandbox(hostile):
     text = "".join(o.get("text", "") for c in nbformat.read(str(notebook), as_version=4).cells
                    if c.cell_type == "code" for o in c.outputs)
     assert "READ" not in text, text
-    for path in hostile["kit"].secret_paths + ["autograder.checks"]:
+    for path in hostile["kit"].secret_paths + ["autograder.judging.checks"]:
         assert f"BLOCKED {path}" in text, text
     written = "".join(o.get("text", "") for c in nbformat.read(
         str(hostile["course"] / "autograded" / "write_gradebook" / PS1 / f"{PS1}.ipynb"), as_version=4).cells
@@ -564,7 +564,7 @@ def test_other_assignments_grade_end_to_end(assignment, course, tmp_path, sandbo
 
 @pytest.mark.slow
 def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(course, tmp_path, sandbox_ready):
-    from autograder.known_wrong.ps2_online_perceptron import _train
+    from autograder.course.assignments.ps2_online_perceptron.known_wrong import _train
 
     ps2 = "ps2_online_perceptron"
     if ps2 not in ASSIGNMENTS:
@@ -594,7 +594,7 @@ def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(
 @pytest.mark.slow
 def test_limits_measured_at_release_are_reused_until_something_they_depend_on_changes(tmp_path, sandbox_ready,
                                                                                       capsys):
-    from autograder.calibrate import saved_path
+    from autograder.running.calibrate import saved_path
 
     course = tmp_path / "course"
     (course / "source").mkdir(parents=True)
@@ -704,7 +704,7 @@ except OSError:
     seen["network"] = False
 seen["repository"] = sorted(os.listdir(sys.argv[1])) if os.path.exists(sys.argv[1]) else None
 try:
-    import autograder.checks
+    import autograder.judging.checks
     seen["checks"] = True
 except ImportError:
     seen["checks"] = False
@@ -948,7 +948,7 @@ def test_tamper_scan_is_quiet_on_the_solutions_and_stubs(assignment):
 
 
 def test_feedback_escapes_everything_from_the_submission():
-    from autograder.report import feedback_html
+    from autograder.outputs.report import feedback_html
     from autograder.results import CellResult, Flag
 
     result = Result("ann", PS1, "graded", score=0.0, max_score=1.0,

@@ -16,8 +16,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder import release as release_module
-from autograder.checks import load_checks
+from autograder.commands import release as release_module
+from autograder.course.assignments import load_checks
 from tests.hostile.cases import Kit, reference_pasted
 from tests.test_book_browser import DESKTOP, PHONE, artifacts, axe_source, browser, open_page, run_axe  # noqa: F401
 from tests.test_grading import (COURSE, PS1, correct_submission, partial_submission, read_grades, run_grade,

@@ -1,4 +1,4 @@
-"""Tests of the leak audit (autograder/leak_audit.py) on small planted sites: every kind of
+"""Tests of the leak audit (autograder/commands/audit.py) on small planted sites: every kind of
 secret is found where it hides (a page, a notebook inside a zip inside a wheel, a script's
 string), and what is legitimately public (the reference library, the perceptron's update in
 a page) is not."""
@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import leak_audit
-from autograder.outputs import GRADES_COLUMNS
+from autograder.commands import audit as leak_audit
+from autograder.outputs.record import GRADES_COLUMNS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SOURCE = REPO_ROOT / "notebooks" / "source"
@@ -159,18 +159,18 @@ def test_a_model_written_answer_is_found(tmp_path, secrets):
 
 def test_a_check_module_in_a_wheel_is_found(tmp_path, secrets):
     site = clean_site(tmp_path)
-    check = (REPO_ROOT / "autograder" / "checks" / "ps1_hyperplanes.py").read_bytes()
+    check = (REPO_ROOT / "autograder" / "course" / "assignments" / "ps1_hyperplanes" / "checks.py").read_bytes()
     (site / "packages" / "course-1.0-py3-none-any.whl").write_bytes(zipped({"course/checks.py": check}))
     findings = leak_audit.audit([site], secrets)
     origins = {f.what.split(" (")[0] for f in findings}
-    assert "hidden check: autograder/checks/ps1_hyperplanes.py" in origins
+    assert "hidden check: autograder/course/assignments/ps1_hyperplanes/checks.py" in origins
     assert {f.path for f in findings} == {"site/packages/course-1.0-py3-none-any.whl!course/checks.py"}
 
 
 def test_a_known_wrong_module_is_found(secrets):
-    wrong = (REPO_ROOT / "autograder" / "known_wrong" / "ps4_offset.py").read_bytes()
+    wrong = (REPO_ROOT / "autograder" / "course" / "assignments" / "ps4_offset" / "known_wrong.py").read_bytes()
     findings = leak_audit.audit_bytes("wrong.py", wrong, secrets)
-    assert any("known-wrong implementation: autograder/known_wrong/ps4_offset.py" in f.what for f in findings)
+    assert any("known-wrong implementation: autograder/course/assignments/ps4_offset/known_wrong.py" in f.what for f in findings)
 
 
 def test_a_gradebook_under_any_name_is_found(tmp_path, secrets):
@@ -207,8 +207,8 @@ def test_every_secret_region_and_check_module_is_found_planted_alone(secrets):
         page = "<html><pre>" + html.escape("\n".join(lines)) + "</pre></html>"
         findings = leak_audit.audit_bytes("page.html", page.encode(), secrets)
         assert any(grade_id in f.what for f in findings), f"{notebook} {kind} in {grade_id} not found"
-    for folder in ("checks", "known_wrong"):
-        for path in sorted((REPO_ROOT / "autograder" / folder).glob("*.py")):
+    for module in ("checks", "known_wrong"):
+        for path in sorted((REPO_ROOT / "autograder" / "course" / "assignments").glob(f"*/{module}.py")):
             findings = leak_audit.audit_bytes(path.name, path.read_bytes(), secrets)
             assert any(str(path.relative_to(REPO_ROOT)) in f.what for f in findings), path
 
@@ -221,14 +221,14 @@ def test_a_new_assignment_and_check_are_covered_without_changing_the_audit(tmp_p
         "def kernel_trick(X):\n    ### BEGIN SOLUTION\n    gram_matrix = polynomial_features(X) @ X.T\n"
         "    return gram_matrix / trace_normaliser\n    ### END SOLUTION")])
     (source / "ps9_new.ipynb").write_text(nbformat.writes(notebook), encoding="utf-8")
-    (root / "autograder" / "checks").mkdir(parents=True)
-    (root / "autograder" / "checks" / "ps9_new.py").write_text(
+    (root / "autograder" / "course" / "assignments" / "ps9_new").mkdir(parents=True)
+    (root / "autograder" / "course" / "assignments" / "ps9_new" / "checks.py").write_text(
         "CHECKS = [Check('kernel_trick', cases=[Case(unusual_input_for_the_kernel)])]\n", encoding="utf-8")
     secrets = leak_audit.collect_secrets(root)
     page = highlighted_page("gram_matrix = polynomial_features(X) @ X.T\nreturn gram_matrix / trace_normaliser")
     assert any("ps9_new.ipynb" in f.what for f in leak_audit.audit_bytes("p.html", page.encode(), secrets))
-    check = (root / "autograder" / "checks" / "ps9_new.py").read_bytes()
-    assert any("autograder/checks/ps9_new.py" in f.what for f in leak_audit.audit_bytes("c.py", check, secrets))
+    check = (root / "autograder" / "course" / "assignments" / "ps9_new" / "checks.py").read_bytes()
+    assert any("autograder/course/assignments/ps9_new/checks.py" in f.what for f in leak_audit.audit_bytes("c.py", check, secrets))
 
 
 def test_the_command_names_the_file_and_fails(tmp_path, capsys):

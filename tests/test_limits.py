@@ -4,8 +4,8 @@ import dataclasses
 
 import pytest
 
-from autograder.limits import Limits, LimitsError, load_limits
-from autograder.report import report_html
+from autograder.course.limits import Limits, LimitsError, load_limits
+from autograder.outputs.report import report_html
 from autograder.results import Result, Settings
 
 

@@ -1,4 +1,4 @@
-"""Recognising each LMS's download layout (:mod:`autograder.lms`), with fixtures built from each one's naming rules.
+"""Recognising each LMS's download layout (:mod:`autograder.intake.lms`), with fixtures built from each one's naming rules.
 
 Canvas: ``lastnamefirstname_[LATE_]<userid>_<submissionid>_<file>`` with ``-N``
 resubmission suffixes.  Moodle: ``Full Name_<participantid>_assignsubmission_file_/``
@@ -14,7 +14,7 @@ import os
 import pytest
 
 from autograder.boundary import read_blackboard_receipt, read_gradescope_metadata
-from autograder.lms import choose_notebook, notebook_stem, safe_id, scan
+from autograder.intake.lms import choose_notebook, notebook_stem, safe_id, scan
 from tests.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, issue_example, write
 
 A = "ps1_hyperplanes"
@@ -288,8 +288,8 @@ def random_download(rng, folder):
 def test_generated_downloads_lose_nothing_and_give_safe_unique_ids(tmp_path):
     import random
 
-    from autograder.lms import IGNORED, is_safe_student_id
-    from autograder.roster import resolve
+    from autograder.intake.lms import IGNORED, is_safe_student_id
+    from autograder.intake.roster import resolve
 
     rng = random.Random(20250131)
     for case in range(300):
@@ -315,7 +315,7 @@ def test_generated_downloads_lose_nothing_and_give_safe_unique_ids(tmp_path):
 def test_zip_of_one_moodle_folder_is_that_participants_submission(tmp_path):
     import zipfile
 
-    from autograder.submissions import collect
+    from autograder.intake.submissions import collect
 
     archive = tmp_path / "one.zip"
     with zipfile.ZipFile(archive, "w") as zf:

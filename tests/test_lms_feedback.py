@@ -1,4 +1,4 @@
-"""The feedback each LMS takes back (:mod:`autograder.lms_feedback`), read back the way each LMS reads it.
+"""The feedback each LMS takes back (:mod:`autograder.outputs.lms_feedback`), read back the way each LMS reads it.
 
 The download is built with each LMS's naming rules (:mod:`tests.lms_layouts`):
 names with spaces and accents, Canvas's LATE marker and ``-1`` resubmission,
@@ -22,11 +22,13 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import lms_feedback, outputs
-from autograder.checks import load_checks, evaluate_namespace
-from autograder.report import feedback_text, report_html
+from autograder.outputs import lms_feedback
+from autograder.outputs import record as outputs
+from autograder.course.assignments import load_checks
+from autograder.judging.checks import evaluate_namespace
+from autograder.outputs.report import feedback_text, report_html
 from autograder.results import GRADED, MISSING, TIMEOUT, CellResult, Result
-from autograder.submissions import collect_batch
+from autograder.intake.submissions import collect_batch
 from tests.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, write
 
 A = "ps1_hyperplanes"
@@ -271,7 +273,7 @@ def test_writes_are_atomic_and_stale_files_removed(run, tmp_path, monkeypatch):
 
 
 def test_routes_are_read_from_each_layout_s_names(tmp_path):
-    from autograder.lms import FeedbackRoute, scan
+    from autograder.intake.lms import FeedbackRoute, scan
 
     write(tmp_path, f"Grace Hopper_88150_assignsubmission_file/{NB}", b"{}")  # Moodle 4.1's folder, no "_"
     blackboard_attempt(str(tmp_path), "PS1_Hyperplanes", "kjohnson", "Katherine Johnson", "2025-01-30-22-15-07",

@@ -20,9 +20,9 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder import lms_feedback
-from autograder import release as release_module
-from autograder import sandbox
+from autograder.outputs import lms_feedback
+from autograder.commands import release as release_module
+from autograder.running import sandbox
 from tests.lms_layouts import write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -20,8 +20,8 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder import release as release_module
-from autograder import sandbox
+from autograder.commands import release as release_module
+from autograder.running import sandbox
 from tests.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, issue_example, write
 from tests.test_grading import correct_submission
 

@@ -1,4 +1,4 @@
-"""Ids, the roster, attempts and lateness (:mod:`autograder.roster`), and the gradebook exports (:mod:`autograder.exports`)."""
+"""Ids, the roster, attempts and lateness (:mod:`autograder.intake.roster`), and the gradebook exports (:mod:`autograder.outputs.exports`)."""
 
 import csv
 import datetime
@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from autograder.exports import ExportRow, canvas_csv, moodle_csv
-from autograder.lms import Entry, scan
-from autograder.roster import RosterError, RosterStudent, load_roster, name_keys, parse_deadline, resolve
+from autograder.outputs.exports import ExportRow, canvas_csv, moodle_csv
+from autograder.intake.lms import Entry, scan
+from autograder.intake.roster import RosterError, RosterStudent, load_roster, name_keys, parse_deadline, resolve
 from tests.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, issue_example, write
 
 A = "ps1_hyperplanes"
@@ -239,7 +239,7 @@ def test_moodle_export_has_an_id_number_and_email_to_map_from():
 # -- the command line refuses a bad roster or deadline before grading anything -----------------------
 
 def test_grade_command_refuses_a_bad_roster_or_deadline(tmp_path, capsys):
-    from autograder import grade
+    from autograder.commands import grade
 
     bad = write(tmp_path, "roster.csv", "name,email\nAda,ada@example.edu\n")
     args = ["ps1_hyperplanes", str(tmp_path), "--out", str(tmp_path / "out")]

@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder import worker
+from autograder.running import worker
 from perceptron_course import probe
 from autograder.boundary import read_executed_cells, read_runner_report
-from autograder.limits import Limits
+from autograder.course.limits import Limits
 from autograder.results import Settings
-from autograder.sandbox import Outcome
+from autograder.running.sandbox import Outcome
 
 RUNNER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "perceptron_course", "runner.py")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

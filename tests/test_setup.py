@@ -91,8 +91,10 @@ def test_the_instructors_distribution_holds_every_part_of_the_grader(tmp_path):
                     "--wheel-dir", str(tmp_path), str(root)], check=True, capture_output=True, timeout=600)
     (wheel,) = tmp_path.glob("perceptron_course-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for folder in ("autograder/checks", "autograder/known_wrong"):
-        modules = {p.name for p in (root / folder).glob("*.py")}
-        assert {f"{folder}/{m}" for m in modules} <= names, folder
-    assert {"autograder/templates/gradescope/setup.sh", "autograder/templates/gradescope/run_autograder"} <= names
+    registry = root / "autograder" / "course" / "assignments"
+    modules = {str(p.relative_to(root)) for p in registry.glob("*/*.py")}
+    assert {p.parent.name for p in registry.glob("*/checks.py")} >= {"ps1_hyperplanes", "ps5_voted_averaged"}
+    assert modules <= names, modules - names
+    assert {"autograder/commands/templates/gradescope/setup.sh",
+            "autograder/commands/templates/gradescope/run_autograder"} <= names
     assert "perceptron_course/runner.py" in names and "perceptron_lib/__init__.py" in names

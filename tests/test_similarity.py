@@ -1,4 +1,4 @@
-"""Similar submissions (:mod:`autograder.similarity`): normalising code, finding pairs, the report fragment.
+"""Similar submissions (:mod:`autograder.judging.similarity`): normalising code, finding pairs, the report fragment.
 
 Every test is pure and fast: the input is code as text, no notebook is run.
 """
@@ -11,7 +11,7 @@ import pytest
 
 import nbformat
 
-from autograder.similarity import (find_reference_copies, find_similar, normalise, reference_functions, release_stubs,
+from autograder.judging.similarity import (find_reference_copies, find_similar, normalise, reference_functions, release_stubs,
                                    similarity_html)
 
 STUB = '''def train(X, y, *, max_epochs=100):
@@ -419,12 +419,12 @@ def instructor_code():
     """Per assignment: the stubs of its release, the instructor's solution and every known-wrong implementation."""
     from nbgrader.preprocessors import ClearSolutions
 
-    from autograder.known_wrong import load as load_known_wrong
-    from autograder.release import ASSIGNMENTS
+    from autograder.course.assignments import load_known_wrong
+    from autograder.course.assignments import names
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     found = {}
-    for assignment in ASSIGNMENTS:
+    for assignment in names():
         source_nb = nbformat.read(os.path.join(root, "notebooks", "source", assignment, f"{assignment}.ipynb"),
                                   as_version=4)
         answers = release_stubs(source_nb)  # the answer cells, with the solutions in them
@@ -473,7 +473,7 @@ def test_bad_reference_inputs_are_errors_that_say_what_was_expected(tmp_path):
 
 
 def test_the_report_names_the_copy_flags_its_row_and_keeps_it_from_the_student(library):
-    from autograder.report import feedback_html, report_html
+    from autograder.outputs.report import feedback_html, report_html
     from autograder.results import Result
 
     copies = find_reference_copies({"<i>ada</i>": [UPDATE_COPY], "bob": [STUB]}, library, PS2_STUBS)

@@ -29,10 +29,13 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from autograder import leak_audit, publish
-from autograder.release import ASSIGNMENTS
+from autograder.commands import audit as leak_audit
+from autograder.commands import publish
+from autograder.course.assignments import names as assignment_names
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+ASSIGNMENTS = assignment_names()
 
 
 # --- fast: the pieces -------------------------------------------------------------------------
@@ -300,7 +303,7 @@ def test_every_chapter_downloaded_from_the_site_runs(published, student):
 
 @pytest.mark.slow
 def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(published, student, tmp_path):
-    from autograder.calibrate import solution_notebook
+    from autograder.running.calibrate import solution_notebook
 
     course = tmp_path / "notebooks"
     shutil.copytree(REPO_ROOT / "notebooks", course, ignore=shutil.ignore_patterns("autograded", "feedback", "submitted"))

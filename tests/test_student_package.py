@@ -46,7 +46,7 @@ def meta(cell):
 
 def released_course(folder, assignments, config_lines=()):
     """A course directory in ``folder`` with ``assignments`` released (the real one is left alone)."""
-    from autograder.release import release
+    from autograder.commands.release import release
 
     for name in assignments:
         shutil.copytree(os.path.join(COURSE, "source", name), folder / "source" / name)
@@ -119,7 +119,7 @@ def test_the_package_holds_the_library_the_student_side_and_the_release_only(sta
     assert not [f for f in files if f.endswith((".so", ".c", ".pyc")) or f.startswith("autograder")]
     # The release is the student version: nothing of the source notebook's solutions or hidden tests.
     release_text = (staged / "perceptron_course" / "release" / PS4 / f"{PS4}.ipynb").read_text(encoding="utf-8")
-    assert "BEGIN SOLUTION" not in release_text and "autograder.checks" not in release_text
+    assert "BEGIN SOLUTION" not in release_text and "autograder.judging.checks" not in release_text
     pyproject = (staged / "pyproject.toml").read_text(encoding="utf-8")
     assert f'name = "{DISTRIBUTION}"' in pyproject
     assert f'{CONSOLE_COMMAND} = "perceptron_course.check:console_main"' in pyproject
@@ -153,7 +153,7 @@ def test_no_release_or_a_leaking_release_is_not_packaged(tmp_path):
 
 def test_a_wheel_holding_anything_not_staged_is_refused(tmp_path):
     expected = {"perceptron_lib/__init__.py"}
-    for extra in ("autograder/checks/ps1_hyperplanes.py", "perceptron_lib/_kernel.cpython-311-x86_64-linux-gnu.so"):
+    for extra in ("autograder/course/assignments/ps1_hyperplanes/checks.py", "perceptron_lib/_kernel.cpython-311-x86_64-linux-gnu.so"):
         path = tmp_path / "x-1.0-py3-none-any.whl"
         with zipfile.ZipFile(path, "w") as wheel:
             wheel.writestr("perceptron_lib/__init__.py", "")
@@ -334,11 +334,11 @@ def test_the_installed_check_names_another_courses_notebook_without_a_traceback(
 
 @pytest.mark.slow
 def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(tmp_path):
-    from autograder.judge import judge
-    from autograder.limits import Limits as GradingLimits
+    from autograder.judging.judge import judge
+    from autograder.course.limits import Limits as GradingLimits
     from autograder.results import Job, Settings
-    from autograder.sandbox import sandbox_status
-    from autograder.worker import run_submission
+    from autograder.running.sandbox import sandbox_status
+    from autograder.running.worker import run_submission
 
     status = sandbox_status()
     assert status.available, f"bubblewrap cannot make a sandbox here: {status.description}"

@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from autograder import verify
+from autograder.commands import verify
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE = os.path.join(ROOT, "notebooks")
@@ -29,7 +29,7 @@ PS4 = "ps4_offset"
 
 pytestmark = pytest.mark.timeout(600)
 
-# Appended to a copy of autograder/checks/ps4_offset.py: train_with_lifting's cases that pass max_epochs are cut.
+# Appended to a copy of autograder/course/assignments/ps4_offset/checks.py: train_with_lifting's cases that pass max_epochs are cut.
 WEAKENING = '''
 
 import dataclasses as _dataclasses
@@ -154,7 +154,7 @@ def test_verify_passes_on_every_assignment():
 def test_verify_reports_a_weakened_check_and_exits_1(tmp_path):
     package = tmp_path / "autograder"
     shutil.copytree(os.path.join(ROOT, "autograder"), package, ignore=shutil.ignore_patterns("__pycache__"))
-    with open(package / "checks" / f"{PS4}.py", "a") as f:
+    with open(package / "course" / "assignments" / PS4 / "checks.py", "a") as f:
         f.write(WEAKENING)
     # Run from the copy's parent folder, so `python -m autograder` is the weakened copy.
     result = run_verify(PS4, "--no-run", "--course-dir", COURSE, cwd=tmp_path)

@@ -71,7 +71,7 @@ def _project_version():
 
 def _released(course_dir):
     """The release's assignment folders: ``{assignment: folder}``; raises when there is none or one leaks."""
-    from autograder.release import find_leaks
+    from autograder.commands.release import find_leaks
 
     release = os.path.join(course_dir, "release")
     found = {}
@@ -153,7 +153,7 @@ offline and sends nothing anywhere. Assignments: {assignments}.
 
 def stage(target, course_dir=COURSE_DIR):
     """Lay out the package's source tree in the empty folder ``target``; return the assignments it holds."""
-    from autograder.limits import load_limits
+    from autograder.course.limits import load_limits
 
     released = _released(course_dir)
     limits = load_limits(course_dir)

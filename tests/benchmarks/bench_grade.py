@@ -31,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import release as release_module
+from autograder.commands import release as release_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PS1 = "ps1_hyperplanes"
@@ -51,7 +51,7 @@ def make_course(tmp, assignment):
 
 def never_returning_trainers():
     """Known-wrong training loops with the epoch limit taken out."""
-    from autograder.known_wrong.ps2_online_perceptron import _train
+    from autograder.course.assignments.ps2_online_perceptron.known_wrong import _train
 
     endless = "range(1, 10**15)"
     return [_train(epochs=endless), _train(epochs=endless, stop="pass")]

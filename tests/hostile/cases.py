@@ -179,10 +179,10 @@ for path in {paths}:
     except OSError as exc:
         print("BLOCKED", path, type(exc).__name__)
 try:
-    import autograder.checks
-    print("READ autograder.checks")
+    import autograder.judging.checks
+    print("READ autograder.judging.checks")
 except ImportError as exc:
-    print("BLOCKED autograder.checks", type(exc).__name__)
+    print("BLOCKED autograder.judging.checks", type(exc).__name__)
 """
     return Entry("notebook", _append(kit.solved(), source))
 

@@ -1,0 +1,187 @@
+"""``python -m autograder release``: build the student versions of the assignments.
+
+For each assignment, nbgrader's ``generate_assignment`` turns
+``notebooks/source/<assignment>/`` into ``notebooks/release/<assignment>/``
+(solutions replaced by stubs, hidden tests removed, cells locked) and records
+the assignment, its notebooks and grade cells in ``notebooks/gradebook.db``,
+which the grader reads.  Then every released file is searched for anything
+that must never reach students: solution and hidden-test markers, and the
+call into the hidden checks.  A release that contains one is deleted and the
+command fails, naming the file and the marker.
+"""
+
+import argparse
+import io
+import logging
+import os
+import shutil
+import sys
+
+import nbformat
+
+from autograder.course import COURSE_DIR
+from autograder.course import assignments
+
+# Text that only the instructor's version may contain.
+LEAK_MARKERS = (
+    "BEGIN SOLUTION",
+    "END SOLUTION",
+    "BEGIN HIDDEN TESTS",
+    "END HIDDEN TESTS",
+    "run_in_notebook",
+    "autograder.judging.checks",
+)
+
+class ReleaseError(Exception):
+    """An assignment could not be released, or its release leaked instructor-only text."""
+
+
+def find_leaks(directory):
+    """Every ``(path, marker)`` such that a file under ``directory`` contains ``marker``.
+
+    Files are read as text (undecodable bytes ignored), so notebooks, scripts
+    and data files are all searched.
+    """
+    leaks = []
+    for folder, _, files in os.walk(directory):
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8", errors="ignore") as f:
+                text = f.read()
+            leaks.extend((path, marker) for marker in LEAK_MARKERS if marker in text)
+    return leaks
+
+
+def _config(course_dir):
+    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config_file = os.path.join(course_dir, "nbgrader_config.py")
+    config = Config()
+    if os.path.isfile(config_file):
+        config.merge(PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config())
+    config.CourseDirectory.root = os.path.abspath(course_dir)
+    return config
+
+
+def _points(notebook_path):
+    """``(autograded, manual)`` points of the grade cells of a notebook."""
+    nb = nbformat.read(notebook_path, as_version=4)
+    auto = manual = 0.0
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            if meta.get("solution"):
+                manual += meta.get("points", 0)
+            else:
+                auto += meta.get("points", 0)
+    return auto, manual
+
+
+def release(assignment, course_dir=COURSE_DIR):
+    """Generate the student version of one assignment and check it for leaks.
+
+    Returns the path of the release folder.  Raises :class:`ReleaseError` when
+    nbgrader fails or the release contains instructor-only text (the release
+    folder is then deleted).
+    """
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.coursedir import CourseDirectory
+
+    source = os.path.join(course_dir, "source", assignment)
+    if not os.path.isdir(source):
+        raise ReleaseError(f"{assignment}: no source folder {source}")
+    config = _config(course_dir)
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id = assignment
+    app = GenerateAssignment(coursedir=coursedir, config=config)
+    app.force = True
+    app.create_assignment = True
+
+    # nbgrader runs the ``alembic`` command when it creates a gradebook; it lives
+    # next to this interpreter, which need not be on PATH (.venv/bin/python ...).
+    bin_dir = os.path.dirname(sys.executable)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+    log = io.StringIO()
+    handler = logging.StreamHandler(log)
+    handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
+    app.log.addHandler(handler)
+    propagate = app.log.propagate
+    app.log.propagate = False
+    try:
+        app.start()
+    except Exception as exc:  # nbgrader raises its own exceptions and plain ones alike
+        details = log.getvalue().strip()
+        raise ReleaseError(f"{assignment}: nbgrader generate_assignment failed: {exc}" + (f"\n{details}" if details else "")) from None
+    finally:
+        app.log.removeHandler(handler)
+        app.log.propagate = propagate
+
+    target = os.path.join(course_dir, "release", assignment)
+    leaks = find_leaks(target)
+    if leaks:
+        shutil.rmtree(target)
+        listed = "\n".join(f"  {os.path.relpath(path, course_dir)}: contains {marker!r}" for path, marker in leaks)
+        raise ReleaseError(
+            f"{assignment}: the release contained instructor-only text, so it was deleted:\n{listed}\n"
+            "Check that every solution and hidden test in the source notebook is in a cell nbgrader clears "
+            "(a solution cell, or an autograder test cell for hidden tests)."
+        )
+    return target
+
+
+def main(argv=None):
+    """Release the named assignments (all of them by default); return the exit code."""
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder release",
+        description="Build the student versions of the assignments in notebooks/release/ and record them in the gradebook.",
+    )
+    parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all of {', '.join(assignments.names())}")
+    parser.add_argument("--course-dir", default=COURSE_DIR, help="the nbgrader course directory (default: %(default)s)")
+    args = parser.parse_args(argv)
+
+    known = assignments.names()
+    names = args.assignments or known
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        print(f"autograder release: unknown assignment {', '.join(map(repr, unknown))}; "
+              f"known assignments: {', '.join(known)}.", file=sys.stderr)
+        return 2
+
+    failed = 0
+    for name in names:
+        try:
+            target = release(name, args.course_dir)
+        except ReleaseError as exc:
+            print(f"autograder release: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        auto, manual = _points(os.path.join(target, f"{name}.ipynb"))
+        print(f"{name}: released to {os.path.relpath(target)} ({auto:g} autograded + {manual:g} written = {auto + manual:g} points)")
+        print(f"  {measure_time_limits(name, args.course_dir)}")
+    return 1 if failed else 0
+
+
+def measure_time_limits(assignment, course_dir):
+    """Measure the grading time limits from the instructor's solution and save them; one line saying what happened.
+
+    Grading measures them itself when this could not (no sandbox here, a
+    solution that fails) or when anything they depend on changed since.
+    """
+    from autograder.running import sandbox
+    from autograder.running.calibrate import calibrated_settings, describe
+    from autograder.course.limits import LimitsError, load_limits
+    from autograder.results import Settings
+
+    if not sandbox.sandbox_status().available:
+        return "time limits not measured (no sandbox here); grading will measure them"
+    try:
+        settings = Settings(limits=load_limits(course_dir), use_sandbox=True)
+    except LimitsError as exc:
+        return f"time limits not measured: {exc}"
+    calibrated = calibrated_settings(settings, course_dir, assignment, reuse=False)
+    if not calibrated.cell_seconds_by_cell:
+        return f"time limits not measured: {calibrated.budget_text}"
+    return describe(calibrated).replace("time limits:", "time limits measured from the solution and saved:", 1)

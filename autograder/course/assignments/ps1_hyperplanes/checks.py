@@ -1,0 +1,166 @@
+"""Hidden checks of problem set 1: signed distance, side of the plane, margin, separation.
+
+The visible cases repeat the notebook's visible tests; the hidden ones use
+other dimensions, lengths of ``w``, offsets and integer inputs, and put data
+points exactly on the plane, where ``sign(0) = -1`` and ``> 0`` versus ``>= 0``
+decide the answer.
+"""
+
+import numpy as np
+
+import perceptron_lib as pl
+
+from autograder.judging.checks import Case, Check
+
+_rng = np.random.default_rng(20240101)
+
+
+def _points(n, d):
+    return np.round(_rng.normal(size=(n, d)) * 2, 3)
+
+
+def _labels(n):
+    return _rng.choice(np.array([-1.0, 1.0]), size=n)
+
+
+def _side(X, w, b=0.0):
+    return pl.sign(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b).astype(np.int64)
+
+
+# -- fixed inputs -------------------------------------------------------------
+
+X4, y4 = pl.four_point_example()
+X1, y1 = pl.one_dimensional_example()
+WORKED_X = np.array([[3.0, 4.0], [0.0, 0.0], [1.0, 0.5]])
+W34 = np.array([3.0, 4.0])
+SCALED_X = np.array([[3.0, 4.0], [0.0, 0.0], [-1.0, 2.0]])
+X_5d, w_5d = _points(6, 5), np.array([0.5, -3.0, 2.0, 0.0, 1.5])
+X_2d, w_2d = _points(5, 2), np.array([-2.0, 1.0])
+X_sep, y_sep, w_star = pl.make_separable(20, 3, margin=0.2, random_state=3)
+X_shift = X_sep + np.array([1.0, -2.0, 0.5])  # the same data, moved off the origin
+b_shift = -float(w_star @ np.array([1.0, -2.0, 0.5]))
+X_rand, y_rand, w_rand = _points(8, 3), _labels(8), np.array([1.0, 2.0, -1.0])
+
+CHECKS = [
+    Check(
+        grade_id="signed_distance_examples",
+        function="signed_distance",
+        cases=[
+            Case("the points (3, 4), (0, 0), (1, 0.5) with w = (3, 4), b = -5", (WORKED_X, W34, -5.0), visible=True),
+            Case("five points in the plane and a line with normal (-2, 1) and offset 0.5", (X_2d, w_2d, 0.5)),
+            Case("points on both sides of a horizontal line with a negative offset",
+                 (np.array([[0.0, 3.0], [1.0, -1.0], [4.0, 0.5]]), np.array([0.0, -2.0]), -1.0)),
+        ],
+        expected=pl.signed_distance,
+        hint="The signed distance is (w . x + b) / ||w||, positive on the side w points to.",
+    ),
+    Check(
+        grade_id="signed_distance_general",
+        function="signed_distance",
+        cases=[
+            Case("two points in 3-D (integer arrays) with w = (0, 0, 2) and b left at its default",
+                 (np.array([[1, 2, 2], [0, 0, -3]]), np.array([0, 0, 2]))),
+            Case("the plane 30 x1 + 40 x2 - 50 = 0", (SCALED_X, 10 * W34, -50.0), visible=True),
+            Case("the plane 3 x1 + 4 x2 - 5 = 0", (SCALED_X, W34, -5.0), visible=True),
+            Case("six points in 5-D and a normal vector of length greater than 1 with an offset", (X_5d, w_5d, -1.25)),
+            Case("six points in 5-D and a plane through the origin given without b", (X_5d, w_5d)),
+            Case("a single point in 4-D", (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([0.2, 0.1, -0.4, 0.3]), 0.7)),
+            Case("integer points, an integer normal vector and an integer offset",
+                 (np.array([[1, 1], [-2, 5], [0, 0]]), np.array([2, -1]), 3)),
+            Case("a normal vector much shorter than 1", (X_2d, np.array([0.003, -0.004]), 0.001)),
+        ],
+        expected=pl.signed_distance,
+        hint="Divide w . x + b by the length ||w|| of w, in any dimension, and let b default to 0.",
+    ),
+    Check(
+        grade_id="side_of_plane_values",
+        function="side_of_plane",
+        cases=[
+            Case("the points (2, 0), (0, 3), (-1, -1), (0.5, -4) with w = (1, -1), b = 0.5",
+                 (np.array([[2.0, 0.0], [0.0, 3.0], [-1.0, -1.0], [0.5, -4.0]]), np.array([1.0, -1.0]), 0.5),
+                 visible=True),
+            Case("six points in 5-D and a plane with an offset", (X_5d, w_5d, 0.3)),
+            Case("five points in the plane and a line through the origin given without b", (X_2d, w_2d)),
+            Case("integer points and an integer plane", (np.array([[3, 1], [-1, -4], [2, 2]]), np.array([1, 2]), -4)),
+        ],
+        expected=_side,
+        hint="The label is +1 where w . x + b > 0 and -1 elsewhere, as an array of ints.",
+    ),
+    Check(
+        grade_id="side_of_plane_on_plane",
+        function="side_of_plane",
+        cases=[
+            Case("the points (1, 1), (2, 0), (0, 0) with w = (1, 1), b = -2",
+                 (np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 0.0]]), np.array([1.0, 1.0]), -2.0), visible=True),
+            Case("points on a line through the origin, given without b",
+                 (np.array([[1.0, -1.0], [-2.0, 2.0], [3.0, 0.0]]), np.array([1.0, 1.0]))),
+            Case("the points 1, 2, 3, 4 on a line and a threshold at one of them", (X1, np.array([-1.0]), 3.0)),
+            Case("the four-point example and a line through two of its points", (X4, np.array([1.0, 0.0]))),
+        ],
+        expected=_side,
+        hint="sign(0) is -1 in this course: a point exactly on the plane gets -1 (use > 0, and not np.sign).",
+    ),
+    Check(
+        grade_id="margin_separating",
+        function="margin",
+        cases=[
+            Case("the four-point example with w = (1, 1), b = 0", (X4, y4, np.array([1.0, 1.0])), visible=True),
+            Case("the four-point example with w = (3, 3), b = 0", (X4, y4, np.array([3.0, 3.0])), visible=True),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.5",
+                 (X1, y1, np.array([-1.0]), 2.5), visible=True),
+            Case("separable points in 3-D and a separating normal vector of length 2.5, through the origin",
+                 (X_sep, y_sep, 2.5 * w_star)),
+            Case("separable points in 3-D away from the origin and a separating plane with an offset",
+                 (X_shift, y_sep, w_star, b_shift)),
+            Case("the four-point example and a separating line whose normal is not along (1, 1)",
+                 (X4, y4, np.array([2.0, 0.5]))),
+        ],
+        expected=pl.margin,
+        hint="The margin is min_i y_i (w . x_i + b) / ||w||: the smallest, with the labels, divided by ||w||.",
+    ),
+    Check(
+        grade_id="margin_not_separating",
+        function="margin",
+        cases=[
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = 1, b = 0", (X1, y1, np.array([1.0])),
+                 visible=True),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2",
+                 (X1, y1, np.array([-1.0]), 2.0), visible=True),
+            Case("the four-point example with a line that puts two points on the wrong side",
+                 (X4, y4, np.array([1.0, -1.0]))),
+            Case("eight points in 3-D with random labels and a plane that does not separate them",
+                 (X_rand, y_rand, w_rand, 0.5)),
+            Case("separable points in 3-D and the normal vector pointing the wrong way", (X_sep, y_sep, -2.0 * w_star)),
+        ],
+        expected=pl.margin,
+        hint="When a point is on the wrong side, y (w . x + b) is negative and so is the margin: keep the sign (no abs()).",
+    ),
+    Check(
+        grade_id="separates_values",
+        function="separates",
+        cases=[
+            Case("the four-point example with w = (1, 1), b = 0", (X4, y4, np.array([1.0, 1.0])), visible=True),
+            Case("the four-point example with w = (1, -1), b = 0", (X4, y4, np.array([1.0, -1.0])), visible=True),
+            Case("separable points in 3-D and a plane through the origin", (X_sep, y_sep, w_star)),
+            Case("separable points in 3-D and the opposite normal vector", (X_sep, y_sep, -w_star)),
+            Case("separable points in 3-D away from the origin and a plane with an offset", (X_shift, y_sep, w_star, b_shift)),
+            Case("eight points in 3-D with random labels and a plane", (X_rand, y_rand, w_rand, 0.5)),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.5", (X1, y1, np.array([-1.0]), 2.5)),
+        ],
+        expected=pl.is_separated,
+        hint="The plane separates the data when y_i (w . x_i + b) > 0 for every i; return True or False.",
+    ),
+    Check(
+        grade_id="separates_on_plane",
+        function="separates",
+        cases=[
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2",
+                 (X1, y1, np.array([-1.0]), 2.0), visible=True),
+            Case("the four-point example and a line through two of its points", (X4, y4, np.array([1.0, 0.0]))),
+            Case("integer points with every point on the right side but one exactly on the plane",
+                 (np.array([[2, 0], [0, 3], [1, 0], [-3, 0]]), np.array([1, 1, -1, -1]), np.array([1, 1]), -1)),
+        ],
+        expected=pl.is_separated,
+        hint="A point on the plane is on neither side: require y (w . x + b) > 0, not >= 0.",
+    ),
+]

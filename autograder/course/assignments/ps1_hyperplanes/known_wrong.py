@@ -1,0 +1,100 @@
+"""Mistakes in problem set 1: signed distance, side of the plane, margin, separation."""
+
+from autograder.course.known_wrong import KnownWrong
+
+KNOWN_WRONG = [
+    # -- signed_distance -------------------------------------------------------
+    KnownWrong("signed_distance_forgets_norm", """
+        def signed_distance(X, w, b=0.0):
+            return np.asarray(X, dtype=float) @ w + b
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_divides_by_squared_norm", """
+        def signed_distance(X, w, b=0.0):
+            return (np.asarray(X, dtype=float) @ w + b) / (w @ w)
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_subtracts_offset", """
+        def signed_distance(X, w, b=0.0):
+            return (np.asarray(X, dtype=float) @ w - b) / np.linalg.norm(w)
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_ignores_offset", """
+        def signed_distance(X, w, b=0.0):
+            return (np.asarray(X, dtype=float) @ w) / np.linalg.norm(w)
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_unsigned", """
+        def signed_distance(X, w, b=0.0):
+            return np.abs(np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_normalises_w_in_place", """
+        def signed_distance(X, w, b=0.0):
+            norm = np.linalg.norm(w)
+            w /= norm
+            return np.asarray(X, dtype=float) @ w + b / norm
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_needs_offset_argument", """
+        def signed_distance(X, w, b):
+            return (np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
+        """, ("signed_distance_general",)),
+    # -- side_of_plane -----------------------------------------------------------
+    KnownWrong("side_of_plane_zero_is_positive", """
+        def side_of_plane(X, w, b=0.0):
+            return np.where(np.asarray(X, dtype=float) @ w + b >= 0, 1, -1)
+        """, ("side_of_plane_on_plane",)),
+    KnownWrong("side_of_plane_uses_np_sign", """
+        def side_of_plane(X, w, b=0.0):
+            return np.sign(np.asarray(X, dtype=float) @ w + b).astype(int)
+        """, ("side_of_plane_on_plane",)),
+    KnownWrong("side_of_plane_ignores_offset", """
+        def side_of_plane(X, w, b=0.0):
+            return np.where(np.asarray(X, dtype=float) @ w > 0, 1, -1)
+        """, ("side_of_plane_values", "side_of_plane_on_plane")),
+    KnownWrong("side_of_plane_flipped", """
+        def side_of_plane(X, w, b=0.0):
+            return np.where(np.asarray(X, dtype=float) @ w + b < 0, 1, -1)
+        """, ("side_of_plane_values", "side_of_plane_on_plane")),
+    KnownWrong("side_of_plane_returns_booleans", """
+        def side_of_plane(X, w, b=0.0):
+            return np.asarray(X, dtype=float) @ w + b > 0
+        """, ("side_of_plane_values", "side_of_plane_on_plane")),
+    # -- margin --------------------------------------------------------------------
+    KnownWrong("margin_takes_abs", """
+        def margin(X, y, w, b=0.0):
+            return float(np.min(np.abs(y * (np.asarray(X, dtype=float) @ w + b))) / np.linalg.norm(w))
+        """, ("margin_not_separating",)),
+    KnownWrong("margin_forgets_norm", """
+        def margin(X, y, w, b=0.0):
+            return float(np.min(y * (np.asarray(X, dtype=float) @ w + b)))
+        """, ("margin_separating", "margin_not_separating")),
+    KnownWrong("margin_ignores_labels", """
+        def margin(X, y, w, b=0.0):
+            return float(np.min(np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w))
+        """, ("margin_separating", "margin_not_separating")),
+    KnownWrong("margin_takes_max", """
+        def margin(X, y, w, b=0.0):
+            return float(np.max(y * (np.asarray(X, dtype=float) @ w + b)) / np.linalg.norm(w))
+        """, ("margin_separating", "margin_not_separating")),
+    KnownWrong("margin_takes_mean", """
+        def margin(X, y, w, b=0.0):
+            return float(np.mean(y * (np.asarray(X, dtype=float) @ w + b)) / np.linalg.norm(w))
+        """, ("margin_separating", "margin_not_separating")),
+    KnownWrong("margin_returns_every_point", """
+        def margin(X, y, w, b=0.0):
+            return y * (np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
+        """, ("margin_separating", "margin_not_separating")),
+    # -- separates -----------------------------------------------------------------
+    KnownWrong("separates_allows_points_on_plane", """
+        def separates(X, y, w, b=0.0):
+            return bool(np.all(y * (np.asarray(X, dtype=float) @ w + b) >= 0))
+        """, ("separates_on_plane",)),
+    KnownWrong("separates_any_instead_of_all", """
+        def separates(X, y, w, b=0.0):
+            return bool(np.any(y * (np.asarray(X, dtype=float) @ w + b) > 0))
+        """, ("separates_values", "separates_on_plane")),
+    KnownWrong("separates_ignores_offset", """
+        def separates(X, y, w, b=0.0):
+            return bool(np.all(y * (np.asarray(X, dtype=float) @ w) > 0))
+        """, ("separates_values",)),
+    KnownWrong("separates_returns_count", """
+        def separates(X, y, w, b=0.0):
+            return int(np.sum(y * (np.asarray(X, dtype=float) @ w + b) > 0))
+        """, ("separates_values", "separates_on_plane")),
+]

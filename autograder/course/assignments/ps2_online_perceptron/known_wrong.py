@@ -1,0 +1,159 @@
+"""Mistakes in problem set 2: the perceptron update, the training loop and the training error."""
+
+from autograder.course.known_wrong import KnownWrong
+
+
+def _train(*, test="y_i * (w @ x_i + b) <= 0", w_step="w = w + y_i * x_i", b_step="b = b + float(y_i)",
+           epochs="range(1, max_epochs + 1)", order="zip(X, y)", stop="if made == 0:\n                    break",
+           result="w, float(b), n_mistakes, epoch"):
+    """A training loop with one of its lines replaced by a mistake."""
+    return f"""
+        def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            b = 0.0
+            n_mistakes = 0
+            epoch = 0
+            for epoch in {epochs}:
+                made = 0
+                for x_i, y_i in {order}:
+                    if {test}:
+                        {w_step}
+                        if fit_intercept:
+                            {b_step}
+                        made += 1
+                n_mistakes += made
+                {stop}
+            return {result}
+        """
+
+
+def _errors(*, measure="float(np.mean(y * (X @ w + b) <= 0))", record="errors.append({measure})", epochs="max_epochs",
+            before=""):
+    """The training error after each epoch, with one of its lines replaced by a mistake."""
+    return f"""
+        def training_errors(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            b = 0.0
+            errors = []
+            for _ in range({epochs}):
+                made = 0{before}
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w = w + y_i * x_i
+                        b = b + float(y_i)
+                        made += 1
+                {record.format(measure=measure)}
+                if made == 0:
+                    break
+            return np.array(errors)
+        """
+
+
+ERRORS = ("training_errors_values",)
+
+KNOWN_WRONG = [
+    # -- perceptron_update --------------------------------------------------------
+    KnownWrong("update_on_plane_is_not_a_mistake", """
+        def perceptron_update(w, b, x, y):
+            if y * (w @ x + b) < 0:
+                return w + y * x, float(b + y), True
+            return w.copy(), float(b), False
+        """, ("update_rules",)),
+    KnownWrong("update_wrong_sign", """
+        def perceptron_update(w, b, x, y):
+            if y * (w @ x + b) <= 0:
+                return w - y * x, float(b - y), True
+            return w.copy(), float(b), False
+        """, ("update_worked_example", "update_rules")),
+    KnownWrong("update_forgets_offset", """
+        def perceptron_update(w, b, x, y):
+            if y * (w @ x + b) <= 0:
+                return w + y * x, float(b), True
+            return w.copy(), float(b), False
+        """, ("update_worked_example", "update_rules")),
+    KnownWrong("update_ignores_offset_in_prediction", """
+        def perceptron_update(w, b, x, y):
+            if y * (w @ x) <= 0:
+                return w + y * x, float(b + y), True
+            return w.copy(), float(b), False
+        """, ("update_worked_example", "update_rules")),
+    KnownWrong("update_changes_w_in_place", """
+        def perceptron_update(w, b, x, y):
+            if y * (w @ x + b) <= 0:
+                w += y * x
+                return w, float(b + y), True
+            return w, float(b), False
+        """, ("update_worked_example", "update_rules")),
+    KnownWrong("update_on_every_example", """
+        def perceptron_update(w, b, x, y):
+            return w + y * x, float(b + y), bool(y * (w @ x + b) <= 0)
+        """, ("update_rules",)),
+    KnownWrong("update_mistake_as_int", """
+        def perceptron_update(w, b, x, y):
+            if y * (w @ x + b) <= 0:
+                return w + y * x, float(b + y), 1
+            return w.copy(), float(b), 0
+        """, ("update_worked_example", "update_rules")),
+    KnownWrong("update_returns_two_values", """
+        def perceptron_update(w, b, x, y):
+            if y * (w @ x + b) <= 0:
+                return w + y * x, float(b + y)
+            return w.copy(), float(b)
+        """, ("update_worked_example", "update_rules")),
+    # -- train_perceptron -------------------------------------------------------------
+    KnownWrong("train_on_plane_is_not_a_mistake", _train(test="y_i * (w @ x_i + b) < 0"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_forgets_offset", _train(b_step="pass"), ("train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_wrong_sign", _train(w_step="w = w - y_i * x_i", b_step="b = b - float(y_i)"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_updates_on_every_example", _train(test="True"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_learns_offset_through_origin", _train(b_step="pass\n                        b = b + float(y_i)"),
+               ("train_through_origin",)),
+    KnownWrong("train_never_stops_early", _train(stop="pass"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_stops_after_one_epoch", _train(stop="break"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_does_not_count_the_clean_epoch",
+               _train(stop="if made == 0:\n                    epoch -= 1\n                    break"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_counts_last_epoch_mistakes_only", _train(result="w, float(b), made, epoch"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_one_epoch_short", _train(epochs="range(1, max_epochs)"),
+               ("train_through_origin", "train_stopping_rule")),
+    KnownWrong("train_visits_in_random_order",
+               _train(order="[(X[i], y[i]) for i in np.random.default_rng(0).permutation(len(y))]"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_shuffles_the_caller_data", """
+        def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
+            order = np.random.default_rng(0).permutation(len(y))
+            X[:] = X[order]
+            y[:] = y[order]
+            w = np.zeros(X.shape[1])
+            b, n_mistakes = 0.0, 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w = w + y_i * x_i
+                        b = b + float(y_i) if fit_intercept else b
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return w, float(b), n_mistakes, epoch
+        """, ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    KnownWrong("train_returns_weights_only", _train(result="w"),
+               ("train_through_origin", "train_with_offset", "train_stopping_rule")),
+    # -- training_errors ---------------------------------------------------------------------------
+    KnownWrong("errors_are_the_mistakes_during_the_epoch", _errors(measure="made / len(y)"), ERRORS),
+    KnownWrong("errors_counted_not_divided", _errors(measure="int(np.sum(y * (X @ w + b) <= 0))"), ERRORS),
+    KnownWrong("errors_on_plane_is_correct", _errors(measure="float(np.mean(y * (X @ w + b) < 0))"), ERRORS),
+    KnownWrong("errors_forget_the_offset", _errors(measure="float(np.mean(y * (X @ w) <= 0))"), ERRORS),
+    KnownWrong("errors_measured_before_the_epoch", _errors(
+        record="pass", before="\n                errors.append(float(np.mean(y * (X @ w + b) <= 0)))"), ERRORS),
+    KnownWrong("errors_ignore_max_epochs", _errors(epochs="100"), ERRORS),
+    KnownWrong("errors_one_epoch_short", _errors(epochs="max_epochs - 1"), ERRORS),
+]

@@ -1,0 +1,109 @@
+"""Hidden checks of problem set 4: lifting, the perceptron through the origin, the offset recovered.
+
+``train_with_lifting`` is compared with ``perceptron_lib.train_perceptron`` with
+an offset, so a lifting with the wrong constant, the column in the wrong
+place, or a forgotten split all fail; the hidden cases include data that only
+an offset separates, several dimensions, and data that never converges.
+"""
+
+import numpy as np
+
+import perceptron_lib as pl
+
+from autograder.judging.checks import Case, Check
+
+
+def _absorb(X):
+    return pl.absorb_offset(X)
+
+
+def _split(theta):
+    w, b = pl.split_offset(theta)
+    return w, float(b)
+
+
+def _through_origin(X, y, *, max_epochs=100):
+    result = pl.train_perceptron(X, y, fit_intercept=False, max_epochs=max_epochs)
+    return result.w, int(result.n_mistakes), int(result.n_epochs)
+
+
+def _with_offset(X, y, *, max_epochs=100):
+    result = pl.train_perceptron(X, y, fit_intercept=True, max_epochs=max_epochs)
+    return result.w, float(result.b), int(result.n_mistakes), int(result.n_epochs)
+
+
+X4, y4 = pl.four_point_example()
+X1, y1 = pl.one_dimensional_example()
+X_away = np.array([[2.0, 3.0], [3.0, 2.5], [1.0, 1.0], [2.5, 1.0]])
+y_away = np.array([1.0, 1.0, -1.0, -1.0])
+X_sep, y_sep, _ = pl.make_separable(30, 3, margin=0.1, random_state=21)
+X_shift = X_sep + np.array([1.5, -0.5, 2.0])
+y_flip = pl.flip_labels(y_sep, 0.15, random_state=22)
+X_int = np.array([[3, 1], [4, 2], [1, 3], [0, 4], [2, 2]])
+y_int = np.array([1, 1, -1, -1, -1])
+
+CHECKS = [
+    Check(
+        grade_id="absorb_offset_values",
+        function="absorb_offset",
+        cases=[
+            Case("the points 1, 2, 3, 4", (X1,), visible=True),
+            Case("two points in 3-D (an integer array)", (np.array([[1, -2, 3], [0, 5, -1]]),), visible=True),
+            Case("the four-point example", (X4,)),
+            Case("thirty points in 3-D", (X_sep,)),
+            Case("a single point in 5-D", (np.array([[0.5, -1.0, 0.0, 2.0, 3.5]]),)),
+        ],
+        expected=_absorb,
+        hint="Return a new array with a last column of ones: shape (n_samples, n_features + 1).",
+    ),
+    Check(
+        grade_id="split_offset_values",
+        function="split_offset",
+        cases=[
+            Case("theta = (-1, 2.5)", (np.array([-1.0, 2.5]),), visible=True),
+            Case("theta = (1, 2, 3, -4)", (np.array([1.0, 2.0, 3.0, -4.0]),), visible=True),
+            Case("a lifted weight vector with a zero offset", (np.array([0.5, -0.25, 0.0]),)),
+            Case("an integer lifted weight vector", (np.array([3, -1, 7]),)),
+        ],
+        expected=_split,
+        hint="w is every entry of theta but the last (an array), b is the last entry (a float).",
+    ),
+    Check(
+        grade_id="train_through_origin_values",
+        function="train_through_origin",
+        cases=[
+            Case("the four-point example", (X4, y4), visible=True),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=5", (X1, y1), {"max_epochs": 5}, visible=True),
+            Case("thirty separable points in 3-D", (X_sep, y_sep)),
+            Case("thirty points in 3-D with some labels flipped, with max_epochs=4", (X_sep, y_flip), {"max_epochs": 4}),
+            Case("the lifted one-dimensional example", (pl.absorb_offset(X1), y1)),
+            Case("points away from the origin, lifted", (pl.absorb_offset(X_away), y_away)),
+        ],
+        expected=_through_origin,
+        hint="Start from theta = 0, update on y (theta . x) <= 0, stop after a clean epoch or at max_epochs.",
+    ),
+    Check(
+        grade_id="lifting_one_dimensional",
+        function="train_with_lifting",
+        cases=[
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1", (X1, y1), visible=True),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=4", (X1, y1), {"max_epochs": 4}),
+            Case("the points 1, 2, 3, 4 in reverse order", (X1[::-1].copy(), y1[::-1].copy())),
+        ],
+        expected=_with_offset,
+        hint="Lift with absorb_offset, train with train_through_origin, then split_offset the result.",
+    ),
+    Check(
+        grade_id="lifting_general",
+        function="train_with_lifting",
+        cases=[
+            Case("the points (2, 3), (3, 2.5), (1, 1), (2.5, 1) labelled +1, +1, -1, -1", (X_away, y_away), visible=True),
+            Case("the four-point example", (X4, y4)),
+            Case("thirty separable points in 3-D, moved away from the origin", (X_shift, y_sep)),
+            Case("thirty points in 3-D with some labels flipped, with max_epochs=3", (X_sep, y_flip), {"max_epochs": 3}),
+            Case("integer points with integer labels", (X_int, y_int)),
+        ],
+        expected=_with_offset,
+        hint="The result must equal the perceptron with an offset: lift with a constant 1, and return (w, b, n_mistakes, n_epochs).",
+    ),
+]

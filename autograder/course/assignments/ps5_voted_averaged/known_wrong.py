@@ -1,0 +1,188 @@
+"""Mistakes in problem set 5: voted training and prediction, the averaged perceptron, the comparison."""
+
+from autograder.course.known_wrong import KnownWrong
+
+
+def _voted(*, start="0", on_mistake="1", on_correct="count += 1", test="y_i * (w @ x_i + b) <= 0",
+           b_step="b + float(y_i)", stop="if made == 0:\n                    break", keep_last=True, keep_zero=True):
+    """Voted training with one of its lines replaced by a mistake."""
+    last = "weights.append(w)\n            intercepts.append(b)\n            counts.append(count)" if keep_last else "pass"
+    first = "True" if keep_zero else "len(weights) > 0 or count > 0 or not np.all(w == 0)"
+    return f"""
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b, count = np.zeros(X.shape[1]), 0.0, {start}
+            weights, intercepts, counts = [], [], []
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if {test}:
+                        if {first}:
+                            weights.append(w)
+                            intercepts.append(b)
+                            counts.append(count)
+                        w, b, count = w + y_i * x_i, {b_step}, {on_mistake}
+                        made += 1
+                    else:
+                        {on_correct}
+                {stop}
+            {last}
+            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
+        """
+
+
+def _averaged(*, c_start="0", divide="c", increment="c += 1", mistake_extra="", result=None,
+              stop="if made == 0:\n                    break"):
+    """The averaged perceptron with one of its lines replaced by a mistake."""
+    result = result or f"w - u / {divide}, float(b - beta / {divide})"
+    return f"""
+        def train_averaged(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b = np.zeros(X.shape[1]), 0.0
+            u, beta = np.zeros(X.shape[1]), 0.0
+            c = {c_start}
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w, b = w + y_i * x_i, b + float(y_i)
+                        u, beta = u + c * y_i * x_i, beta + c * float(y_i)
+                        made += 1{mistake_extra}
+                    {increment}
+                {stop}
+            return {result}
+        """
+
+
+def _predict(expression):
+    return f"""
+        def predict_voted(X, weights, intercepts, counts):
+            scores = np.asarray(X, dtype=float) @ np.asarray(weights, dtype=float).T + np.asarray(intercepts, dtype=float)
+            return {expression}
+        """
+
+
+VOTED = ("voted_four_point", "voted_counts")
+AVERAGED = ("averaged_four_point", "averaged_general")
+# compare_on_noisy_data trains and predicts with the student's own functions, so it fails with them.
+COMPARISON = ("noisy_comparison_values",)
+
+KNOWN_WRONG = [
+    # -- train_voted -------------------------------------------------------------------------
+    KnownWrong("voted_new_vector_starts_at_zero", _voted(on_mistake="0"), VOTED),
+    KnownWrong("voted_counts_start_at_one", _voted(start="1"), VOTED),
+    KnownWrong("voted_counts_mistakes_too", _voted(on_mistake="count + 1"), VOTED + COMPARISON),
+    KnownWrong("voted_forgets_the_last_vector", _voted(keep_last=False), VOTED + COMPARISON),
+    KnownWrong("voted_drops_the_zero_vector", _voted(keep_zero=False), VOTED),
+    KnownWrong("voted_forgets_the_offset", _voted(b_step="b"), VOTED + COMPARISON),
+    KnownWrong("voted_on_plane_is_not_a_mistake", _voted(test="y_i * (w @ x_i + b) < 0"), VOTED + COMPARISON),
+    KnownWrong("voted_never_stops_early", _voted(stop="pass"), VOTED),
+    KnownWrong("voted_returns_last_vector_only", """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b = np.zeros(X.shape[1]), 0.0
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w, b = w + y_i * x_i, b + float(y_i)
+                        made += 1
+                if made == 0:
+                    break
+            return w[None, :], np.array([b]), np.array([len(y)])
+        """, VOTED + COMPARISON),
+    # -- predict_voted ---------------------------------------------------------------------------
+    KnownWrong("predict_voted_with_last_vector",
+               _predict("np.where(scores[:, -1] > 0, 1, -1)"),
+               ("predict_voted_values", "predict_voted_ties") + COMPARISON),
+    KnownWrong("predict_voted_averages_scores",
+               _predict("np.where(scores @ np.asarray(counts) > 0, 1, -1)"),
+               ("predict_voted_values", "predict_voted_ties") + COMPARISON),
+    KnownWrong("predict_voted_ignores_counts",
+               _predict("np.where(np.where(scores > 0, 1, -1).sum(axis=1) > 0, 1, -1)"),
+               ("predict_voted_values",) + COMPARISON),
+    KnownWrong("predict_voted_uses_np_sign",
+               _predict("np.sign(np.sign(scores) @ np.asarray(counts)).astype(int)"), ("predict_voted_ties",)),
+    KnownWrong("predict_voted_zero_score_votes_plus",
+               _predict("np.where(np.where(scores >= 0, 1, -1) @ np.asarray(counts) > 0, 1, -1)"), ("predict_voted_ties",)),
+    KnownWrong("predict_voted_tie_is_plus",
+               _predict("np.where(np.where(scores > 0, 1, -1) @ np.asarray(counts) >= 0, 1, -1)"), ("predict_voted_ties",)),
+    KnownWrong("predict_voted_returns_the_vote",
+               _predict("np.where(scores > 0, 1, -1) @ np.asarray(counts)"),
+               ("predict_voted_values", "predict_voted_ties") + COMPARISON),
+    # -- train_averaged -----------------------------------------------------------------------------
+    KnownWrong("averaged_counter_from_one", _averaged(c_start="1", divide="(c - 1)"), AVERAGED),
+    KnownWrong("averaged_daume_divides_by_visits_plus_one", _averaged(c_start="1", divide="c"), AVERAGED),
+    KnownWrong("averaged_divides_by_visits_minus_one", _averaged(divide="(c - 1)"), AVERAGED),
+    KnownWrong("averaged_counts_mistakes_only", _averaged(increment="pass", mistake_extra="\n                        c += 1",
+                                                          result="w - u / max(c, 1), float(b - beta / max(c, 1))"),
+               AVERAGED + COMPARISON),
+    KnownWrong("averaged_returns_last_weights", _averaged(result="w, float(b)"), AVERAGED + COMPARISON),
+    KnownWrong("averaged_forgets_the_offset_average", _averaged(result="w - u / c, float(b)"), AVERAGED + COMPARISON),
+    KnownWrong("averaged_never_stops_early", _averaged(stop="pass"), AVERAGED),
+    KnownWrong("averaged_mean_of_distinct_vectors", """
+        def train_averaged(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b = np.zeros(X.shape[1]), 0.0
+            ws, bs = [w], [b]
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w, b = w + y_i * x_i, b + float(y_i)
+                        ws.append(w)
+                        bs.append(b)
+                        made += 1
+                if made == 0:
+                    break
+            return np.mean(ws, axis=0), float(np.mean(bs))
+        """, AVERAGED + COMPARISON),
+    # -- compare_on_noisy_data -----------------------------------------------------------------------
+    KnownWrong("comparison_tests_on_the_training_set", """
+        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
+            X_train = X[:n_train]
+            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
+            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
+            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
+            last = np.where(X_train @ weights[-1] + intercepts[-1] > 0, 1, -1)
+            voted = predict_voted(X_train, weights, intercepts, counts)
+            averaged = np.where(X_train @ w_avg + b_avg > 0, 1, -1)
+            return tuple(float(np.mean(p == y_train)) for p in (last, voted, averaged))
+        """, ("noisy_comparison_values",)),
+    KnownWrong("comparison_flips_the_test_labels_too", """
+        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
+            y = flip_labels(y, flip_fraction, random_state=random_state)
+            X_train, y_train, X_test, y_test = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
+            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
+            last = np.where(X_test @ weights[-1] + intercepts[-1] > 0, 1, -1)
+            voted = predict_voted(X_test, weights, intercepts, counts)
+            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
+            return tuple(float(np.mean(p == y_test)) for p in (last, voted, averaged))
+        """, ("noisy_comparison_values",)),
+    KnownWrong("comparison_returns_error_rates", """
+        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
+            X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]
+            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
+            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
+            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
+            last = np.where(X_test @ weights[-1] + intercepts[-1] > 0, 1, -1)
+            voted = predict_voted(X_test, weights, intercepts, counts)
+            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
+            return tuple(float(np.mean(p != y_test)) for p in (last, voted, averaged))
+        """, ("noisy_comparison_values",)),
+    KnownWrong("comparison_last_vector_from_the_average", """
+        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
+            X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]
+            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
+            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
+            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
+            voted = predict_voted(X_test, weights, intercepts, counts)
+            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
+            return tuple(float(np.mean(p == y_test)) for p in (averaged, voted, averaged))
+        """, ("noisy_comparison_values",)),
+]

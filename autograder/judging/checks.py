@@ -1,0 +1,279 @@
+"""Hidden checks: what each graded cell requires, judged on the trusted side.
+
+Each assignment has a module here (``autograder/course/assignments/<assignment>/checks.py``) with
+a list ``CHECKS`` of :class:`Check` objects.  A check names the nbgrader grade
+cell it scores (``grade_id``), the student's function it calls, the inputs it
+calls it on (:class:`Case`), and how to compute the right answer with
+``perceptron_lib``.  A grade cell earns its points only when every case of
+every check with its ``grade_id`` passes.
+
+The same checks run two ways, with the same verdicts:
+
+* in the sandbox: :func:`write_probes` turns the cases into data files, the
+  student's kernel runs :mod:`perceptron_course.probe` on them, the host reads the
+  returned data at the trust boundary
+  (:func:`autograder.boundary.read_probe_results`) and
+  :func:`verdicts_from_results` judges it;
+* in-process, for the instructor's own notebooks and for tests:
+  :func:`evaluate_namespace` calls the functions directly, and
+  :func:`run_in_notebook` raises ``AssertionError`` if a grade cell fails.
+
+These modules are never released to students.  Feedback reports a failed
+hidden case by its description only, never by its expected value.
+"""
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from perceptron_course import probe as _probe
+from perceptron_course.probe import Opaque
+
+__all__ = ["Case", "Check", "Verdict", "probe_ids", "write_probes", "verdicts_from_results",
+           "evaluate_namespace", "run_in_notebook"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of a student's function.
+
+    ``describe`` says what the input is ("a point exactly on the plane"); it is
+    shown in feedback.  ``visible`` cases are the ones the notebook's visible
+    tests also use: their expected values may be shown, hidden ones never.
+    """
+
+    describe: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    visible: bool = False
+
+
+@dataclass(frozen=True)
+class Check:
+    """A requirement on one student function, scored under one grade cell.
+
+    Parameters
+    ----------
+    grade_id : str
+        The nbgrader grade cell this check scores.
+    function : str
+        Name of the student's function in the notebook.
+    cases : list of Case
+    expected : callable
+        ``expected(*case.args, **case.kwargs)`` returns the right answer, computed
+        with ``perceptron_lib`` on the host.
+    hint : str
+        What to look at when this check fails, shown in feedback.
+    compare : callable, optional
+        ``compare(got, expected)`` returns ``None`` when ``got`` is acceptable or a
+        sentence saying what is wrong.  Default: :func:`compare_values`.
+    allow_mutation : bool, default=False
+        Whether the function may change its inputs in place.
+    """
+
+    grade_id: str
+    function: str
+    cases: list
+    expected: Callable[..., Any]
+    hint: str = ""
+    compare: Callable[[Any, Any], Any] = None
+    allow_mutation: bool = False
+
+
+@dataclass
+class Verdict:
+    """The result of one grade cell: passed or not, and the feedback message."""
+
+    grade_id: str
+    passed: bool
+    message: str
+
+
+# -- data in and out of the sandbox -------------------------------------------
+
+def _probe_id(check_index, case_index):
+    return f"c{check_index}_{case_index}"
+
+
+def probe_ids(checks):
+    """The ids of every case of ``checks``, as :func:`write_probes` names them."""
+    return frozenset(_probe_id(i, j) for i, check in enumerate(checks) for j in range(len(check.cases)))
+
+
+def write_probes(checks, directory):
+    """Write every case of ``checks`` as ``probes.json`` and ``probes.npz`` in ``directory``."""
+    arrays = {}
+    probes = []
+    for i, check in enumerate(checks):
+        for j, case in enumerate(check.cases):
+            probes.append({
+                "id": _probe_id(i, j),
+                "function": check.function,
+                "args": _probe.encode(tuple(case.args), arrays),
+                "kwargs": _probe.encode(dict(case.kwargs), arrays),
+            })
+    os.makedirs(directory, exist_ok=True)
+    np.savez(os.path.join(directory, "probes.npz"), **arrays)
+    with open(os.path.join(directory, "probes.json"), "w") as f:
+        json.dump(probes, f)
+
+
+# -- judging -------------------------------------------------------------------
+
+def _type_name(value):
+    if isinstance(value, Opaque):
+        return value.description
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def _as_vector(value):
+    """Accept an ndarray, or a list/tuple of plain numbers, as a numeric array; else None."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return value.astype(np.float64)
+    if isinstance(value, (list, tuple)) and all(type(v) in (int, float) for v in value):
+        return np.asarray(value, dtype=np.float64)
+    return None
+
+
+def compare_values(got, expected, *, rtol=1e-7, atol=1e-9):
+    """``None`` if ``got`` matches ``expected`` in structure, type, shape and value, else the reason.
+
+    Arrays match arrays (or lists of numbers) of the same shape, floats match
+    real numbers, ints and bools must be exact, tuples match tuples or lists
+    element by element.  Anything else, such as an object with a custom
+    ``__eq__``, never matches.
+    """
+    if isinstance(expected, tuple):
+        if not isinstance(got, (tuple, list)):
+            return f"returned {_type_name(got)}; expected a tuple of {len(expected)} values"
+        if len(got) != len(expected):
+            return f"returned {len(got)} values; expected {len(expected)}"
+        for k, (g, e) in enumerate(zip(got, expected)):
+            problem = compare_values(g, e, rtol=rtol, atol=atol)
+            if problem:
+                return f"value {k + 1} of the result: {problem}"
+        return None
+    if isinstance(expected, np.ndarray):
+        vec = _as_vector(got)
+        if vec is None:
+            return f"returned {_type_name(got)}; expected an array of shape {expected.shape}"
+        if vec.shape != expected.shape:
+            return f"returned an array of shape {vec.shape}; expected shape {expected.shape}"
+        if not np.all(np.isfinite(vec)):
+            return "returned an array containing NaN or infinity"
+        if expected.dtype.kind in "biu":
+            return None if np.array_equal(vec, expected) else "returned the wrong values"
+        return None if np.allclose(vec, expected, rtol=rtol, atol=atol) else "returned the wrong values"
+    if isinstance(expected, (bool, np.bool_)):
+        if type(got) is not bool:
+            return f"returned {_type_name(got)}; expected True or False"
+        return None if got == bool(expected) else "returned the wrong truth value"
+    if isinstance(expected, (int, np.integer)):
+        if type(got) is not int and not (type(got) is float and float(got).is_integer()):
+            return f"returned {_type_name(got)}; expected a whole number"
+        return None if int(got) == int(expected) else "returned the wrong number"
+    if isinstance(expected, (float, np.floating)):
+        if type(got) not in (int, float) or (isinstance(got, np.ndarray)):
+            if isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "biuf":
+                got = float(got)
+            else:
+                return f"returned {_type_name(got)}; expected a number"
+        if not np.isfinite(got):
+            return "returned NaN or infinity; expected a finite number"
+        return None if np.isclose(got, float(expected), rtol=rtol, atol=atol) else "returned the wrong number"
+    if expected is None:
+        return None if got is None else f"returned {_type_name(got)}; expected None"
+    raise TypeError(f"compare_values cannot compare expected values of type {type(expected).__name__}")
+
+
+def _show(value):
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=4, separator=", ")
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_show(v) for v in value) + ")"
+    return repr(value)
+
+
+def _judge_case(check, case, record):
+    """``(message, is_wrong_answer)`` saying why this case failed, or ``None`` when it passed.
+
+    ``record`` is the case's :class:`~autograder.boundary.ProbeRecord`, or ``None`` when it was never reached.
+    """
+    name = check.function
+    if record is None:
+        return f"{name} was not reached on {case.describe}: the notebook stopped before it could be called", False
+    status = record.status
+    if status == "missing":
+        return f"{name} is not defined: run the cell that defines it, and keep its name", False
+    if status == "timeout":
+        return f"{name} did not return in time on {case.describe}: look for a loop that never ends", False
+    if status == "raised":
+        exc = record.exception
+        if exc == "NotImplementedError":
+            return f"{name} is not implemented yet (it raised NotImplementedError)", False
+        detail = record.detail[:300]
+        return f"On {case.describe}, {name} raised {exc}" + (f": {detail}" if detail else ""), False
+    if status != "returned":
+        return f"{name} gave no usable result on {case.describe}", False
+    if record.mutated and not check.allow_mutation:
+        return f"On {case.describe}, {name} changed its input arrays in place: work on a copy (e.g. w = w.copy())", False
+    got = record.value
+    want = check.expected(*case.args, **case.kwargs)
+    problem = (check.compare or compare_values)(got, want)
+    if problem is None:
+        return None
+    message = f"On {case.describe}, {name} {problem}"
+    if case.visible:
+        message += f" (got {_show(got)}, expected {_show(want)})"
+    return message, True
+
+
+def verdicts_from_results(checks, results):
+    """Judge :class:`~autograder.boundary.ProbeResults`; one :class:`Verdict` per grade_id, in the checks' order."""
+    verdicts = {}
+    for i, check in enumerate(checks):
+        verdict = verdicts.setdefault(check.grade_id, Verdict(check.grade_id, True, "passed"))
+        if not verdict.passed:
+            continue
+        for j, case in enumerate(check.cases):
+            failure = _judge_case(check, case, results.get(_probe_id(i, j)))
+            if failure:
+                message, wrong_answer = failure
+                message += "."
+                if wrong_answer and check.hint:
+                    message += " " + check.hint
+                verdicts[check.grade_id] = Verdict(check.grade_id, False, message)
+                break
+    return list(verdicts.values())
+
+
+def evaluate_namespace(checks, namespace, *, seconds_per_call=10):
+    """Run the checks in this process against functions in ``namespace``; same verdicts as the sandbox."""
+    from autograder.boundary import read_probe_results
+    from autograder.course.limits import Limits
+
+    with tempfile.TemporaryDirectory() as tmp:
+        write_probes(checks, os.path.join(tmp, "in"))
+        _probe.run_probes(namespace, os.path.join(tmp, "in"), os.path.join(tmp, "out"), seconds_per_call=seconds_per_call)
+        results = read_probe_results(os.path.join(tmp, "out"), Limits().probe_results_bytes,
+                                     probe_ids(checks))
+    return verdicts_from_results(checks, results)
+
+
+def run_in_notebook(assignment, grade_id, namespace):
+    """Raise ``AssertionError`` with the feedback message if ``grade_id`` fails; for source notebooks."""
+    from autograder.course.assignments import load_checks
+
+    checks = [c for c in load_checks(assignment) if c.grade_id == grade_id]
+    if not checks:
+        raise ValueError(f"Assignment {assignment!r} has no hidden checks for grade cell {grade_id!r}.")
+    for verdict in evaluate_namespace(checks, namespace):
+        if not verdict.passed:
+            raise AssertionError(verdict.message)

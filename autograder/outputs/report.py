@@ -1,0 +1,430 @@
+"""The pages people read after a grading run: one feedback page per student, one report for the instructor.
+
+Both are single self-contained HTML files (inline CSS, plots as inline SVG
+drawn with matplotlib's Agg-based SVG backend, nothing fetched from the
+network), so they can be mailed, uploaded to a learning management system
+or opened from a USB stick.  Everything that came from a submission (student
+ids, messages quoting a student's exception, flag details) is escaped.
+Feedback shows each graded cell's points and the verdict message, which
+names a failed hidden case by its description only: never the hidden
+checks' code or expected values.
+"""
+
+import datetime
+import html
+import statistics
+from collections import Counter
+
+from autograder.results import FLAG_TEXT, GRADED, MISSING, REFERENCE_COPY, STATUS_TEXT, STATUSES, Flag
+
+__all__ = ["feedback_html", "feedback_text", "report_html"]
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 60em;
+       padding: 0 1em; color: #1d1d1f; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.8em; }
+table { border-collapse: collapse; margin: 0.8em 0; width: 100%; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
+td code, td a, td .muted { overflow-wrap: anywhere; }  /* long ids, names and paths may break, words do not */
+th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.pass { color: #116329; font-weight: 600; } .fail { color: #a40e26; font-weight: 600; }
+.status { display: inline-block; padding: 0.1em 0.6em; border-radius: 0.8em; font-weight: 600; }
+.status-graded { background: #dafbe1; } .status-ungradable { background: #fff1c2; }
+.status-timeout { background: #ffe2cc; } .status-crashed { background: #ffd8d3; }
+.status-missing { background: #e4e4ec; }
+.box { border-left: 4px solid #888; background: #f6f8fa; padding: 0.6em 1em; margin: 1em 0; }
+.warning { border-left-color: #d1242f; background: #fff0f0; }
+.muted { color: #57606a; font-size: 0.92em; } code { font-size: 0.95em; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; } .plots figure { margin: 0; flex: 1 1 18em; min-width: 0; }
+figcaption { font-size: 0.9em; color: #57606a; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; } .scroll:focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
+@media (max-width: 40em) {
+  body { margin: 1em auto; padding: 0 0.6em; } th, td { padding: 0.3em 0.35em; }
+}
+"""
+
+
+def _e(value):
+    return html.escape(str(value), quote=True)
+
+
+def _page(title, body):
+    return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def _points(value):
+    return f"{value:g}"
+
+
+def _status_badge(status):
+    return f'<span class="status status-{_e(status)}">{_e(status)}</span>'
+
+
+# -- feedback for one student -------------------------------------------------------
+
+def feedback_html(result, *, sandbox_text=""):
+    """The feedback page of one :class:`~autograder.results.Result`."""
+    parts = [f"<h1>{_e(result.assignment)}: feedback for {_e(result.student_id)}</h1>"]
+    parts.append(f"<p>Status: {_status_badge(result.status)} {_e(STATUS_TEXT[result.status])}</p>")
+    if result.source:
+        parts.append(f"<p class=\"muted\">Graded from <code>{_e(result.source)}</code>"
+                     + (f", submitted {_e(result.submitted_at)}" if result.submitted_at else "") + ".</p>")
+    if result.reason:
+        parts.append(f'<div class="box">Why: {_e(result.reason)}.</div>')
+    manual_points = sum(points for _, points, _ in result.manual_cells)
+    parts.append(f"<p><strong>Autograded score: {_points(result.score)} / {_points(result.max_score)}</strong>"
+                 + (f"<br><span class=\"muted\">The written answers ({_points(manual_points)} points) are graded "
+                    f"by hand; those points come later.</span>" if result.manual_cells else "") + "</p>")
+    if result.cells:
+        rows = []
+        for cell in result.cells:
+            mark = '<span class="pass">passed</span>' if cell.passed else (
+                '<span class="fail">failed</span>' if cell.judged else "graded by hand")
+            rows.append(f"<tr><td><code>{_e(cell.grade_id)}</code></td><td>{mark}</td>"
+                        f"<td class=\"num\">{_points(cell.points)} / {_points(cell.max_points)}</td>"
+                        f"<td>{_e(cell.message)}</td></tr>")
+        parts.append("<h2>Tests</h2><table><tr><th>test cell</th><th>result</th><th class=\"num\">points</th>"
+                     "<th>message</th></tr>" + "".join(rows) + "</table>")
+    if result.manual_cells:
+        rows = "".join(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(points)}</td>"
+                       f"<td>{'no answer was written' if checksum is None else 'waiting for manual grading'}</td></tr>"
+                       for gid, points, checksum in result.manual_cells)
+        parts.append("<h2>Written answers</h2><table><tr><th>answer cell</th><th class=\"num\">points</th>"
+                     f"<th>state</th></tr>{rows}</table>")
+    if result.notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in result.notes) + "</ul>")
+    if result.flags:
+        items = "".join(f"<li><strong>{_e(f.code)}</strong>: {_e(FLAG_TEXT.get(f.code, ''))}"
+                        + (f"<br><span class=\"muted\">{_e(f.detail)}</span>" if f.detail else "") + "</li>"
+                        for f in result.flags)
+        parts.append("<h2>Flagged for the instructor</h2><p>These do not change the score by themselves; "
+                     f"the instructor will look at them.</p><ul>{items}</ul>")
+    parts.append("<p class=\"muted\">Your notebook ran in an isolated sandbox; the hidden tests called your "
+                 "functions there and judged what they returned outside it. Read-only and test cells were run as "
+                 "released, whatever the notebook contained.</p>" if result.sandboxed else "")
+    return _page(f"{result.assignment}: feedback for {result.student_id}", "\n".join(p for p in parts if p))
+
+
+def feedback_text(result, *, full_page):
+    """The plain-text summary of one result's feedback, for an LMS's comment field.
+
+    It says the score, each failed test's name and message and, in the
+    sentence ``full_page`` completes, where the full page is.  The messages
+    are the ones :func:`feedback_html` shows, so a hidden case appears, as
+    there, by its description only.
+    """
+    lines = [f"{result.assignment}: {_points(result.score)} / {_points(result.max_score)} autograded points."]
+    if result.status != GRADED:
+        lines.append(f"Status {result.status}: {STATUS_TEXT[result.status]}"
+                     + (f" Why: {result.reason}." if result.reason else ""))
+    failed = [cell for cell in result.cells if cell.judged and not cell.passed]
+    if failed and result.status == GRADED:
+        lines.append("Failed tests:")
+        lines += [f"- {cell.grade_id} (0 / {_points(cell.max_points)}): {cell.message}" for cell in failed]
+    elif result.status == GRADED:
+        lines.append("Every autograded test passed.")
+    if result.manual_cells:
+        lines.append(f"The written answers ({_points(sum(p for _, p, _ in result.manual_cells))} points) are graded "
+                     "by hand; those points come later.")
+    lines.append(f"The full feedback page, with every test, its points and its message: {full_page}.")
+    return "\n".join(lines)
+
+
+# -- plots ------------------------------------------------------------------------------
+# Drawn as SVG by hand: two simple bar charts do not need a plotting library, and each has a title
+# that reads out its numbers for a screen reader.  Colours have at least 3:1 contrast on white.
+
+CHART_TEXT = "#24292f"
+CHART_COLOURS = {"scores": "#3b5b92", "mean": "#2e7d32", "failed": "#b3261e"}
+
+
+def _ticks(top, most=6):
+    """Round tick values from 0 to at least ``top``, at most about ``most`` of them."""
+    step = 1
+    for candidate in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000):
+        step = candidate
+        if top / candidate <= most - 1:
+            break
+    count = int(-(-top // step))
+    return [i * step for i in range(count + 1)]
+
+
+def _text(x, y, text, anchor="middle", size=14, **attrs):
+    extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" fill="{CHART_TEXT}"{extra}>'
+            f'{_e(text)}</text>')
+
+
+def _svg_open(width, height, title):
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
+            f'style="max-width: 100%; height: auto" font-family="system-ui, sans-serif"><title>{_e(title)}</title>')
+
+
+def _score_histogram(scores, max_score):
+    """Counts of scores in bins from 0 to the maximum (whole points when the maximum is a whole number)."""
+    top = max(max_score, max(scores, default=0), 1)
+    n_bins = int(min(top, 20)) if float(top).is_integer() else 10
+    width_of_bin = top / n_bins
+    counts = [0] * n_bins
+    for score in scores:
+        counts[min(int(score / width_of_bin), n_bins - 1)] += 1
+    left, right, upper, lower, width, height = 48, 14, 12, 46, 520, 300
+    plot_w, plot_h = width - left - right, height - upper - lower
+    y_ticks = _ticks(max(max(counts), 1))
+    y_top = y_ticks[-1]
+    x = lambda value: left + plot_w * value / top
+    y = lambda count: upper + plot_h * (1 - count / y_top)
+    bins = ", ".join(f"{i * width_of_bin:g} to {(i + 1) * width_of_bin:g}: {c}" for i, c in enumerate(counts) if c)
+    parts = [_svg_open(width, height, f"Histogram of autograded scores out of {max_score:g}; submissions per score "
+                                      f"range: {bins or 'none'}.")]
+    for tick in y_ticks:
+        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+                     f'stroke="#d0d7de" stroke-width="1"/>')
+        parts.append(_text(left - 6, y(tick) + 4, f"{tick:g}", anchor="end"))
+    for i, count in enumerate(counts):
+        if count:
+            parts.append(f'<rect x="{x(i * width_of_bin) + 1:.1f}" y="{y(count):.1f}" '
+                         f'width="{max(plot_w / n_bins - 2, 1):.1f}" height="{y(0) - y(count):.1f}" '
+                         f'fill="{CHART_COLOURS["scores"]}"/>')
+    every = 1 if n_bins <= 10 else 2
+    for i in range(0, n_bins + 1, every):
+        parts.append(_text(x(i * width_of_bin), y(0) + 18, f"{i * width_of_bin:g}"))
+    parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="{CHART_TEXT}"/>')
+    parts.append(_text(left + plot_w / 2, height - 6, f"autograded score (out of {max_score:g})"))
+    parts.append(_text(14, upper + plot_h / 2, "submissions", transform=f"rotate(-90 14 {upper + plot_h / 2:.1f})"))
+    return "".join(parts) + "</svg>"
+
+
+def _question_chart(names, means, failure_rates):
+    """Per test cell, two bars: the mean score as a fraction of its points, and the fraction that failed it."""
+    label_w = 8.5 * min(max(len(n) for n in names), 32) + 12
+    plot_w = max(260, 560 - label_w)
+    left, right, upper, lower = label_w, 16, 52, 40
+    width = left + plot_w + right
+    row = 30
+    plot_h = row * len(names)
+    height = upper + plot_h + lower
+    x = lambda fraction: left + plot_w * fraction
+    summary = "; ".join(f"{n}: mean {m:.0%}, failed by {f:.0%}" for n, m, f in zip(names, means, failure_rates))
+    parts = [_svg_open(width, height, f"Per test cell, the mean score as a fraction of its points and the fraction "
+                                      f"of graded submissions that failed it: {summary}.")]
+    for tick in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{upper}" y2="{upper + plot_h}" '
+                     f'stroke="#d0d7de" stroke-width="1"/>')
+        parts.append(_text(x(tick), upper + plot_h + 18, f"{tick:g}"))
+    for i, (name, mean, failed) in enumerate(zip(names, means, failure_rates)):
+        top = upper + i * row
+        shown = name if len(name) <= 32 else name[:31] + "\u2026"
+        parts.append(_text(left - 8, top + row / 2 + 5, shown, anchor="end", size=13, font_family="monospace"))
+        parts.append(f'<rect x="{left}" y="{top + 4}" width="{plot_w * mean:.1f}" height="10" '
+                     f'fill="{CHART_COLOURS["mean"]}"/>')
+        parts.append(f'<rect x="{left}" y="{top + 15}" width="{plot_w * failed:.1f}" height="10" '
+                     f'fill="{CHART_COLOURS["failed"]}"/>')
+    parts.append(f'<line x1="{left}" x2="{left}" y1="{upper}" y2="{upper + plot_h}" stroke="{CHART_TEXT}"/>')
+    parts.append(_text(left + plot_w / 2, height - 6, "fraction of graded submissions"))
+    for j, (key, label) in enumerate((("mean", "mean score (fraction of points)"), ("failed", "failure rate"))):
+        parts.append(f'<rect x="{left}" y="{6 + 20 * j}" width="12" height="12" fill="{CHART_COLOURS[key]}"/>')
+        parts.append(_text(left + 18, 17 + 20 * j, label, anchor="start"))
+    return "".join(parts) + "</svg>"
+
+
+# -- the instructor's report -----------------------------------------------------------
+
+def _limits_section(settings):
+    """Every limit the submissions were held to, and the time limits actually applied."""
+    applied = (f"Applied to this run: {settings.cell_seconds:g} s per cell"
+               + (f" ({len(settings.cell_seconds_by_cell)} cells of the release with limits of their own, from "
+                  f"{min(s for _, s in settings.cell_seconds_by_cell):g} to "
+                  f"{max(s for _, s in settings.cell_seconds_by_cell):g} s)"
+                  if settings.cell_seconds_by_cell else "")
+               + f", {settings.call_seconds:g} s per call of a student's function by a hidden test. "
+               + (settings.budget_text or "These are the configured ceilings (not calibrated)."))
+    rows = "".join(f"<tr><td><code>{_e(name)}</code></td><td class=\"num\">{_e(value)}</td><td>{_e(text)}</td></tr>"
+                   for name, value, text in settings.limits.describe())
+    return ("<h2>Limits</h2><p>Set in the course's <code>nbgrader_config.py</code> as "
+            "<code>c.Autograder.&lt;name&gt; = value</code>; <code>--timeout</code> and <code>--cell-timeout</code> "
+            f"override the first two. {_e(applied)}</p>"
+            f"<table><tr><th>limit</th><th class=\"num\">value</th><th>what it limits</th></tr>{rows}</table>")
+
+
+def _feedback_link(student_id):
+    return f'<a href="feedback/{_e(student_id)}.html">{_e(student_id)}</a>'
+
+
+def _student_cell(result):
+    """The student's id (linked to the feedback page, which a missing student has none of) and the entry's name."""
+    cell = _e(result.student_id) if result.status == MISSING else _feedback_link(result.student_id)
+    if result.source and result.source != result.student_id:
+        cell += f'<br><span class="muted">{_e(result.source)}</span>'
+    return cell
+
+
+SKIPPED_KINDS = {"superseded": "earlier attempt", "read": "read, not graded", "skipped": "not a submission"}
+
+
+def _deliveries_section(deliveries):
+    """How the feedback reaches the students: per LMS, the files to upload; each student it cannot reach that way."""
+    counts = Counter(d.lms for d in deliveries)
+    routed = [(lms, n) for lms, n in sorted(counts.items()) if lms]
+    items = "".join(f"<li>{n} through {_e(next(d.note for d in deliveries if d.lms == lms))}</li>"
+                    for lms, n in routed)
+    elsewhere = [d for d in deliveries if not d.lms]
+    parts = ["<h2>Feedback through the LMS</h2>"]
+    if items:
+        parts.append(f"<p>Upload these files as the README says; each student then sees their feedback.</p><ul>{items}</ul>")
+    if elsewhere and all(d.plain for d in elsewhere):
+        parts.append("<p>Every entry of the download is a plain file or folder: hand out each student's page "
+                     "from <code>feedback/</code>.</p>")
+    elif elsewhere:
+        rows = "".join(f"<tr><td>{_feedback_link(d.student_id)}</td><td><code>{_e(d.source)}</code></td>"
+                       f"<td>{_e(d.note)}</td></tr>" for d in elsewhere)
+        parts.append(f"<p>{len(elsewhere)} student(s) cannot get their feedback through an LMS file; each has a "
+                     "page in <code>feedback/</code>.</p><table><tr><th>student</th><th>entry in the download</th>"
+                     f"<th>why, and what to do</th></tr>{rows}</table>")
+    return "".join(parts)
+
+
+def _report_flags(results, copies):
+    """Each student's flags as the report shows them: the result's own, and ``reference-copy`` for each copy found.
+
+    The copies' flag lives only here: it is a similarity finding for the
+    instructor, so it never reaches a student's feedback.
+    """
+    from autograder.judging.similarity import reference_copy_text
+
+    extra = {}
+    for copy in copies or ():
+        extra.setdefault(copy.submission, []).append(Flag(REFERENCE_COPY, reference_copy_text(copy)))
+    return {r.student_id: list(r.flags) + extra.get(r.student_id, []) for r in results}
+
+
+def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=True, started=None, seconds=0.0,
+                settings=None, notes=(), similar=None, copies=None, deliveries=None):
+    """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time.
+
+    ``similar`` and ``copies`` are what :mod:`autograder.judging.similarity` found
+    (``None`` when it was not asked); ``deliveries``
+    (:class:`autograder.outputs.lms_feedback.Delivery`) say where each student's feedback goes.
+    """
+    flags_of = _report_flags(results, copies)
+    counts = Counter(r.status for r in results)
+    graded = [r for r in results if r.status == GRADED]
+    max_score = max((r.max_score for r in results), default=0.0)
+    manual_points = max((sum(p for _, p, _ in r.manual_cells) for r in results), default=0.0)
+    when = datetime.datetime.fromtimestamp(started).strftime("%Y-%m-%d %H:%M:%S") if started else "?"
+    parts = [f"<h1>Grading report: {_e(assignment)}</h1>",
+             f"<p class=\"muted\">Run started {_e(when)}, took {seconds:.1f} s for {len(results)} submissions.</p>"]
+    if sandboxed:
+        parts.append(f'<div class="box">Sandbox: {_e(sandbox_text)}. Each submission ran in its own sandbox.</div>')
+    else:
+        parts.append('<div class="box warning"><strong>No sandbox.</strong> These submissions were graded with '
+                     '--unsafe-no-sandbox: student code ran with the grader\'s permissions, could read the hidden '
+                     f'checks and change files. {_e(sandbox_text)}</div>')
+    if notes:
+        parts.append('<div class="box"><strong>The download.</strong><ul>'
+                     + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
+    parts.append(f"<p>Scores cover the <strong>{_points(max_score)} autograded points</strong> only. "
+                 + (f"The {_points(manual_points)} points of written answers are graded by hand in nbgrader's "
+                    "formgrader and come later; <code>nbgrader export</code> then gives the totals."
+                    if manual_points else "") + "</p>")
+
+    summary = "".join(f"<tr><td>{_status_badge(s)}</td><td class=\"num\">{counts.get(s, 0)}</td>"
+                      f"<td>{_e(STATUS_TEXT[s])}</td></tr>" for s in STATUSES)
+    flagged = sum(bool(flags_of[r.student_id]) for r in results)
+    summary += f"<tr><td><strong>flagged</strong></td><td class=\"num\">{flagged}</td><td>submissions with at least one flag (listed below)</td></tr>"
+    parts.append(f"<h2>Summary</h2><table><tr><th>status</th><th class=\"num\">submissions</th><th>meaning</th></tr>{summary}</table>")
+
+    if graded:
+        scores = [r.score for r in graded]
+        stats = (f"mean {statistics.mean(scores):.2f}, median {statistics.median(scores):g}, "
+                 f"min {min(scores):g}, max {max(scores):g} (over the {len(graded)} graded submissions)")
+        cell_ids = [c.grade_id for c in graded[0].cells]
+        per_cell = {gid: [] for gid in cell_ids}
+        for r in graded:
+            for c in r.cells:
+                if c.grade_id in per_cell and c.judged:
+                    per_cell[c.grade_id].append(c)
+        names, means, fails, rows = [], [], [], []
+        for gid in cell_ids:
+            cells = per_cell[gid]
+            if not cells:
+                continue
+            possible = cells[0].max_points or 1
+            mean = statistics.mean(c.points for c in cells) / possible
+            fail = sum(not c.passed for c in cells) / len(cells)
+            names.append(gid)
+            means.append(mean)
+            fails.append(fail)
+            rows.append(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(cells[0].max_points)}</td>"
+                        f"<td class=\"num\">{mean * cells[0].max_points:.2f}</td><td class=\"num\">{fail:.0%}</td></tr>")
+        plots = [f"<figure>{_score_histogram(scores, max_score)}<figcaption>Autograded scores of the graded "
+                 f"submissions: {_e(stats)}.</figcaption></figure>"]
+        if names:
+            plots.append(f"<figure>{_question_chart(names, means, fails)}<figcaption>Per test cell: mean score as a "
+                         "fraction of its points, and the fraction of graded submissions that failed it."
+                         "</figcaption></figure>")
+        parts.append("<h2>Scores</h2><div class=\"plots\">" + "".join(plots) + "</div>")
+        parts.append("<table><tr><th>test cell</th><th class=\"num\">points</th><th class=\"num\">mean</th>"
+                     "<th class=\"num\">failed</th></tr>" + "".join(rows) + "</table>")
+
+        messages = Counter((c.grade_id, c.message) for r in graded for c in r.cells if c.judged and not c.passed)
+        if messages:
+            rows = "".join(f"<tr><td class=\"num\">{n}</td><td><code>{_e(gid)}</code></td><td>{_e(msg)}</td></tr>"
+                           for (gid, msg), n in messages.most_common(15))
+            parts.append("<h2>Most common failures</h2><table><tr><th class=\"num\">count</th><th>test cell</th>"
+                         f"<th>message</th></tr>{rows}</table>")
+        times = [r.run_seconds for r in results if r.run_seconds]
+        if times:
+            parts.append(f"<p class=\"muted\">Time to run one notebook: mean {statistics.mean(times):.1f} s, "
+                         f"longest {max(times):.1f} s.</p>")
+    else:
+        parts.append("<h2>Scores</h2><p>No submission could be graded, so there is no score distribution.</p>")
+
+    problems = [r for r in results if r.status != GRADED]
+    if problems:
+        rows = "".join(f"<tr><td>{_student_cell(r)}</td><td>{_status_badge(r.status)}</td>"
+                       f"<td>{_e(r.reason)}</td></tr>" for r in problems)
+        parts.append("<h2>Not graded normally</h2><p>Each of these scores 0 on every test cell.</p>"
+                     f"<table><tr><th>student</th><th>status</th><th>reason</th></tr>{rows}</table>")
+    flagged_results = [r for r in results if flags_of[r.student_id]]
+    if flagged_results:
+        rows = "".join(f"<tr><td>{_student_cell(r)}</td><td><strong>{_e(f.code)}</strong></td>"
+                       f"<td>{_e(FLAG_TEXT.get(f.code, ''))}<br><span class=\"muted\">{_e(f.detail)}</span></td></tr>"
+                       for r in flagged_results for f in flags_of[r.student_id])
+        parts.append("<h2>Flags</h2><p>Signs of tampering or trouble worth a look; flags do not change scores."
+                     f"</p><table><tr><th>student</th><th>flag</th><th>what it means, and where</th></tr>{rows}</table>")
+    if similar is not None:
+        from autograder.judging.similarity import similarity_html
+
+        parts.append(similarity_html(similar))
+    if copies is not None:
+        from autograder.judging.similarity import reference_copies_html
+
+        parts.append(reference_copies_html(copies))
+    if deliveries:
+        parts.append(_deliveries_section(deliveries))
+    if skipped:
+        rows = "".join(f"<tr><td><code>{_e(s.name)}</code></td>"
+                       f"<td>{_e(SKIPPED_KINDS.get(getattr(s, 'kind', 'skipped'), ''))}</td><td>{_e(s.reason)}</td></tr>"
+                       for s in skipped)
+        parts.append("<h2>In the download, not graded</h2><p>Everything in the download that is not the graded "
+                     "submission of a student: receipts and metadata (read for names and times), earlier attempts "
+                     "of students whose latest attempt was graded, and anything else. None of these has a row in "
+                     f"grades.csv.</p><table><tr><th>entry</th><th>what it is</th><th>why it was not graded</th></tr>"
+                     f"{rows}</table>")
+
+    rows = "".join(f"<tr><td>{_student_cell(r)}</td><td class=\"num\">{_points(r.score)} / "
+                   f"{_points(r.max_score)}</td><td>{_status_badge(r.status)}</td>"
+                   f"<td>{_e(', '.join(sorted({f.code for f in flags_of[r.student_id]})))}</td>"
+                   f"<td>{_e(r.submitted_at)}</td></tr>" for r in results)
+    # Five columns do not fit a phone: the table scrolls in a region of its own, which the keyboard can reach.
+    parts.append("<h2 id=\"all-submissions\">All submissions</h2><div class=\"scroll\" role=\"region\" tabindex=\"0\" "
+                 "aria-labelledby=\"all-submissions\"><table><tr><th>student (and the entry in the download)</th>"
+                 "<th class=\"num\">score</th><th>status</th><th>flags</th><th>submitted</th></tr>"
+                 f"{rows}</table></div>")
+    if settings is not None:
+        parts.append(_limits_section(settings))
+    return _page(f"Grading report: {assignment}", "\n".join(parts))

@@ -1,0 +1,49 @@
+"""Grading on a Dask cluster: a ``concurrent.futures.Executor`` backed by ``dask.distributed``.
+
+Each submission is graded independently, from its job description alone
+(:func:`autograder.running.worker.run_submission` reads the submission and the
+release from the paths the job names, and returns a picklable record), so
+the batch maps onto any executor. This module is imported only when the
+instructor passes ``--scheduler``; without it nothing about Dask is loaded.
+The workers run the sandbox; the verdicts, the gradebook and every file of
+the output stay with the host process that submitted the jobs.
+"""
+
+from contextlib import contextmanager
+
+
+class ClusterUnavailable(RuntimeError):
+    """The scheduler could not be reached, or Dask is not installed."""
+
+
+@contextmanager
+def dask_executor(address, *, timeout=30):
+    """Yield an Executor that runs tasks on the Dask scheduler at ``address``.
+
+    Parameters
+    ----------
+    address : str
+        The scheduler's address, e.g. ``tcp://10.0.0.5:8786``, or the path of a
+        scheduler file written by ``dask scheduler --scheduler-file``.
+    timeout : float, default=30
+        Seconds to wait for the scheduler before giving up.
+    """
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise ClusterUnavailable(
+            "--scheduler needs the 'distributed' package (pip install 'dask[distributed]')."
+        ) from exc
+    kwargs = {"scheduler_file": address} if address.endswith(".json") else {"address": address}
+    try:
+        client = Client(timeout=timeout, set_as_default=False, **kwargs)
+    except (OSError, TimeoutError) as exc:
+        raise ClusterUnavailable(f"Could not connect to the Dask scheduler at {address!r}: {exc}") from exc
+    try:
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except TimeoutError as exc:
+            raise ClusterUnavailable(f"The Dask scheduler at {address!r} has no workers (waited {timeout:g} s).") from exc
+        yield client.get_executor(pure=False)
+    finally:
+        client.close()
