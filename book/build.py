@@ -57,7 +57,7 @@ MATHJAX_PARTS = (
     "sre",
     "adaptors",
 )
-# axe-core, for the browser tests only (tests/test_book_browser.py).
+# axe-core, for the browser tests only (tests/book/test_book_browser.py).
 AXE_VERSION = "4.14.1"
 AXE_PREFIX = BUILD / ".axe-core"
 

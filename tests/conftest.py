@@ -1,36 +1,18 @@
-"""Fixtures shared by the test modules: the repository, the book's table of contents and
-the built book in ``_build/html``."""
+"""Fixtures shared by the test modules: the repository, the book's table of contents, the built book in
+``_build/html``, and the browser (headless Chromium with axe-core) that the book's and the grading pages'
+tests drive."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-import yaml
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from tests.support import REPO_ROOT
+from tests.support.book import book_module, toc_docnames
+from tests.support.browser import CHROMIUM_HELP, find_executable
+
 BUILT_BOOK = REPO_ROOT / "_build" / "html"
-
-
-def toc_docnames(toc_file: Path) -> list[str]:
-    """Every document of a jb-book ``_toc.yml`` in reading order, e.g. ``book/index``.
-
-    Handles the root, ``chapters``, ``parts`` and nested ``sections``.
-    """
-    toc = yaml.safe_load(toc_file.read_text(encoding="utf-8"))
-    names = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                names.append(entry["file"])
-            walk(entry.get("sections"))
-            walk(entry.get("chapters"))
-
-    walk(toc.get("chapters"))
-    for part in toc.get("parts") or []:
-        walk(part.get("chapters"))
-    return [str(Path(name).with_suffix("")) for name in names]
 
 
 @pytest.fixture(scope="session")
@@ -55,3 +37,59 @@ def built_book() -> Path:
             pytrace=False,
         )
     return BUILT_BOOK
+
+
+# -- the browser ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    chromium = find_executable("CHROMIUM_BINARY", ("/usr/bin/chromium", "chromium", "chromium-browser"))
+    chromedriver = find_executable("CHROMEDRIVER", ("/usr/bin/chromedriver", "chromedriver"))
+    if chromium is None or chromedriver is None:
+        pytest.fail(f"{CHROMIUM_HELP} Found chromium={chromium}, chromedriver={chromedriver}.",
+                    pytrace=False)
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in (
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run",
+        "--disable-default-apps", "--disable-extensions",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+        # Every request that leaves the machine, loopback included, goes to a closed port.
+        "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+        "--window-size=1280,900",
+    ):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    driver.set_network_conditions(offline=True, latency=0, download_throughput=0,
+                                  upload_throughput=0)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def artifacts(repo_root) -> Path:
+    folder = repo_root / "test-artifacts"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    build = book_module("build.py")
+    script = build.installed_axe_script()
+    if script is None:
+        pytest.fail(
+            f"axe-core {build.AXE_VERSION} is not installed in {build.AXE_PREFIX}: the book "
+            "build installs it with npm (`.venv/bin/python book/build.py`), or set "
+            "BOOK_AXE_JS to the axe.min.js of an axe-core 4 package.",
+            pytrace=False,
+        )
+    return script.read_text(encoding="utf-8")

@@ -24,7 +24,7 @@ implementations (``autograder/course/assignments/<assignment>/known_wrong.py``):
 It prints one table per assignment and the problems found, and exits 1 if
 there is any.  Each requirement is a function of an :class:`Assignment`
 returning an :class:`Outcome`, so the test suite checks the same things
-(``tests/test_assignments.py``).
+(``tests/grader/course/test_assignments.py``).
 """
 
 import argparse

@@ -61,7 +61,7 @@ def make_class(assignment, n, hanging_share=0.0):
     """``{student: notebook}``: correct, partly correct and blank, with ``hanging_share`` of them never returning."""
     import textwrap
 
-    from tests.test_grading import correct_submission, partial_submission, replace_function
+    from tests.support.grading import correct_submission, partial_submission, replace_function
 
     with tempfile.TemporaryDirectory() as tmp:
         course = make_course(tmp, assignment)

@@ -1,0 +1,354 @@
+"""Tests of the published course (``python -m autograder publish``, ``make site``).
+
+The fast tests build the downloads from small stand-ins. The slow ones publish the real
+course once per session, serve it on 127.0.0.1, and follow a student who has never seen the
+repository: a fresh virtual environment, the install command the student page shows, every
+chapter's notebook and every assignment downloaded over HTTP, the installed check, and the
+instructor's grader on the filled-in notebooks.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from autograder.commands import audit as leak_audit
+from autograder.commands import publish
+from autograder.course.assignments import names as assignment_names
+
+from tests.support import REPO_ROOT
+
+ASSIGNMENTS = assignment_names()
+
+
+# --- fast: the pieces -------------------------------------------------------------------------
+
+def test_site_address_comes_from_the_config_and_is_checked(tmp_path):
+    config = tmp_path / "_config.yml"
+    config.write_text("html:\n  baseurl: \"\"\n", encoding="utf-8")
+    assert publish.site_address(config) is None
+    config.write_text("html:\n  baseurl: https://example.edu/perceptron/\n", encoding="utf-8")
+    assert publish.site_address(config) == "https://example.edu/perceptron"
+    config.write_text("html:\n  baseurl: example.edu/perceptron\n", encoding="utf-8")
+    with pytest.raises(publish.PublishError, match=r"html.baseurl .* starting with https://"):
+        publish.site_address(config)
+
+
+def test_install_command_uses_the_site_or_the_downloaded_wheel():
+    wheel = "perceptron_course_student-1.0.0-py3-none-any.whl"
+    assert publish.install_command("https://example.edu/c", "perceptron-course-student", wheel) == (
+        "pip install --find-links https://example.edu/c/packages/index.html perceptron-course-student jupyterlab")
+    assert publish.install_command(None, "perceptron-course-student", wheel) == f"pip install {wheel} jupyterlab"
+
+
+def test_the_install_cell_comes_first_once_and_has_no_nbgrader_metadata():
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Problem set")])
+    publish.with_install_cell(notebook, "https://old.example.edu", "pkg")
+    publish.with_install_cell(notebook, "https://example.edu/c", "pkg")
+    first = notebook.cells[0]
+    assert len(notebook.cells) == 2 and first.cell_type == "code"
+    assert "nbgrader" not in first.metadata and publish.INSTALL_TAG in first.metadata["tags"]
+    pip_lines = [line for line in first.source.splitlines() if not line.startswith("#")]
+    assert pip_lines == ["%pip install --quiet --find-links https://example.edu/c/packages/index.html pkg"]
+    publish.with_install_cell(notebook, None, "pkg")
+    assert [c.cell_type for c in notebook.cells] == ["markdown"]
+
+
+def test_a_downloaded_chapter_runs_without_myst_nb(monkeypatch):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import math\nfrom myst_nb import glue\nglue('x', math.pi, display=False)\nresult = 1")])
+    source = publish.standalone_chapter(notebook).cells[0].source
+    monkeypatch.setitem(sys.modules, "myst_nb", None)  # makes the import fail, as without myst-nb
+    namespace = {}
+    exec(compile(source, "chapter", "exec"), namespace)
+    assert namespace["result"] == 1
+
+
+def fake_wheel(out_dir: Path) -> Path:
+    """A stand-in for the student package's wheel, with its console command."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    wheel = out_dir / "perceptron_course_student-1.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path in sorted((REPO_ROOT / "perceptron_lib").glob("*.py")):
+            archive.write(path, f"perceptron_lib/{path.name}")
+        archive.writestr("perceptron_course_student-1.0.0.dist-info/entry_points.txt",
+                         "[console_scripts]\nperceptron-check = perceptron_course.check:main\n")
+    return wheel
+
+
+def fake_release(folder: Path) -> Path:
+    for name in ASSIGNMENTS:
+        notebook = nbformat.v4.new_notebook(cells=[
+            nbformat.v4.new_markdown_cell(f"# Problem set on {name}"),
+            nbformat.v4.new_code_cell("def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()")])
+        (folder / name).mkdir(parents=True)
+        nbformat.write(notebook, folder / name / f"{name}.ipynb")
+    (folder / ASSIGNMENTS[0] / "points.csv").write_text("x,y\n1,1\n", encoding="utf-8")
+    return folder
+
+
+def test_prepare_writes_the_package_and_each_assignment(tmp_path, monkeypatch):
+    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    out = tmp_path / "published"
+    manifest = publish.prepare("https://example.edu/c", out=out, release=fake_release(tmp_path / "release"))
+    wheel = "perceptron_course_student-1.0.0-py3-none-any.whl"
+    assert manifest["package"] == "perceptron-course-student" and manifest["check"] == "perceptron-check"
+    assert json.loads((out / "manifest.json").read_text(encoding="utf-8")) == manifest
+    assert (out / "packages" / wheel).is_file()
+    assert [a["name"] for a in manifest["assignments"]] == list(ASSIGNMENTS)
+    for assignment in manifest["assignments"]:
+        name = assignment["name"]
+        assert assignment["title"] == f"Problem set on {name}"
+        notebook = nbformat.read(out / assignment["notebook"], as_version=4)
+        assert publish.INSTALL_TAG in notebook.cells[0].metadata["tags"]
+        with zipfile.ZipFile(out / assignment["zip"]) as archive:
+            members = set(archive.namelist())
+            readme = archive.read("README.txt").decode()
+            assert archive.read(f"{name}.ipynb").decode() == (out / assignment["notebook"]).read_text(encoding="utf-8")
+        assert {f"{name}.ipynb", wheel, "README.txt"} <= members
+        assert f"perceptron-check {name}.ipynb" in readme and manifest["install"] in readme
+    with zipfile.ZipFile(out / "assignments" / f"{ASSIGNMENTS[0]}.zip") as archive:
+        assert "points.csv" in archive.namelist()  # what the release holds besides the notebook
+    assert leak_audit.audit([out], leak_audit.collect_secrets(REPO_ROOT)) == []
+
+
+def test_the_public_edition_holds_the_book_and_nothing_secret(tmp_path, monkeypatch):
+    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    published = tmp_path / "published"
+    manifest = publish.prepare(None, out=published, release=fake_release(tmp_path / "release"))
+    edition = tmp_path / "public-repo"
+    publish.write_public_edition(manifest, out=edition, published=published)
+    top = {path.name for path in edition.iterdir()}
+    assert {"book", "perceptron_lib", "notebooks", "published", "_config.yml", "_toc.yml", "requirements.txt",
+            "README.md"} <= top
+    assert "autograder" not in top and not (edition / "notebooks" / "source").exists()
+    for name in ASSIGNMENTS:  # where the chapters' download links point
+        assert (edition / "notebooks" / "release" / name / f"{name}.ipynb").is_file()
+    requirements = (edition / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert f"./published/{manifest['wheel']}" in requirements and any(r.startswith("jupyter-book==") for r in requirements)
+    assert "repository" in (edition / "README.md").read_text(encoding="utf-8")
+    assert leak_audit.audit([edition], leak_audit.collect_secrets(REPO_ROOT)) == []
+
+
+def test_assemble_puts_in_the_install_cell_and_only_the_downloads_prepared_now(tmp_path, monkeypatch):
+    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    published = tmp_path / "published"
+    manifest = publish.prepare("https://example.edu/c", out=published, release=fake_release(tmp_path / "release"))
+    book = tmp_path / "html"
+    shutil.copytree(published, book)  # as the book's build copies it
+    (book / "packages" / "old_course-0.9-py3-none-any.whl").write_bytes(b"left by an earlier build")
+    (book / "book").mkdir()
+    (book / "book" / "students.html").write_text("<html></html>", encoding="utf-8")
+    (book / "reports").mkdir()
+    (book / "reports" / "chapter.err.log").write_text("Traceback", encoding="utf-8")
+    chapter = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("from myst_nb import glue\nx = 1")])
+    (book / "_sources" / "book").mkdir(parents=True)
+    nbformat.write(chapter, book / "_sources" / "book" / "hyperplanes.ipynb")
+    (book / "_downloads" / "0a1b").mkdir(parents=True)
+    shutil.copyfile(fake_release(tmp_path / "old-release") / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb",
+                    book / "_downloads" / "0a1b" / f"{ASSIGNMENTS[0]}.ipynb")
+
+    site = tmp_path / "site"
+    publish.assemble(manifest, html_dir=book, site=site, published=published)
+    assert sorted(p.name for p in (site / "packages").iterdir()) == [
+        "index.html", "perceptron_course_student-1.0.0-py3-none-any.whl"]
+    assert not (site / "reports").exists() and (site / ".nojekyll").is_file()
+    downloaded = nbformat.read(site / "_sources" / "book" / "hyperplanes.ipynb", as_version=4)
+    assert publish.INSTALL_TAG in downloaded.cells[0].metadata["tags"]
+    assert "except ImportError" in downloaded.cells[1].source
+    linked = site / "_downloads" / "0a1b" / f"{ASSIGNMENTS[0]}.ipynb"
+    assert linked.read_bytes() == (published / "assignments" / f"{ASSIGNMENTS[0]}.ipynb").read_bytes()
+
+
+def test_the_package_index_lists_each_wheel_by_a_relative_link(tmp_path):
+    wheels = [tmp_path / "a_pkg-1.0-py3-none-any.whl", tmp_path / "a_pkg-1.1-py3-none-any.whl"]
+    page = publish.packages_index(wheels)
+    assert re.findall(r'<a href="([^"]+)"', page)[1:] == [w.name for w in wheels]
+    assert '<html lang="en">' in page and "<title>" in page and "<main>" in page
+
+
+def test_prepare_refuses_an_unreleased_assignment(tmp_path, monkeypatch):
+    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    release = fake_release(tmp_path / "release")
+    shutil.rmtree(release / ASSIGNMENTS[-1])
+    with pytest.raises(publish.PublishError, match=rf"{ASSIGNMENTS[-1]}.*python -m autograder release"):
+        publish.prepare(None, out=tmp_path / "published", release=release)
+
+
+# --- slow: the real course, published and served ----------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=60) as response:
+        return response.read()
+
+
+def repo_env() -> dict:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory):
+    """The course published once for the session, with its address set to where it is served."""
+    if not all((REPO_ROOT / "notebooks" / "release" / a / f"{a}.ipynb").is_file() for a in ASSIGNMENTS):
+        subprocess.run([sys.executable, "-m", "autograder", "release"], cwd=REPO_ROOT, env=repo_env(), check=True)
+    port = free_port()
+    address = f"http://127.0.0.1:{port}"
+    out = tmp_path_factory.mktemp("published")
+    result = subprocess.run([sys.executable, "-m", "autograder", "publish", "--address", address, "--out", str(out)],
+                            cwd=REPO_ROOT, env=repo_env(), capture_output=True, text=True)
+    assert result.returncode == 0, f"publishing failed:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
+    print(result.stdout.splitlines()[-2])
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                               "--directory", str(out / "site")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                fetch(f"{address}/index.html")
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield SimpleNamespace(address=address, site=out / "site", public=out / "public-repo")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def page_text(raw: bytes) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", raw.decode("utf-8")))
+
+
+@pytest.fixture(scope="session")
+def student(published, tmp_path_factory):
+    """A fresh virtual environment, set up as the student page says: nothing of the repository."""
+    home = tmp_path_factory.mktemp("student")
+    venv = home / "venv"
+    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(venv)], check=True)
+    page = page_text(fetch(f"{published.address}/book/students.html"))
+    commands = [line.strip() for line in page.splitlines() if line.strip().startswith("pip install")]
+    assert commands and published.address in commands[0], f"no install command from the site on the page: {commands}"
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME") and not key.startswith("JUPYTER")}
+    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", JUPYTER_DATA_DIR=str(home / "jupyter"),
+               HOME=str(home), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env["PIP_CACHE_DIR"] = os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
+    result = subprocess.run([str(venv / "bin" / "python"), "-m", *shlex.split(commands[0])], cwd=home, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, f"`{commands[0]}` failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    return SimpleNamespace(home=home, venv=venv, env=env)
+
+
+@pytest.mark.slow
+def test_the_published_course_holds_nothing_secret(published):
+    findings = leak_audit.audit([published.site, published.public], leak_audit.collect_secrets(REPO_ROOT))
+    assert findings == [], "\n".join(map(str, findings))
+
+
+@pytest.mark.slow
+def test_the_site_links_only_relatively(published):
+    absolute = []
+    for page in sorted(published.site.rglob("*.html")):
+        if "_static" in page.relative_to(published.site).parts:
+            continue
+        for url in re.findall(r'(?:href|src)="([^"]*)"', page.read_text(encoding="utf-8")):
+            if url.startswith("/") or url.startswith(published.address):
+                absolute.append(f"{page.relative_to(published.site)}: {url}")
+    assert not absolute, "links that break when the site moves:\n" + "\n".join(absolute[:20])
+
+
+@pytest.mark.slow
+def test_every_chapter_downloaded_from_the_site_runs(published, student):
+    chapters = []
+    for page in sorted((published.site / "book").glob("*.html")):
+        chapters += re.findall(r'href="\.\./(_sources/book/[\w-]+\.ipynb)"', page.read_text(encoding="utf-8"))
+    assert len(chapters) >= 5, f"too few chapter notebooks offered: {chapters}"
+    folder = student.home / "chapters"
+    folder.mkdir()
+    failures = []
+    for link in sorted(set(chapters)):
+        path = folder / Path(link).name
+        path.write_bytes(fetch(f"{published.address}/{link}"))
+        notebook = nbformat.read(path, as_version=4)
+        assert publish.INSTALL_TAG in notebook.cells[0].metadata.get("tags", []), f"{link} has no install cell"
+        result = subprocess.run([str(student.venv / "bin" / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
+                                 "--ExecutePreprocessor.timeout=600", "--output", f"{path.stem}.run.ipynb", str(path)],
+                                cwd=folder, env=student.env, capture_output=True, text=True)
+        if result.returncode != 0:
+            failures.append(f"{link}:\n{result.stderr[-3000:]}")
+    assert not failures, "chapters that fail in the student's environment:\n" + "\n".join(failures)
+
+
+@pytest.mark.slow
+def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(published, student, tmp_path):
+    from autograder.running.calibrate import solution_notebook
+
+    course = tmp_path / "notebooks"
+    shutil.copytree(REPO_ROOT / "notebooks", course, ignore=shutil.ignore_patterns("autograded", "feedback", "submitted"))
+    check = str(student.venv / "bin" / "perceptron-check")
+    for name in ASSIGNMENTS:
+        untouched = student.home / "untouched" / f"{name}.ipynb"
+        filled = student.home / "filled" / f"{name}.ipynb"
+        for path in (untouched, filled):
+            path.parent.mkdir(exist_ok=True)
+        untouched.write_bytes(fetch(f"{published.address}/assignments/{name}.ipynb"))
+        source = nbformat.read(REPO_ROOT / "notebooks" / "source" / name / f"{name}.ipynb", as_version=4)
+        filled.write_text(solution_notebook(nbformat.read(untouched, as_version=4), source), encoding="utf-8")
+
+        result = subprocess.run([check, str(filled)], cwd=student.home, env=student.env, capture_output=True, text=True)
+        assert result.returncode == 0 and "Ready to submit" in result.stdout, (
+            f"{name}, filled in: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+        result = subprocess.run([check, str(untouched)], cwd=student.home, env=student.env, capture_output=True,
+                                text=True)
+        assert result.returncode == 1 and "Not ready" in result.stdout, (
+            f"{name}, untouched: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+
+        submissions = tmp_path / "submissions" / name
+        submissions.mkdir(parents=True)
+        shutil.copyfile(filled, submissions / "ada.ipynb")
+        out = tmp_path / "grading" / name
+        result = subprocess.run([sys.executable, "-m", "autograder", "grade", name, str(submissions), "--out", str(out),
+                                 "--course-dir", str(course)], cwd=REPO_ROOT, env=repo_env(), capture_output=True,
+                                text=True)
+        assert result.returncode == 0, f"grading {name} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        (row,) = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
+        assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) > 0, (name, row)
+
+
+@pytest.mark.slow
+def test_the_public_edition_builds_the_book_by_itself(published, tmp_path):
+    edition = tmp_path / "public-repo"
+    shutil.copytree(published.public, edition)
+    # The repository's execution cache and npm packages, only to save time: the chapters are the same.
+    for name in (".jupyter_cache", ".mathjax", ".axe-core"):
+        if (REPO_ROOT / "_build" / name).is_dir():
+            shutil.copytree(REPO_ROOT / "_build" / name, edition / "_build" / name)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "book/build.py"], cwd=edition, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, f"the public edition's book failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
+    students = (edition / "_build" / "html" / "book" / "students.html").read_text(encoding="utf-8")
+    for name in ASSIGNMENTS:
+        assert f'href="../assignments/{name}.zip"' in students
+        assert (edition / "_build" / "html" / "assignments" / f"{name}.zip").is_file()

@@ -1,0 +1,165 @@
+"""``python -m autograder verify``: it passes on every assignment and reports a weakened one.
+
+The fast tests weaken problem set 4 in memory (cases cut, a known-wrong
+implementation dropped, a solution line planted in a release, a heading's
+points changed) and check that the requirement concerned reports it, in
+words that say what to fix.  The slow tests run the command itself: on every
+assignment of the course (exit 0), and on a copy of the autograder package
+whose hidden check for ``train_with_lifting`` lost its cases with
+``max_epochs``, so that a known-wrong implementation ignoring ``max_epochs``
+no longer loses points (exit 1, and the table says which).  Executing the
+notebooks is covered by ``tests/grader/course/test_assignments.py``, which runs the same
+requirement functions.
+"""
+
+import copy
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from autograder.commands import verify
+
+from tests.support import COURSE, ROOT
+PS4 = "ps4_offset"
+
+pytestmark = pytest.mark.timeout(600)
+
+# Appended to a copy of autograder/course/assignments/ps4_offset/checks.py: train_with_lifting's cases that pass max_epochs are cut.
+WEAKENING = '''
+
+import dataclasses as _dataclasses
+
+CHECKS = [_dataclasses.replace(c, cases=[k for k in c.cases if "max_epochs" not in k.kwargs])
+          if c.function == "train_with_lifting" else c for c in CHECKS]
+'''
+
+
+def without_max_epochs(checks, function):
+    return [dataclasses.replace(c, cases=[k for k in c.cases if "max_epochs" not in k.kwargs])
+            if c.function == function else c for c in checks]
+
+
+@pytest.fixture
+def ps4(tmp_path):
+    """Problem set 4 as it is, with an empty folder standing for its release."""
+    with verify.Assignment(PS4, COURSE, release_dir=str(tmp_path)) as assignment:
+        yield assignment
+
+
+def test_every_fast_requirement_holds_on_problem_set_4(ps4):
+    for requirement in verify.REQUIREMENTS:
+        if requirement in (verify.blank_release_gets_zero,):
+            continue  # needs a real release: see the slow tests
+        outcome = requirement(ps4)
+        assert outcome.ok, (outcome.requirement, outcome.problems)
+
+
+def test_a_check_that_no_longer_catches_a_known_wrong_implementation_is_reported(ps4):
+    ps4.checks = without_max_epochs(ps4.checks, "train_with_lifting")
+    outcome = verify.known_wrong_lose_exactly_their_cells(ps4)
+    assert outcome.problems == ("lifting_ignores_max_epochs passes lifting_one_dimensional, lifting_general, "
+                                "which must reject it",)
+
+
+def test_a_known_wrong_implementation_that_loses_more_than_it_names_is_reported(ps4):
+    wrong = next(w for w in ps4.known_wrong if w.name == "absorb_offset_appends_a_row")
+    ps4.known_wrong = [dataclasses.replace(wrong, must_fail=("absorb_offset_values",))]
+    (problem,) = verify.known_wrong_lose_exactly_their_cells(ps4).problems
+    assert problem.startswith("absorb_offset_appends_a_row also fails lifting_one_dimensional, lifting_general, "
+                              "which it does not name (On the points 1, 2, 3, 4")
+
+
+def test_a_default_no_hidden_case_leaves_out_is_reported(ps4):
+    ps4.checks = [dataclasses.replace(c, cases=[dataclasses.replace(k, kwargs={**k.kwargs, "max_epochs": 100})
+                                                for k in c.cases])
+                  if c.function == "train_through_origin" else c for c in ps4.checks]
+    assert verify.defaults_are_exercised(ps4).problems == (
+        "train_through_origin(max_epochs=100): no hidden case leaves max_epochs out, "
+        "so a wrong default value would pass",)
+
+
+def test_a_test_cell_with_only_visible_cases_is_reported(ps4):
+    ps4.checks = [dataclasses.replace(c, cases=[k for k in c.cases if k.visible])
+                  if c.grade_id == "split_offset_values" else c for c in ps4.checks]
+    assert verify.every_cell_has_hidden_cases(ps4).problems == (
+        "split_offset_values has only visible cases: add hidden ones",)
+
+
+def test_a_test_cell_no_known_wrong_implementation_fails_is_reported(ps4):
+    ps4.known_wrong = [w for w in ps4.known_wrong if "split_offset_values" not in w.must_fail]
+    assert verify.every_cell_catches_a_known_wrong(ps4).problems == (
+        "no known-wrong implementation is caught by split_offset_values",)
+
+
+def test_a_solution_line_in_the_release_is_a_leak(ps4, tmp_path):
+    # The import is in a read-only cell too; the return line only in a solution.
+    (tmp_path / "notes.txt").write_text("import numpy as np\nreturn theta[:-1].copy(), float(theta[-1])\n")
+    outcome = verify.nothing_leaks(ps4)
+    assert outcome.problems == ("notes.txt contains the solution line 'return theta[:-1].copy(), float(theta[-1])'",)
+
+
+def test_points_that_do_not_add_up_are_reported(ps4):
+    source = copy.deepcopy(ps4.source)
+    heading = next(c for c in source.cells if c.cell_type == "markdown" and c.source.startswith("## Part B"))
+    heading.source = heading.source.replace("(2 points)", "(3 points)")
+    ps4.source = source
+    assert verify.notebook_structure(ps4).problems == ("Part B's heading says 3 points; its grade cells give 2",)
+
+
+def test_the_table_marks_each_requirement_and_lists_the_problems():
+    table = verify.format_table("ps0", [verify.Outcome("first requirement", "2 cells"),
+                                        verify.Outcome("second", "1 cell", ("it broke\nsecond line",))])
+    assert table.splitlines() == [
+        "ps0",
+        "        requirement        covered",
+        "  " + "-" * 47,
+        "  ok    first requirement  2 cells",
+        "  FAIL  second             1 cell; 1 problem",
+        "",
+        "  second:",
+        "    - it broke",
+        "      second line",
+    ]
+
+
+def test_an_unknown_assignment_exits_2_naming_the_known_ones(capsys):
+    assert verify.main(["ps9_nothing"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown assignment 'ps9_nothing'" in err and "ps1_hyperplanes" in err and PS4 in err
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+def run_verify(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "autograder", "verify", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)
+
+
+@pytest.mark.slow
+def test_verify_passes_on_every_assignment():
+    result = run_verify("--no-run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    rows = [line for line in lines if line.startswith("  ok") or line.startswith("  FAIL")]
+    assert len(rows) == 5 * len(verify.REQUIREMENTS) and all(row.startswith("  ok") for row in rows)
+    assert lines[-1] == "5 of 5 assignments verified"
+
+
+@pytest.mark.slow
+def test_verify_reports_a_weakened_check_and_exits_1(tmp_path):
+    package = tmp_path / "autograder"
+    shutil.copytree(os.path.join(ROOT, "autograder"), package, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(package / "course" / "assignments" / PS4 / "checks.py", "a") as f:
+        f.write(WEAKENING)
+    # Run from the copy's parent folder, so `python -m autograder` is the weakened copy.
+    result = run_verify(PS4, "--no-run", "--course-dir", COURSE, cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert "  FAIL  known-wrong implementations lose exactly their cells           16 implementations; 1 problem" in lines
+    assert "    - lifting_ignores_max_epochs passes lifting_one_dimensional, lifting_general, which must reject it" in lines
+    assert sum(line.startswith("  FAIL") for line in lines) == 1
+    assert lines[-1] == f"0 of 1 assignments verified; failing: {PS4}"

@@ -1,0 +1,138 @@
+"""The five assignments: their release, and everything ``python -m autograder verify`` checks.
+
+* ``python -m autograder release`` builds all five into a copy of the course
+  directory, is idempotent, rejects unknown names, and refuses a release that
+  leaks a solution or a hidden test.
+* Every requirement of :mod:`autograder.commands.verify` holds for every assignment,
+  computed by the same functions the instructor's command runs: the solution
+  gets full marks and the blank release zero; every known-wrong
+  implementation (``autograder/known_wrong/``) loses exactly the grade cells
+  it names; every test cell has hidden cases and catches a known-wrong
+  implementation; defaults are exercised; nothing leaks; the cells, points
+  and visible cases agree; the source notebook runs without an error and the
+  release fails only on its stubs.
+
+The release is built once per module (a fixture); each assignment's
+requirements share one :class:`autograder.commands.verify.Assignment`.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from autograder.commands import release as release_module
+from autograder.commands import verify
+from autograder.course.assignments import load_checks, names
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+from tests.support import COURSE, ROOT
+ASSIGNMENTS = tuple(names())
+
+pytestmark = pytest.mark.timeout(600)
+
+
+# -- fixtures -----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def course_copy(tmp_path_factory):
+    """A copy of the course directory, released with the command line (the real one is left alone)."""
+    course = tmp_path_factory.mktemp("course")
+    shutil.copytree(os.path.join(COURSE, "source"), course / "source")
+    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), course / "nbgrader_config.py")
+    result = subprocess.run([sys.executable, "-m", "autograder", "release", "--course-dir", str(course)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return course, result
+
+
+@pytest.fixture(scope="module")
+def released(course_copy):
+    course, result = course_copy
+    assert result.returncode == 0, f"release failed:\n{result.stdout}\n{result.stderr}"
+    return course
+
+
+# -- the release command ----------------------------------------------------------
+
+def test_release_builds_every_assignment_quietly(course_copy):
+    course, result = course_copy
+    assert result.returncode == 0, f"release failed:\n{result.stdout}\n{result.stderr}"
+    lines = result.stdout.strip().splitlines()
+    assert [line.split(":")[0] for line in lines[::2]] == list(ASSIGNMENTS), result.stdout
+    assert all(line.startswith("  time limits measured from the solution and saved: ") for line in lines[1::2]), \
+        result.stdout
+    assert result.stderr.strip() == "", f"release wrote to stderr:\n{result.stderr}"
+    for assignment in ASSIGNMENTS:
+        assert (course / "release" / assignment / f"{assignment}.ipynb").is_file()
+    assert (course / "gradebook.db").is_file()
+
+
+def test_release_has_no_solutions_or_hidden_tests(released):
+    assert release_module.find_leaks(str(released / "release")) == []
+
+
+def test_release_is_idempotent_and_records_the_gradebook(released):
+    from nbgrader.api import Gradebook
+
+    assert release_module.main(["ps1_hyperplanes", "--course-dir", str(released)]) == 0
+    with Gradebook(f"sqlite:///{released / 'gradebook.db'}", "perceptron") as gb:
+        names = sorted(a.name for a in gb.assignments)
+        cells = {c.name for c in gb.find_notebook("ps1_hyperplanes", "ps1_hyperplanes").grade_cells}
+    assert names == sorted(ASSIGNMENTS)
+    assert {c.grade_id for c in load_checks("ps1_hyperplanes")} <= cells
+
+
+def test_unknown_assignment_is_an_error_listing_the_known_ones(capsys):
+    assert release_module.main(["ps9_nothing"]) == 2
+    err = capsys.readouterr().err
+    assert "'ps9_nothing'" in err
+    assert all(name in err for name in ASSIGNMENTS)
+
+
+@pytest.mark.parametrize("marker", release_module.LEAK_MARKERS)
+def test_leak_check_finds_each_marker(tmp_path, marker):
+    (tmp_path / "clean.ipynb").write_text('{"cells": ["def f():\\n    raise NotImplementedError()"]}')
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "leaky.py").write_text(f"x = 1\n# {marker}\n")
+    assert release_module.find_leaks(str(tmp_path)) == [(str(tmp_path / "sub" / "leaky.py"), marker)]
+
+
+def test_release_refuses_a_planted_leak(tmp_path):
+    # A hidden-checks call in an ordinary cell is not cleared by nbgrader: the release must fail.
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# A leaky assignment"),
+        nbformat.v4.new_code_cell('from autograder.judging.checks import run_in_notebook\nrun_in_notebook("x", "y", globals())'),
+    ]
+    (tmp_path / "source" / "ps1_hyperplanes").mkdir(parents=True)
+    nbformat.write(notebook, str(tmp_path / "source" / "ps1_hyperplanes" / "ps1_hyperplanes.ipynb"))
+    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), tmp_path / "nbgrader_config.py")
+    with pytest.raises(release_module.ReleaseError) as info:
+        release_module.release("ps1_hyperplanes", str(tmp_path))
+    message = str(info.value)
+    assert "ps1_hyperplanes.ipynb" in message and "'run_in_notebook'" in message and "'autograder.judging.checks'" in message
+    assert not (tmp_path / "release" / "ps1_hyperplanes").exists()
+
+
+# -- what `python -m autograder verify` checks ---------------------------------------------
+
+@pytest.fixture(scope="module", params=ASSIGNMENTS)
+def assignment(request, released):
+    """The real source notebook and checks, with the release built in the course copy."""
+    return verify.Assignment(request.param, COURSE, release_dir=str(released / "release" / request.param))
+
+
+@pytest.mark.parametrize("requirement", verify.REQUIREMENTS, ids=lambda r: r.__name__)
+def test_requirement_holds(assignment, requirement):
+    outcome = requirement(assignment)
+    assert outcome.problems == (), f"{assignment.name}: {outcome.requirement}:\n" + "\n".join(outcome.problems)
+
+
+@pytest.mark.parametrize("requirement", verify.RUN_REQUIREMENTS, ids=lambda r: r.__name__)
+def test_notebook_runs_as_expected(assignment, requirement):
+    outcome = requirement(assignment)
+    assert outcome.problems == (), f"{assignment.name}: {outcome.requirement}:\n" + "\n".join(outcome.problems)

@@ -1,0 +1,362 @@
+"""The student package: what the wheel holds, and the check it installs, in a Python that never saw the repository.
+
+Fast tests stage the package from a course directory released into a
+temporary folder and read the staged tree; they also test the pieces the
+check and the grader share (the limits the package carries, the check's
+refusals) and that nothing of the student side imports the grader.  The
+slow tests build the wheel, install it into a fresh virtual environment
+(dependencies from the package index) and run ``perceptron-check`` there,
+from a folder outside the repository with no ``PYTHONPATH``; and grade in
+the sandbox a notebook that opens with the ``%pip install`` line downloads
+carry.
+"""
+
+import ast
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from perceptron_course import check as student_check
+from perceptron_course.cells import locked_fingerprint
+from perceptron_course.limits import Limits, LimitsError, course_limits
+from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, StudentPackageError, build_wheel, check_wheel,
+                                   stage)
+
+from tests.support import COURSE, ROOT
+from tests.support.grading import solved_release
+PS1, PS4 = "ps1_hyperplanes", "ps4_offset"
+ASSIGNMENTS = sorted(d for d in os.listdir(os.path.join(COURSE, "source"))
+                     if os.path.isfile(os.path.join(COURSE, "source", d, f"{d}.ipynb")))
+READY = "Ready to submit: every visible test passes, nothing is missing, and the file name is right."
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def meta(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def released_course(folder, assignments, config_lines=()):
+    """A course directory in ``folder`` with ``assignments`` released (the real one is left alone)."""
+    from autograder.commands.release import release
+
+    for name in assignments:
+        shutil.copytree(os.path.join(COURSE, "source", name), folder / "source" / name)
+    config = (open(os.path.join(COURSE, "nbgrader_config.py"), encoding="utf-8").read()
+              + "".join(f"\n{line}" for line in config_lines) + "\n")
+    (folder / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    for name in assignments:
+        release(name, str(folder))
+    return folder
+
+
+def with_install_cell(nb):
+    """``nb`` opening with the cell a downloaded notebook carries (see the brief on the site's downloads)."""
+    nb = copy.deepcopy(nb)
+    nb.cells.insert(0, new_code_cell("# Install the course's package (Colab, JupyterHub).\n"
+                                     "%pip install --quiet https://example.edu/perceptron/"
+                                     "perceptron_course_student-1.0.0-py3-none-any.whl"))
+    return nb
+
+
+def another_courses_notebook():
+    """A graded notebook of some other nbgrader course: its own cell ids, nothing in common with this one."""
+    cells = [new_markdown_cell("# Lab 1: loops"),
+             new_code_cell("def total(xs):\n    # YOUR CODE HERE\n    raise NotImplementedError()"),
+             new_code_cell("assert total([1, 2]) == 3")]
+    for cell, gid, kind in zip(cells[1:], ("total", "test_total"), ("solution", "grade")):
+        cell.metadata["nbgrader"] = {"grade_id": gid, "schema_version": 3, "solution": kind == "solution",
+                                     "grade": kind == "grade", "locked": kind == "grade", "task": False,
+                                     **({"points": 1} if kind == "grade" else {})}
+    return new_notebook(cells=cells)
+
+
+# -- the staged package ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ps4_course(tmp_path_factory):
+    # A limit of this course that differs from the default, to see that the package carries the course's.
+    return released_course(tmp_path_factory.mktemp("course"), [PS4], ["c.Autograder.cell_seconds = 42.0"])
+
+
+@pytest.fixture(scope="module")
+def staged(ps4_course, tmp_path_factory):
+    target = tmp_path_factory.mktemp("staged")
+    assert stage(str(target), str(ps4_course)) == (PS4,)
+    return target
+
+
+def files_under(folder):
+    return sorted(os.path.relpath(os.path.join(r, f), folder).replace(os.sep, "/")
+                  for r, _, fs in os.walk(folder) for f in fs)
+
+
+def test_the_package_holds_the_library_the_student_side_and_the_release_only(staged):
+    files = files_under(staged)
+    assert f"perceptron_course/release/{PS4}/{PS4}.ipynb" in files
+    assert "perceptron_course/test_helpers.py" in files and "perceptron_course/check.py" in files
+    assert "perceptron_lib/__init__.py" in files and "perceptron_lib/estimators.py" in files
+    assert not [f for f in files if f.endswith((".so", ".c", ".pyc")) or f.startswith("autograder")]
+    # The release is the student version: nothing of the source notebook's solutions or hidden tests.
+    release_text = (staged / "perceptron_course" / "release" / PS4 / f"{PS4}.ipynb").read_text(encoding="utf-8")
+    assert "BEGIN SOLUTION" not in release_text and "autograder.judging.checks" not in release_text
+    pyproject = (staged / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'name = "{DISTRIBUTION}"' in pyproject
+    assert f'{CONSOLE_COMMAND} = "perceptron_course.check:console_main"' in pyproject
+
+
+def test_the_package_carries_the_courses_limits_not_the_defaults(staged):
+    carried = course_limits(str(staged / "perceptron_course" / "course_limits.json"))
+    assert carried.cell_seconds == 42.0 != Limits().cell_seconds
+    assert carried.notebook_seconds == Limits().notebook_seconds
+
+
+def test_course_limits_without_a_record_are_the_defaults_and_a_broken_record_is_refused(tmp_path):
+    assert course_limits(str(tmp_path / "absent.json")) == Limits()
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(LimitsError, match="not a JSON object; reinstall"):
+        course_limits(str(tmp_path / "bad.json"))
+    (tmp_path / "unknown.json").write_text('{"cell_seconds": 5, "coffee_breaks": 2}')
+    with pytest.raises(LimitsError, match="unknown limit coffee_breaks"):
+        course_limits(str(tmp_path / "unknown.json"))
+
+
+def test_no_release_or_a_leaking_release_is_not_packaged(tmp_path):
+    with pytest.raises(StudentPackageError, match="no released assignment in .*: run `python -m autograder release`"):
+        stage(str(tmp_path / "out"), str(tmp_path))
+    leaky = tmp_path / "release" / PS4
+    leaky.mkdir(parents=True)
+    shutil.copy(os.path.join(COURSE, "source", PS4, f"{PS4}.ipynb"), leaky / f"{PS4}.ipynb")
+    with pytest.raises(StudentPackageError, match="holds instructor-only text"):
+        stage(str(tmp_path / "out"), str(tmp_path))
+
+
+def test_a_wheel_holding_anything_not_staged_is_refused(tmp_path):
+    expected = {"perceptron_lib/__init__.py"}
+    for extra in ("autograder/course/assignments/ps1_hyperplanes/checks.py", "perceptron_lib/_kernel.cpython-311-x86_64-linux-gnu.so"):
+        path = tmp_path / "x-1.0-py3-none-any.whl"
+        with zipfile.ZipFile(path, "w") as wheel:
+            wheel.writestr("perceptron_lib/__init__.py", "")
+            wheel.writestr(extra, "")
+            wheel.writestr("x-1.0.dist-info/METADATA", "")
+        with pytest.raises(StudentPackageError, match="does not hold what was staged"):
+            check_wheel(str(path), expected)
+    with zipfile.ZipFile(tmp_path / "ok.whl", "w") as wheel:
+        wheel.writestr("perceptron_lib/__init__.py", "")
+    check_wheel(str(tmp_path / "ok.whl"), expected)
+
+
+# -- nothing of the grader on the student side -----------------------------------------------------------------
+
+def test_no_module_of_the_student_side_imports_the_grader():
+    folder = os.path.join(ROOT, "perceptron_course")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                       else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            assert not [m for m in modules if m.split(".")[0] == "autograder"], f"{name} imports {modules}"
+    # And loading every module of it loads nothing of the grader.
+    probe = ("import sys\nimport perceptron_course.check, perceptron_course.execute, perceptron_course.cells, "
+             "perceptron_course.boundary, perceptron_course.limits, perceptron_course.test_helpers, "
+             "perceptron_course.probe, perceptron_course.runner\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'autograder'))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == "[]"
+
+
+# -- the pieces the check shares with the grader -----------------------------------------------------------------
+
+def test_a_locked_cells_fingerprint_changes_with_what_grading_protects():
+    test_cell = {"grade": True, "solution": False, "locked": True, "grade_id": "t", "points": 2}
+    base = locked_fingerprint("code", "assert f(1) == 2", test_cell)
+    assert base == locked_fingerprint("code", "assert f(1) == 2", dict(test_cell))
+    assert base != locked_fingerprint("code", "assert True", test_cell)
+    assert base != locked_fingerprint("code", "assert f(1) == 2", {**test_cell, "points": 20})
+    assert base != locked_fingerprint("code", "assert f(1) == 2", {**test_cell, "grade_id": "u"})
+    assert base != locked_fingerprint("markdown", "assert f(1) == 2", test_cell)
+    assert locked_fingerprint("code", "x", {"grade": True}) is None  # no id: broken metadata
+
+
+def test_a_package_without_its_release_says_how_to_reinstall(tmp_path, capsys):
+    notebook = tmp_path / f"{PS1}.ipynb"
+    notebook.write_text(json.dumps(new_notebook(cells=[new_markdown_cell("answers")])))
+    assert student_check.main([str(notebook)], release_dir=str(tmp_path / "nothing")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("perceptron-check: no released assignment in ")
+    assert f"reinstall the course's package ({DISTRIBUTION})" in err and "--force-reinstall" in err
+
+
+def test_a_missing_dependency_is_named_with_the_command_that_installs_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(student_check, "NEEDED_MODULES", (("nbformat", "nbformat"), ("no_such_module_x", "no-such-x")))
+    notebook = tmp_path / f"{PS1}.ipynb"
+    notebook.write_text("{}")
+    assert student_check.main([str(notebook)]) == 2
+    assert capsys.readouterr().err == (
+        "perceptron-check: the check needs no_such_module_x, which this Python cannot import: install no-such-x "
+        "(python -m pip install no-such-x) or reinstall the course's package (perceptron-course-student) with the "
+        "pip install command from the course's site, adding --force-reinstall.\n")
+
+
+def test_a_report_piped_into_a_program_that_stops_reading_ends_quietly():
+    # `perceptron-check nb.ipynb | head`: head exits, the next write breaks the pipe.
+    script = ("import perceptron_course.check as check\n"
+              "def report():\n    raise BrokenPipeError(32, 'Broken pipe')\n"
+              "check.main = report\ncheck.console_main()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 141
+    assert done.stderr == ""
+
+
+def test_another_courses_notebook_is_named_as_such_whatever_its_file_name(ps4_course, tmp_path, capsys):
+    release_dir = str(ps4_course / "release")
+    for name in ("lab1.ipynb", f"{PS4}.ipynb"):
+        path = tmp_path / name
+        nbformat.write(another_courses_notebook(), str(path))
+        assert student_check.main([str(path)], release_dir=release_dir) == 2
+        err = capsys.readouterr().err
+        assert "shares no graded cell with" in err and "download" in err and "Traceback" not in err
+
+
+# -- the wheel, installed where the repository is unknown ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """``(wheel, venv's bin folder, course)``: the wheel of a course with every assignment released, installed into
+    a fresh virtual environment."""
+    base = tmp_path_factory.mktemp("student")
+    course = released_course(base / "course", ASSIGNMENTS)
+    wheel = build_wheel(str(base / "dist"), course_dir=str(course))
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
+    bin_dir = base / "venv" / "bin"
+    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", wheel], capture_output=True,
+                          text=True, timeout=900, env=clean_env(base))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return wheel, bin_dir, course
+
+
+def clean_env(home):
+    """No PYTHONPATH and a home of its own: the installed package is all the student's Python sees."""
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "MPLBACKEND": "Agg"}
+
+
+def run_installed_check(bin_dir, path, *args):
+    done = subprocess.run([str(bin_dir / CONSOLE_COMMAND), str(path), *args], capture_output=True, text=True,
+                          cwd=str(path.parent), env=clean_env(path.parent), timeout=600)
+    return done.returncode, done.stdout.splitlines(), done.stderr
+
+
+@pytest.mark.slow
+def test_the_wheel_is_pure_python_and_holds_nothing_secret(installed):
+    wheel, _, _ = installed
+    assert os.path.basename(wheel) == "perceptron_course_student-1.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        texts = {n: archive.read(n).decode("utf-8", "replace") for n in names}
+    assert not [n for n in names if n.startswith("autograder") or n.endswith((".so", ".c", ".pyd"))]
+    for assignment in ASSIGNMENTS:
+        assert f"perceptron_course/release/{assignment}/{assignment}.ipynb" in names
+    for name, text in texts.items():
+        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and "run_in_notebook" not in text, name
+
+
+@pytest.mark.slow
+def test_the_installed_library_trains_with_its_numpy_engine(installed):
+    _, bin_dir, _ = installed
+    code = ("import perceptron_lib, numpy as np\n"
+            "from perceptron_lib._engine import compiled_kernel\n"
+            "X, y = perceptron_lib.four_point_example()\n"
+            "result = perceptron_lib.train_perceptron(X, y)\n"
+            "print(compiled_kernel() is None, bool(perceptron_lib.is_separated(X, y, result.w, result.b)))")
+    done = subprocess.run([str(bin_dir / "python"), "-c", code], capture_output=True, text=True, timeout=120,
+                          env=clean_env(bin_dir), cwd=str(bin_dir))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", [PS1, PS4])
+def test_the_installed_check_passes_the_solution_and_not_the_release(installed, assignment, tmp_path):
+    _, bin_dir, course = installed
+    mine = tmp_path / "mine" / f"{assignment}.ipynb"
+    mine.parent.mkdir()
+    nbformat.write(with_install_cell(solved_release(course, assignment)), str(mine))
+    code, lines, err = run_installed_check(bin_dir, mine)
+    assert code == 0, "\n".join(lines) + err
+    assert lines[-1] == READY
+    assert not [line for line in lines if "[fix]" in line]
+
+    blank = tmp_path / "blank" / f"{assignment}.ipynb"
+    blank.parent.mkdir()
+    shutil.copyfile(course / "release" / assignment / f"{assignment}.ipynb", blank)
+    code, lines, err = run_installed_check(bin_dir, blank)
+    assert code == 1, "\n".join(lines) + err
+    assert lines[-1].startswith("Not ready: ") and "still raises NotImplementedError" in "\n".join(lines)
+
+
+@pytest.mark.slow
+def test_the_installed_check_names_another_courses_notebook_without_a_traceback(installed, tmp_path):
+    _, bin_dir, _ = installed
+    path = tmp_path / "lab1.ipynb"
+    nbformat.write(another_courses_notebook(), str(path))
+    code, lines, err = run_installed_check(bin_dir, path)
+    assert code == 2 and lines == []
+    assert err.startswith("perceptron-check: lab1.ipynb shares no graded cell with any assignment of this course")
+    assert "Traceback" not in err
+    code, _, err = run_installed_check(bin_dir, tmp_path / "absent.ipynb")
+    assert code == 2 and err.startswith("perceptron-check: there is no file ") and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(tmp_path):
+    from autograder.judging.judge import judge
+    from autograder.course.limits import Limits as GradingLimits
+    from autograder.results import Job, Settings
+    from autograder.running.sandbox import sandbox_status
+    from autograder.running.worker import run_submission
+
+    status = sandbox_status()
+    assert status.available, f"bubblewrap cannot make a sandbox here: {status.description}"
+    course = released_course(tmp_path / "course", [PS4])
+    release_dir = course / "release" / PS4
+    path = tmp_path / "in" / f"{PS4}.ipynb"
+    path.parent.mkdir()
+    nbformat.write(with_install_cell(solved_release(course, PS4)), str(path))
+    result = judge(run_submission(Job("ann", PS4, str(path), str(release_dir), Settings(limits=GradingLimits()))))
+    assert result.status == "graded" and result.flags == [], (result.reason, result.flags)
+    assert result.score == result.max_score > 0
+    graded = nbformat.reads(result.autograded_notebook, as_version=4)
+    assert [o.get("ename") for c in graded.cells for o in c.get("outputs", []) if o.output_type == "error"] == []
+    assert graded.cells[0].outputs[0]["text"].startswith("%pip install --quiet https://example.edu/")
+
+
+def test_imports_of_the_reference_implementation_are_reported_though_they_work_here(ps4_course, tmp_path):
+    release_nb = nbformat.read(str(ps4_course / "release" / PS4 / f"{PS4}.ipynb"), as_version=4)
+    nb = copy.deepcopy(release_nb)
+    answer = next(c for c in nb.cells if meta(c).get("grade_id") == "absorb_offset")
+    answer.source = "from perceptron_lib import absorb_offset, make_separable"
+    nb.cells.insert(nb.cells.index(answer) + 1, new_code_cell("import perceptron_lib as pl"))
+    path = tmp_path / f"{PS4}.ipynb"
+    nbformat.write(nb, str(path))
+    planned = student_check.plan(str(path), release_dir=str(ps4_course / "release"))
+    found = [(f.part, f.text) for f in planned.findings if "grading gives a notebook only" in f.text]
+    offered = "four_point_example, make_separable, one_dimensional_example"
+    why = (f"grading gives a notebook only the data loaders this assignment imports from perceptron_lib ({offered}), "
+           "because the rest is the course's reference implementation, so that import fails when the notebook is "
+           "graded; write it yourself")
+    part_a = next(title for title in planned.titles if title.startswith("Part A"))
+    assert found == [(part_a, f"cell absorb_offset imports perceptron_lib.absorb_offset: {why}"),
+                     (part_a, f"cell {nb.cells.index(answer) + 2} (import perceptron_lib as pl) imports "
+                              f"perceptron_lib: {why}")]
