@@ -495,8 +495,6 @@ def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(
     from autograder.course.assignments.ps2_online_perceptron.known_wrong import _train
 
     ps2 = "ps2_online_perceptron"
-    if ps2 not in ASSIGNMENTS:
-        pytest.skip(f"{ps2} is not written yet")
     release_nb, source_nb = notebooks_of(course, ps2)
     endless = textwrap.dedent(_train(epochs="range(1, 10**15)", stop="pass")).strip() + "\n"
     (tmp_path / "in").mkdir()
