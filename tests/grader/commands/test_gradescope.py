@@ -255,7 +255,8 @@ def test_zip_holds_the_scripts_the_grader_and_this_assignment_only(built):
             "perceptron_lib/__init__.py", f"notebooks/release/{PS1}/{PS1}.ipynb"} <= names
     # Only this assignment's checks; no solution, known-wrong code, gradebook or saved measurement.
     assert {n for n in names if n.startswith("autograder/course/assignments/")} == {
-        "autograder/course/assignments/__init__.py", f"autograder/course/assignments/{PS1}/checks.py"}
+        "autograder/course/assignments/__init__.py", f"autograder/course/assignments/{PS1}/__init__.py",
+        f"autograder/course/assignments/{PS1}/checks.py"}
     assert not [n for n in names if "known_wrong" in n or "/source/" in n or n.endswith((".db", ".pyc", ".so"))]
     assert config["assignment"] == PS1 and config["hidden_visibility"] == "after_published"
     assert config["cell_seconds_by_cell"], "the time limits calibrated from the solution should ship"
