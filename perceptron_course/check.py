@@ -309,7 +309,7 @@ class Plan:
     calibrated: set  # indices of the cells whose time grading calibrates (see _calibrated_cells)
 
 
-def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINSTALL, forbidden=()):
+def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINSTALL, leak_search=None):
     """Read a student's notebook and build what :func:`check_notebook` runs, without running anything.
 
     ``release_dir`` holds the release notebooks, ``<assignment>/<assignment>.ipynb``;
@@ -317,9 +317,11 @@ def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINS
     :class:`Plan`, or ``(None, findings)`` when the file is not a notebook at
     all.  Raises :class:`CheckError` when the file or the release it is
     checked against cannot be found, when the notebook shares no graded cell
-    with its assignment (another course's notebook), or when the release
-    holds any of the texts ``forbidden`` (instructor-only text: then it is
-    not a student version, and nothing of it may run).
+    with its assignment (another course's notebook), or when ``leak_search``
+    (a function of the release notebook's path that returns the
+    instructor-only text it holds, each described in words: the instructor's
+    check passes the course's leak audit) finds anything: then it is not a
+    student version, and nothing of it may run.
     """
     import nbformat
 
@@ -355,9 +357,9 @@ def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINS
         release_nb = nbformat.reads(release_text, as_version=4)
     except (OSError, ValueError) as exc:
         raise CheckError(f"the release notebook {release_path} cannot be read ({exc}): {how_to_release}") from None
-    leaked = [marker for marker in forbidden if marker in release_text]
+    leaked = leak_search(release_path) if leak_search is not None else []
     if leaked:
-        raise CheckError(f"the release notebook {release_path} contains instructor-only text ({leaked[0]!r}); "
+        raise CheckError(f"the release notebook {release_path} contains instructor-only text ({leaked[0]}); "
                          "it is not a student version, so nothing is run")
     if _grade_ids(release_nb) and not _grade_ids(release_nb) & _grade_ids(student):
         raise CheckError(f"{name} shares no graded cell with the assignment {assignment} of this course, so it is "
@@ -402,7 +404,7 @@ def _calibrated_cells(notebook, release_nb):
 
 
 def check_notebook(path, *, assignment=None, release_dir=RELEASE_DIR, limits=None, cell_seconds=None,
-                   how_to_release=REINSTALL, forbidden=()):
+                   how_to_release=REINSTALL, leak_search=None):
     """Check one notebook; return ``(assignment, list of Finding)`` in the order they are printed.
 
     ``limits`` default to the course's (:func:`~perceptron_course.limits.course_limits`),
@@ -414,7 +416,7 @@ def check_notebook(path, *, assignment=None, release_dir=RELEASE_DIR, limits=Non
     limits = course_limits() if limits is None else limits
     cell_seconds = limits.cell_seconds if cell_seconds is None else cell_seconds
     planned = plan(path, assignment=assignment, release_dir=release_dir, how_to_release=how_to_release,
-                   forbidden=forbidden)
+                   leak_search=leak_search)
     if not isinstance(planned, Plan):
         return planned
     findings = list(planned.findings)
@@ -489,7 +491,7 @@ def parser(prog=COMMAND):
 
 
 def main(argv=None, *, prog=COMMAND, release_dir=RELEASE_DIR, limits=None, how_to_release=REINSTALL,
-         forbidden=(), args=None):
+         leak_search=None, args=None):
     """Check a notebook; exit 0 when it is ready to submit, 1 when not, 2 when it cannot be checked.
 
     ``limits`` default to the course's; ``args`` are already parsed options
@@ -516,7 +518,7 @@ def main(argv=None, *, prog=COMMAND, release_dir=RELEASE_DIR, limits=None, how_t
     try:
         assignment, findings = check_notebook(os.path.expanduser(args.notebook), assignment=args.assignment,
                                               release_dir=release_dir, limits=limits, cell_seconds=cell_seconds,
-                                              how_to_release=how_to_release, forbidden=forbidden)
+                                              how_to_release=how_to_release, leak_search=leak_search)
     except CheckError as exc:
         print(f"{prog}: {exc}.", file=sys.stderr)
         return CANNOT_CHECK

@@ -12,6 +12,9 @@ holds a secret:
 * a line of a hidden-test block (``### BEGIN HIDDEN TESTS`` ...);
 * a line of the hidden checks (``autograder/checks/``) or of the
   known-wrong implementations (``autograder/known_wrong/``);
+* instructor-only text that is a leak wherever it appears, however short
+  what it surrounds (:data:`MARKERS`): nbgrader's markers of a solution or
+  hidden-test region it did not clear, and the call into the hidden checks;
 * a gradebook (any SQLite database), a saved time-limit calibration
   (``.autograder/calibration/``), or grades: a file the grader writes
   (``grades.csv``, the LMS import and feedback files), a CSV with the
@@ -19,7 +22,9 @@ holds a secret:
 
 What is secret is read from those sources each time (:func:`collect_secrets`),
 so a new assignment, solution or check is covered without changing this
-module.
+module.  This is the course's one leak search: ``python -m autograder
+release`` refuses a release it finds anything in, and ``verify``, ``check``
+and the student package's build run it on the release too.
 
 Lines are compared with all whitespace removed, so re-indented or
 re-spaced code still matches; every file is read as it is, as text with its
@@ -69,7 +74,8 @@ from pathlib import Path
 
 from autograder.course import assignments
 
-__all__ = ["MIN_LINE_CHARS", "Secret", "Finding", "Secrets", "collect_secrets", "audit", "main"]
+__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "Finding", "Secrets", "collect_secrets", "audit", "audit_bytes",
+           "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = Path(assignments.HERE).relative_to(ROOT)  # the assignments' checks and known-wrong code
@@ -86,6 +92,17 @@ RUN_CHARS = 60
 RUN_GAP = 4
 # Archives inside archives are opened up to this depth; deeper nesting is itself a finding.
 MAX_DEPTH = 8
+
+# Text only the instructor's version holds, and what each one shows. Found anywhere, it is a leak, even where
+# the lines it belongs to are too short or too common to count as secrets.
+MARKERS = {
+    "BEGIN SOLUTION": "the start of a solution region nbgrader did not clear",
+    "END SOLUTION": "the end of a solution region nbgrader did not clear",
+    "BEGIN HIDDEN TESTS": "the start of a hidden-test block nbgrader did not clear",
+    "END HIDDEN TESTS": "the end of a hidden-test block nbgrader did not clear",
+    "run_in_notebook": "the call into the hidden checks",
+    "autograder.judging.checks": "the module of the hidden checks",
+}
 
 SOLUTION_BEGIN = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
 SOLUTION_END = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
@@ -149,6 +166,8 @@ class Secrets:
     grade_columns: tuple[str, ...] = ()
     grading_stylesheet: str = ""
     calibration_folder: str = ""
+    # Instructor-only text -> what it shows (MARKERS).
+    markers: dict[str, str] = field(default_factory=lambda: dict(MARKERS))
     # line -> [(secret number, position of the line in the secret)]
     _index: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
@@ -235,9 +254,15 @@ def _cell_parts(cell) -> tuple[list[tuple[str, list[str]]], list[str]]:
     return secret, public
 
 
-def collect_secrets(root: Path | str = ROOT) -> Secrets:
-    """Read what is secret, and what is public, from the repository at ``root``."""
+def collect_secrets(root: Path | str = ROOT, *, course_dir: Path | str | None = None) -> Secrets:
+    """Read what is secret, and what is public, from the repository at ``root``.
+
+    The source notebooks are those of ``course_dir`` (an nbgrader course
+    directory, ``root/notebooks`` by default): a release built from another
+    course directory is audited against its own solutions.
+    """
     root = Path(root)
+    course = Path(course_dir) if course_dir is not None else root / "notebooks"
     secrets = Secrets()
 
     library = root / "perceptron_lib"
@@ -245,7 +270,7 @@ def collect_secrets(root: Path | str = ROOT) -> Secrets:
         secrets.public.update(normalise(line) for line in path.read_text(encoding="utf-8").splitlines())
 
     notebooks: list[tuple[Path, dict]] = []
-    for path in sorted((root / "notebooks" / "source").rglob("*.ipynb")):
+    for path in sorted((course / "source").rglob("*.ipynb")):
         if ".ipynb_checkpoints" in path.parts:
             continue
         notebooks.append((path, json.loads(path.read_text(encoding="utf-8"))))
@@ -255,7 +280,7 @@ def collect_secrets(root: Path | str = ROOT) -> Secrets:
             secret, public = _cell_parts(cell)
             secrets.public.update(map(normalise, public))
             name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {number + 1}"
-            parts.extend((kind, f"{path.relative_to(root)}, {kind} in {name}", lines) for kind, lines in secret)
+            parts.extend((kind, f"{_shown(path, root)}, {kind} in {name}", lines) for kind, lines in secret)
     for kind, origin, lines in parts:
         secrets.add(kind, origin, lines)
 
@@ -275,6 +300,14 @@ def collect_secrets(root: Path | str = ROOT) -> Secrets:
     secrets.grading_stylesheet = normalise(report.CSS)
     secrets.calibration_folder = calibrate.SAVED_FOLDER.replace(os.sep, "/")
     return secrets
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A source file's name as a finding gives it: relative to the repository when it is inside it."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 # --- reading published files ----------------------------------------------------------------
@@ -390,6 +423,8 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
                                           "poppler-utils) and audit again"))
         else:
             text = typeset + "\n" + text
+    findings.extend(Finding(name, f"{marker!r}, {why}")
+                    for marker, why in secrets.markers.items() if marker in text)
     shown: dict[int, set[str]] = {}
     for view in text_views(text):
         for number, lines in secrets.matches(view).items():
@@ -435,8 +470,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m autograder audit",
         description="Read every file under each PATH (inside zips, wheels and tarballs too) and report any "
-                    "solution, hidden test, hidden check, known-wrong implementation, gradebook, calibration "
-                    "or grades found there.")
+                    "solution, hidden test, hidden check, known-wrong implementation, instructor-only marker, "
+                    "gradebook, calibration or grades found there.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a folder or file that will be published")
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -14,7 +14,8 @@ implementations (``autograder/course/assignments/<assignment>/known_wrong.py``):
   known-wrong implementation that it catches;
 * every default argument value is exercised by a hidden case that leaves
   the argument out;
-* nothing from the solutions or the hidden checks is in the release;
+* nothing from the solutions or the hidden checks is in the release (the
+  course's leak audit, :mod:`autograder.commands.audit`);
 * the notebook's structure: each test cell says what it checks and ends with
   its hidden-checks call, grade ids are unique, the points add up to what the
   header and each part's heading say, visible cases appear in the test cells;
@@ -41,6 +42,7 @@ from functools import cached_property
 import nbformat
 
 from autograder.commands import release as release_module
+from autograder.commands.audit import audit, collect_secrets
 from autograder.course import COURSE_DIR
 from autograder.course.assignments import load_checks, load_known_wrong
 from autograder.judging.checks import evaluate_namespace
@@ -53,8 +55,6 @@ HIDDEN_CALL = (
     'run_in_notebook("{assignment}", "{grade_id}", globals())\n'
     "### END HIDDEN TESTS"
 )
-# A solution line shorter than this (``return w``, ``else:``) may well appear in a release by chance.
-MIN_LEAK_LINE = 16
 EXECUTION_TIMEOUT = 120
 
 
@@ -156,6 +156,11 @@ class Assignment:
         return nbformat.read(self.source_path, as_version=4)
 
     @cached_property
+    def secrets(self):
+        """What the leak audit looks for in this course (:func:`autograder.commands.audit.collect_secrets`)."""
+        return collect_secrets(course_dir=self.course_dir)
+
+    @cached_property
     def checks(self):
         return load_checks(self.name)
 
@@ -172,7 +177,7 @@ class Assignment:
             config = os.path.join(self.course_dir, "nbgrader_config.py")
             if os.path.isfile(config):
                 shutil.copy(config, os.path.join(self._scratch, "nbgrader_config.py"))
-            self._release_dir = release_module.release(self.name, self._scratch)
+            self._release_dir = release_module.release(self.name, self._scratch, self.secrets)
         return self._release_dir
 
     @cached_property
@@ -292,45 +297,11 @@ def defaults_are_exercised(a):
                    tuple(problems))
 
 
-def _solution_lines(notebook):
-    """The lines only the instructor's version has: inside solution markers, and written answers."""
-    inside, outside = set(), set()
-    for cell in notebook.cells:
-        meta = _meta(cell)
-        if meta.get("solution") and cell.cell_type == "markdown":
-            inside.update(line.strip() for line in cell.source.splitlines())
-            continue
-        hidden = False
-        for line in cell.source.splitlines():
-            text = line.strip()
-            if text.startswith("### BEGIN SOLUTION") or text.startswith("### BEGIN HIDDEN TESTS"):
-                hidden = True
-            elif text.startswith("### END SOLUTION") or text.startswith("### END HIDDEN TESTS"):
-                hidden = False
-            else:
-                (inside if hidden else outside).add(text)
-    return {line for line in inside - outside if len(line) >= MIN_LEAK_LINE}
-
-
 def nothing_leaks(a):
-    problems = [f"{os.path.relpath(path, a.release_dir)} contains {marker!r}"
-                for path, marker in release_module.find_leaks(a.release_dir)]
-    secret = _solution_lines(a.source)
-    for folder, _, files in os.walk(a.release_dir):
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8", errors="ignore") as f:
-                text = f.read()
-            if name.endswith(".ipynb"):
-                try:
-                    text = "\n".join(cell.source for cell in nbformat.reads(text, as_version=4).cells)
-                except Exception:  # a notebook nbformat cannot read is searched as plain text
-                    pass
-            released = {line.strip() for line in text.splitlines()}
-            for line in sorted(secret & released):
-                problems.append(f"{os.path.relpath(path, a.release_dir)} contains the solution line {line!r}")
+    findings = audit([a.release_dir], a.secrets)
     return Outcome("nothing from the solutions or hidden checks is released",
-                   f"{len(secret)} solution lines, {len(release_module.LEAK_MARKERS)} markers", tuple(problems))
+                   f"{len(a.secrets.secrets)} secrets, {len(a.secrets.markers)} markers",
+                   tuple(str(finding) for finding in findings))
 
 
 def notebook_structure(a):

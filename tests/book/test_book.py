@@ -20,7 +20,8 @@ from urllib.parse import unquote, urlsplit
 import jupytext
 import pytest
 
-NBGRADER_MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+from autograder.commands import audit as leak_audit
+
 # Link relations that make the browser fetch the target while the page loads.
 LOADING_RELS = {"stylesheet", "preload", "modulepreload", "icon", "shortcut", "manifest",
                 "prefetch", "preconnect", "dns-prefetch", "apple-touch-icon"}
@@ -112,12 +113,12 @@ def test_built_book_has_no_nbgrader_markers(built_book):
         if not path.is_file():
             continue
         content = path.read_bytes()
-        for marker in NBGRADER_MARKERS:
+        for marker in leak_audit.MARKERS:
             if marker.encode() in content:
                 found[str(path.relative_to(built_book))].append(marker)
     assert not found, (
-        "The built book contains nbgrader solution or hidden-test markers, so it would "
-        f"give away solutions: {dict(found)}"
+        "The built book contains instructor-only text (nbgrader's solution or hidden-test markers, "
+        f"or the hidden checks' call), so it would give away solutions: {dict(found)}"
     )
 
 

@@ -20,13 +20,15 @@ import sys
 import nbformat
 import pytest
 
+from autograder.commands import audit as leak_audit
 from autograder.commands import check
-from autograder.commands.release import LEAK_MARKERS, release
+from autograder.commands.release import release
 
 from tests.support import COURSE, ROOT
 from tests.support.grading import solved_release
 PS4 = "ps4_offset"
 CELL_TIMEOUT = 3
+SECRETS = leak_audit.collect_secrets()
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -80,7 +82,7 @@ def fixes(lines):
 
 def assert_no_hidden_checks(lines):
     text = "\n".join(lines)
-    assert not any(marker in text for marker in LEAK_MARKERS)
+    assert leak_audit.audit_bytes("the check's output", text.encode(), SECRETS) == []
     assert "hidden case" not in text and "expected (" not in text
 
 
