@@ -168,6 +168,10 @@ class Secrets:
     calibration_folder: str = ""
     # Instructor-only text -> what it shows (MARKERS).
     markers: dict[str, str] = field(default_factory=lambda: dict(MARKERS))
+    # A secret's line at least this long shows the secret by itself.  Published pages share short
+    # lines with solutions (a loop header, an update rule), hence LONG_LINE_CHARS; a release is made
+    # from the source notebook and shares none, so verify holds it to every distinctive line.
+    single_line_chars: int = LONG_LINE_CHARS
     # line -> [(secret number, position of the line in the secret)]
     _index: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
@@ -190,8 +194,8 @@ class Secrets:
     def matches(self, view: list[str]) -> dict[int, list[str]]:
         """Secret number -> the lines by which ``view`` (a file's normalised lines, in order) shows it.
 
-        A secret shows when the view holds one of its lines of at least :data:`LONG_LINE_CHARS`
-        characters, or a run of its lines, in order, each about as far from the next as in the
+        A secret shows when the view holds one of its lines of at least :attr:`single_line_chars`
+        (:data:`LONG_LINE_CHARS`) characters, or a run of its lines, in order, each about as far from the next as in the
         secret (:data:`RUN_GAP` lines more, for comments or lines added in between), that
         holds :data:`RUN_CHARS` characters or the whole secret: a piece of a solution, not a
         common loop header such as ``for x_i, y_i in zip(X, y):`` shown in a chapter.
@@ -205,7 +209,7 @@ class Secrets:
             secret = self.secrets[number]
             lines, spacing = secret.lines, secret.spacing
             needed = min(RUN_CHARS, sum(map(len, lines)))
-            shown = {lines[p] for _, p in places if len(lines[p]) >= LONG_LINE_CHARS}
+            shown = {lines[p] for _, p in places if len(lines[p]) >= self.single_line_chars}
             # The longest chain of the secret's lines, in order, that ends at each hit (by its
             # characters), built from the secret's last line backwards.
             chain: dict[tuple[int, int], tuple[int, list[str]]] = {}

@@ -104,6 +104,15 @@ def test_a_solution_line_in_the_release_is_a_leak(ps4, tmp_path):
         "(1 of its 2 distinctive lines)\n    found: returntheta[:-1].copy(),float(theta[-1])",)
 
 
+def test_a_short_solution_line_alone_in_the_release_is_a_leak(ps4, tmp_path):
+    # 19 characters: too common for a published page to count alone, but a release has no reason to hold it.
+    (tmp_path / "notes.txt").write_text("theta = theta + y_i * x_i\n")
+    (problem,) = verify.nothing_leaks(ps4).problems
+    assert problem.startswith(f"{tmp_path.name}/notes.txt: solution: notebooks/source/{PS4}/{PS4}.ipynb, "
+                              "solution in train_through_origin")
+    assert problem.endswith("found: theta=theta+y_i*x_i")
+
+
 def test_points_that_do_not_add_up_are_reported(ps4):
     source = copy.deepcopy(ps4.source)
     heading = next(c for c in source.cells if c.cell_type == "markdown" and c.source.startswith("## Part B"))
