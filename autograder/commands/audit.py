@@ -10,8 +10,8 @@ holds a secret:
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``, or the whole of a
   solution cell that has no markers, such as a model written answer);
 * a line of a hidden-test block (``### BEGIN HIDDEN TESTS`` ...);
-* a line of the hidden checks (``autograder/checks/``) or of the
-  known-wrong implementations (``autograder/known_wrong/``);
+* a line of the hidden checks or of the known-wrong implementations
+  (``autograder/course/assignments/<assignment>/``);
 * instructor-only text that is a leak wherever it appears, however short
   what it surrounds (:data:`MARKERS`): nbgrader's markers of a solution or
   hidden-test region it did not clear, and the call into the hidden checks;

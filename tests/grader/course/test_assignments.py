@@ -6,7 +6,7 @@
 * Every requirement of :mod:`autograder.commands.verify` holds for every assignment,
   computed by the same functions the instructor's command runs: the solution
   gets full marks and the blank release zero; every known-wrong
-  implementation (``autograder/known_wrong/``) loses exactly the grade cells
+  implementation (``autograder/course/assignments/<assignment>/known_wrong.py``) loses exactly the grade cells
   it names; every test cell has hidden cases and catches a known-wrong
   implementation; defaults are exercised; nothing leaks; the cells, points
   and visible cases agree; the source notebook runs without an error and the
