@@ -42,10 +42,11 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from perceptron_course import probe
-from perceptron_course.boundary import (CellOutput, ExecutedCell, RunnerReport, SubmittedCell, SubmittedNotebook,
-                                        _seconds, _text, parse_notebook, read_executed_cells, read_runner_report,
+from perceptron_course import probe, protocol
+from perceptron_course.boundary import (CellOutput, ExecutedCell, SubmittedCell, SubmittedNotebook, as_seconds,
+                                        as_text, parse_notebook, read_executed_cells, read_runner_report,
                                         read_untrusted_file, read_untrusted_json)
+from perceptron_course.protocol import RunnerReport
 
 __all__ = ["SubmittedCell", "SubmittedNotebook", "RunnerReport", "CellOutput", "ExecutedCell", "ProbeRecord",
            "ProbeResults", "ArchiveError", "read_untrusted_file", "parse_notebook", "read_untrusted_json",
@@ -102,17 +103,17 @@ def _probe_record(record, arrays):
     if not isinstance(record, dict) or record.get("status") not in probe.STATUSES:
         return ProbeRecord("malformed")
     status = record["status"]
-    common = {"mutated": record.get("mutated") is True, "seconds": _seconds(record.get("seconds")) or 0.0}
+    common = {"mutated": record.get("mutated") is True, "seconds": as_seconds(record.get("seconds")) or 0.0}
     if status == "returned":
         return ProbeRecord(status, value=probe.decode(record.get("value"), arrays), **common)
     if status == "raised":
-        return ProbeRecord(status, exception=_text(record.get("exception"))[:100] or "an exception",
-                           detail=_text(record.get("detail"))[:probe.MAX_STRING], **common)
+        return ProbeRecord(status, exception=as_text(record.get("exception"))[:100] or "an exception",
+                           detail=as_text(record.get("detail"))[:probe.MAX_STRING], **common)
     return ProbeRecord(status, **common)
 
 
 def read_probe_results(directory, max_bytes, probe_ids=None):
-    """The :class:`ProbeResults` in ``directory`` (``results.json`` and ``results.npz``).
+    """The :class:`ProbeResults` in ``directory`` (:data:`~perceptron_course.protocol.RESULTS_FILE` and its arrays).
 
     Missing, oversized or malformed files give empty results: every hidden
     test then fails as not reached.  Only ids in ``probe_ids`` (when given)
@@ -120,10 +121,10 @@ def read_probe_results(directory, max_bytes, probe_ids=None):
     sizes the archive declares against ``max_bytes`` (and reading is capped
     by the real sizes, not the declared ones).
     """
-    records = read_untrusted_json(os.path.join(directory, "results.json"), max_bytes)
+    records = read_untrusted_json(os.path.join(directory, protocol.RESULTS_FILE), max_bytes)
     if not isinstance(records, dict):
         return ProbeResults()
-    arrays = _load_arrays(os.path.join(directory, "results.npz"), max_bytes)
+    arrays = _load_arrays(os.path.join(directory, protocol.RESULT_ARRAYS_FILE), max_bytes)
     if arrays is None:
         return ProbeResults()
     kept = sorted((pid, _probe_record(rec, arrays)) for pid, rec in records.items()

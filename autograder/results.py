@@ -146,7 +146,7 @@ class Result:
     # (grade_id, points) and the hidden tests' results (boundary.ProbeResults).
     autograded_cells: list = None
     probe_results: object = None
-    runner_report: object = None  # boundary.RunnerReport of the run, when it ran
+    runner_report: object = None  # perceptron_course.protocol.RunnerReport of the run, when it ran
 
     @property
     def flag_codes(self):

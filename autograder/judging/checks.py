@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from perceptron_course import probe as _probe
+from perceptron_course import protocol
 from perceptron_course.probe import Opaque
 
 __all__ = ["Case", "Check", "Verdict", "probe_ids", "write_probes", "verdicts_from_results",
@@ -105,7 +106,8 @@ def probe_ids(checks):
 
 
 def write_probes(checks, directory):
-    """Write every case of ``checks`` as ``probes.json`` and ``probes.npz`` in ``directory``."""
+    """Write every case of ``checks`` into ``directory`` as the probe's calls
+    (:data:`~perceptron_course.protocol.PROBES_FILE` and its arrays)."""
     arrays = {}
     probes = []
     for i, check in enumerate(checks):
@@ -117,8 +119,8 @@ def write_probes(checks, directory):
                 "kwargs": _probe.encode(dict(case.kwargs), arrays),
             })
     os.makedirs(directory, exist_ok=True)
-    np.savez(os.path.join(directory, "probes.npz"), **arrays)
-    with open(os.path.join(directory, "probes.json"), "w") as f:
+    np.savez(os.path.join(directory, protocol.PROBE_ARRAYS_FILE), **arrays)
+    with open(os.path.join(directory, protocol.PROBES_FILE), "w") as f:
         json.dump(probes, f)
 
 

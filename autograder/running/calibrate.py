@@ -40,7 +40,8 @@ import re
 import sys
 import tempfile
 
-from perceptron_course.execute import RUNNER
+from perceptron_course.execute import RUNNER_DIR
+from perceptron_course.protocol import RUNNER_FILES
 
 from autograder.course import assignments
 
@@ -84,7 +85,7 @@ def _fingerprint(settings, course_dir, assignment):
     for path in (os.path.join(course_dir, "release", assignment, f"{assignment}.ipynb"),
                  os.path.join(course_dir, "source", assignment, f"{assignment}.ipynb"),
                  assignments.checks_file(assignment),
-                 RUNNER, os.path.join(os.path.dirname(RUNNER), "probe.py")):
+                 *(os.path.join(RUNNER_DIR, name) for name in RUNNER_FILES)):
         try:
             with open(path, "rb") as f:
                 digest.update(hashlib.sha256(f.read()).digest())

@@ -170,7 +170,7 @@ def test_no_module_of_the_student_side_imports_the_grader():
     # And loading every module of it loads nothing of the grader.
     probe = ("import sys\nimport perceptron_course.check, perceptron_course.execute, perceptron_course.cells, "
              "perceptron_course.boundary, perceptron_course.limits, perceptron_course.test_helpers, "
-             "perceptron_course.probe, perceptron_course.runner\n"
+             "perceptron_course.probe, perceptron_course.protocol, perceptron_course.runner\n"
              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'autograder'))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert loaded.returncode == 0, loaded.stderr

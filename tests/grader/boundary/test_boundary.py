@@ -25,12 +25,13 @@ from hypothesis.extra import numpy as hnp
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder import boundary
-from autograder.boundary import (ArchiveError, ExecutedCell, ProbeRecord, ProbeResults, RunnerReport,
-                                 SubmittedCell, SubmittedNotebook, extract_zip, parse_notebook, read_executed_cells,
+from autograder.boundary import (ArchiveError, ExecutedCell, ProbeRecord, ProbeResults, SubmittedCell,
+                                 SubmittedNotebook, extract_zip, parse_notebook, read_executed_cells,
                                  read_probe_results, read_runner_report, read_untrusted_file, safe_member_path)
 from autograder.judging.integrity import prepare_notebook
 from perceptron_course import boundary as notebook_boundary  # the readers the student's check shares
 from perceptron_course import probe
+from perceptron_course.protocol import REPORT_FILE, REPORT_KINDS, RunnerReport
 
 FAST = settings(max_examples=150, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -236,6 +237,21 @@ def test_runner_reports_become_checked_records(tmp_path_factory, report, n_cells
     assert read.probe_error is None or (isinstance(read.probe_error, str) and len(read.probe_error) <= 100)
     assert all(type(i) is int and 0 <= i < n_cells and 0 <= s < 1e7 for i, s in read.cell_seconds)
     assert 0 <= read.probe_seconds < 1e7
+
+
+def test_the_report_the_runner_writes_is_read_back_as_written(tmp_path):
+    written = RunnerReport(stopped_at_cell=2, interrupted_cells=(1, 3), truncated_cells=(0,),
+                           processes_left=("sleep", "python3"), probes_ran=True, probe_error="NameError",
+                           cell_seconds=((0, 0.5), (3, 2.25)), probe_seconds=1.5, finished=True)
+    assert all(getattr(written, key) != getattr(RunnerReport(), key) for key, _ in REPORT_KINDS)
+    (tmp_path / REPORT_FILE).write_text(json.dumps(written.to_json()))
+    assert read_runner_report(str(tmp_path / REPORT_FILE), 4, 1 << 20) == written
+
+
+def test_cell_timings_keyed_by_digits_that_are_not_ascii_are_dropped(tmp_path):
+    # "²" and "١" are digits to str.isdigit; int() refuses the first and reads the second as 1.
+    (tmp_path / REPORT_FILE).write_text(json.dumps({"cell_seconds": {"²": 1.0, "١": 2.0, "0": 3.0}}))
+    assert read_runner_report(str(tmp_path / REPORT_FILE), 4, 1 << 20).cell_seconds == ((0, 3.0),)
 
 
 def test_oversized_or_linked_reports_are_ignored(tmp_path):
