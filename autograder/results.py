@@ -143,7 +143,7 @@ class Result:
     submitted_at: str = ""  # ISO 8601, when the LMS recorded it
     authored_code: tuple = ()  # the sources of the student's own code cells, for the similarity report
     # Set by the worker, consumed by the host's judge: the autograded cells'
-    # (grade_id, points) and the hidden tests' results (boundary.ProbeResults).
+    # (grade_id, points) and the hidden tests' results (autograder.boundary.from_sandbox.ProbeResults).
     autograded_cells: list = None
     probe_results: object = None
     runner_report: object = None  # perceptron_course.protocol.RunnerReport of the run, when it ran

@@ -1,8 +1,8 @@
 """The student's side of the trust boundary: a notebook file, and what running it leaves behind.
 
 The grader parses everything that came from a submission or from inside a
-sandbox in one place, :mod:`autograder.boundary`; the readers the student's
-check needs too live here, and that module imports them, so both read a
+sandbox in one package, :mod:`autograder.boundary`; the readers the student's
+check needs too live here, and that package imports them, so both read a
 notebook and a run in exactly the same way:
 
 * a submitted file: :func:`read_untrusted_file` (no links followed, size

@@ -31,7 +31,7 @@ Nothing is pickled.  :func:`encode` writes a value in this schema;
 :func:`decode` reads one back and never trusts it: anything that does not
 follow the schema becomes an :class:`Opaque` marker, which no hidden test
 accepts.  The host decodes the results with the same :func:`decode`
-(through :mod:`autograder.boundary`), so the two sides cannot drift apart.
+(through :mod:`autograder.boundary.from_sandbox`), so the two sides cannot drift apart.
 """
 
 import copy

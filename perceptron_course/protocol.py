@@ -29,7 +29,7 @@ Written by the host, in the input folder (read-only inside the sandbox):
 Written inside the run, in the output folder (:attr:`RunnerJob.out_dir`).
 The student's code runs in the runner's process and can overwrite any of
 them, so the host reads them as untrusted bytes, with readers that never
-raise (:mod:`perceptron_course.boundary`, :mod:`autograder.boundary`):
+raise (:mod:`perceptron_course.boundary`, :mod:`autograder.boundary.from_sandbox`):
 
 * :data:`REPORT_FILE`: a JSON object with the fields of :class:`RunnerReport`
   (:meth:`RunnerReport.to_json`).  It is rewritten before each cell, so a run

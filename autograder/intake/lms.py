@@ -23,8 +23,8 @@ attempt, whatever the layout) and :class:`Unused` records (everything else:
 receipts and metadata that were read, files that are no submission, each
 with the reason).  Nothing here runs or parses a notebook: it only reads
 names; receipts and the metadata file are read and parsed by the trust
-boundary (:func:`autograder.boundary.read_blackboard_receipt`,
-:func:`autograder.boundary.read_gradescope_metadata`), which gives frozen
+boundary (:func:`autograder.boundary.lms_files.read_blackboard_receipt`,
+:func:`autograder.boundary.lms_files.read_gradescope_metadata`), which gives frozen
 records.
 
 Each graded entry also carries its :class:`FeedbackRoute`: what its LMS
@@ -40,7 +40,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from autograder.boundary import IGNORED_MEMBERS, read_blackboard_receipt, read_gradescope_metadata
+from autograder.boundary.archive import IGNORED_MEMBERS
+from autograder.boundary.lms_files import read_blackboard_receipt, read_gradescope_metadata
 
 __all__ = ["Entry", "Unused", "FeedbackRoute", "scan", "safe_id", "is_safe_student_id", "is_submission_folder", "notebook_stem",
            "IGNORED"]

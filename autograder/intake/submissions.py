@@ -11,7 +11,7 @@ no notebook in the folder ...).  Everything else in the download (receipts,
 metadata, earlier attempts) becomes a :class:`Skipped` with the reason.
 
 A ``.zip`` is extracted at the trust boundary
-(:func:`autograder.boundary.extract_zip`): no absolute paths or ``..``, no
+(:func:`autograder.boundary.archive.extract_zip`): no absolute paths or ``..``, no
 links (a link member becomes an ungradable entry), at most so many members
 and bytes (the course's :class:`~autograder.course.limits.Limits`), each member
 read with a size cap whatever its header says.
@@ -22,7 +22,7 @@ import stat
 import zipfile
 from dataclasses import dataclass, field
 
-from autograder.boundary import ArchiveError, extract_zip
+from autograder.boundary.archive import ArchiveError, extract_zip
 from autograder.intake.lms import IGNORED, LMS_NAMES, is_safe_student_id, is_submission_folder, scan
 from autograder.intake.roster import resolve
 

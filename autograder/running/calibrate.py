@@ -152,7 +152,7 @@ def calibrated_settings(settings, course_dir, assignment, *, reuse=True):
 def _measure(settings, course_dir, assignment):
     import nbformat
 
-    from autograder.boundary import parse_notebook
+    from autograder.boundary.notebook import parse_notebook
     from autograder.judging.integrity import prepare_notebook
     from autograder.results import GRADED, Job
     from autograder.running.worker import run_submission

@@ -3,12 +3,13 @@
 :func:`run_submission` is what an executor's worker process (a local
 process pool, or a Dask worker) calls for each :class:`~autograder.results.Job`.
 It reads the submitted file and parses it at the trust boundary
-(:mod:`autograder.boundary`), rebuilds the notebook around the release's
+(:mod:`autograder.boundary.notebook`), rebuilds the notebook around the release's
 locked cells and scans the student's code (:mod:`autograder.judging.integrity`),
 lays out a private folder for the run, executes the notebook there in a
 new sandbox (:mod:`autograder.running.sandbox`, :mod:`perceptron_course.runner`,
 which it speaks to through :mod:`perceptron_course.protocol`), and reads
-back, again through the boundary, the runner's report, the executed notebook and the hidden tests' results.  It returns a
+back, again through the boundary (:mod:`autograder.boundary.from_sandbox`),
+the runner's report, the executed notebook and the hidden tests' results.  It returns a
 :class:`~autograder.results.Result` carrying those results for the host's
 judge (:mod:`autograder.judging.judge`); it writes nothing outside its own
 temporary folder, which it removes.
@@ -79,7 +80,7 @@ def reference_note(release_nb):
 
 def _run_into(job, release_nb, autograded, manual, result):
     """Fill ``result`` from a sandboxed run; return why the submission cannot be run, or ``None``."""
-    from autograder.boundary import parse_notebook, read_untrusted_file
+    from autograder.boundary.notebook import parse_notebook, read_untrusted_file
     from autograder.course.assignments import load_checks
     from autograder.judging.integrity import answer_checksum, prepare_notebook, scan_code
 
@@ -120,7 +121,7 @@ def _run_into(job, release_nb, autograded, manual, result):
 
 def _read_back(job, prepared, checks, outcome, folders, result, flags):
     """Everything the run left behind, read through the trust boundary into ``result`` and ``flags``."""
-    from autograder.boundary import read_executed_cells, read_probe_results, read_runner_report
+    from autograder.boundary.from_sandbox import read_executed_cells, read_probe_results, read_runner_report
     from autograder.judging.checks import probe_ids
     from autograder.judging.integrity import scan_folder
 

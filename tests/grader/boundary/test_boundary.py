@@ -24,10 +24,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder import boundary
-from autograder.boundary import (ArchiveError, ExecutedCell, ProbeRecord, ProbeResults, SubmittedCell,
-                                 SubmittedNotebook, extract_zip, parse_notebook, read_executed_cells,
-                                 read_probe_results, read_runner_report, read_untrusted_file, safe_member_path)
+from autograder.boundary.archive import (LINK_PLACEHOLDER, MAX_MEMBER_DEPTH, ArchiveError, extract_zip,
+                                         safe_member_path)
+from autograder.boundary.from_sandbox import (ExecutedCell, ProbeRecord, ProbeResults, read_executed_cells,
+                                              read_probe_results, read_runner_report)
+from autograder.boundary.notebook import SubmittedCell, SubmittedNotebook, parse_notebook, read_untrusted_file
 from autograder.judging.integrity import prepare_notebook
 from perceptron_course import boundary as notebook_boundary  # the readers the student's check shares
 from perceptron_course import probe
@@ -489,7 +490,7 @@ def test_member_paths_never_escape(name):
     if parts is not None:
         assert parts and all(p not in ("", ".", "..") and "/" not in p and "\\" not in p for p in parts)
         assert not re.match(r"[A-Za-z]:", name) and not name.replace("\\", "/").startswith("/")
-        assert len(parts) <= boundary.MAX_MEMBER_DEPTH and "\x00" not in name
+        assert len(parts) <= MAX_MEMBER_DEPTH and "\x00" not in name
 
 
 @FAST
@@ -512,7 +513,7 @@ def test_extracted_archives_stay_inside_their_folder(tmp_path_factory, members):
     for path in base.rglob("*"):
         assert path == archive or path == target or str(path).startswith(str(target) + os.sep), path
         if path.is_symlink():
-            assert os.readlink(path) == boundary.LINK_PLACEHOLDER
+            assert os.readlink(path) == LINK_PLACEHOLDER
         elif path.is_file() and path != archive:
             assert path.stat().st_size <= 21
 

@@ -37,7 +37,7 @@ from autograder.commands import grade as grade_module
 from autograder.commands import release as release_module
 from autograder.running import sandbox
 from autograder.running.batch import grade_submissions, reference_copies, similar_pairs
-from autograder.boundary import parse_notebook
+from autograder.boundary.notebook import parse_notebook
 from autograder.course.assignments import load_checks
 from autograder.judging.checks import evaluate_namespace
 from autograder.outputs.gradebook import dump, open_gradebook

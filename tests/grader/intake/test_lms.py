@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from autograder.boundary import read_blackboard_receipt, read_gradescope_metadata
+from autograder.boundary.lms_files import read_blackboard_receipt, read_gradescope_metadata
 from autograder.intake.lms import choose_notebook, notebook_stem, safe_id, scan
 from tests.support.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, issue_example, write
 
