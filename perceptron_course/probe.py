@@ -9,6 +9,13 @@ probe inputs (``PROBES_FILE`` plus arrays in ``PROBE_ARRAYS_FILE``), calls
 each named function on them with a time limit, and writes ``RESULTS_FILE``
 and ``RESULT_ARRAYS_FILE``.
 
+``PROBES_FILE`` is a list of calls, each ``{"id", "function", "args",
+"kwargs"}`` (``args`` a ``tuple`` value, ``kwargs`` a ``dict`` value).
+``RESULTS_FILE`` maps each id to what its call gave: ``status`` (one of
+:data:`STATUSES`), ``value`` when it returned, ``exception`` (the type's
+name) and ``detail`` (the message) when it raised, and ``seconds`` and
+``mutated`` (whether the call changed its inputs) when it was called.
+
 Both directions use one schema.  A value is a JSON object with a ``type``
 (one of :data:`KINDS`) and that kind's fields:
 
