@@ -26,7 +26,7 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import protocol
