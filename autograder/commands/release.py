@@ -152,7 +152,8 @@ def measure_time_limits(assignment, course_dir):
     """
     from autograder.running import sandbox
     from autograder.running.calibrate import calibrated_settings, describe
-    from autograder.course.limits import LimitsError, load_limits
+    from autograder.course.limits import load_limits
+    from perceptron_course.limits import LimitsError
     from autograder.results import Settings
 
     if not sandbox.sandbox_status().available:

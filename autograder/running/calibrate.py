@@ -16,7 +16,7 @@ each hidden-test call took is read back.  Then
   ``calibration_factor`` times the solution's slowest call, at least
   ``min_call_seconds`` and at most ``call_seconds``;
 
-(all from the course's :class:`~autograder.course.limits.Limits`).  Cells the
+(all from the course's :class:`~perceptron_course.limits.Limits`).  Cells the
 student added and answer cells keep the ``cell_seconds`` ceiling: their
 cost is not known in advance.  When the solution cannot be run or does not
 pass every hidden test, the ceilings are used, and the report says why.

@@ -267,7 +267,7 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
         json.dump(_job_file(job, cwd, paths), f)
 
     wall_seconds = limits.notebook_seconds + limits.grace_seconds
-    resources = limits.sandbox_limits(cpu_seconds=wall_seconds + limits.grace_seconds)
+    resources = sandbox.ProcessLimits.of(limits, cpu_seconds=wall_seconds + limits.grace_seconds)
 
     def watch():
         size, entries = _folder_usage(work, limits.work_files)

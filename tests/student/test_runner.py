@@ -22,7 +22,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from autograder.running import worker
 from perceptron_course import probe
 from autograder.boundary import read_executed_cells, read_runner_report
-from autograder.course.limits import Limits
+from perceptron_course.limits import Limits
 from autograder.results import Settings
 from tests.support import ROOT
 from autograder.running.sandbox import Outcome

@@ -322,7 +322,7 @@ def test_the_installed_check_names_another_courses_notebook_without_a_traceback(
 @pytest.mark.slow
 def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(tmp_path):
     from autograder.judging.judge import judge
-    from autograder.course.limits import Limits as GradingLimits
+    from perceptron_course.limits import Limits as GradingLimits
     from autograder.results import Job, Settings
     from autograder.running.sandbox import sandbox_status
     from autograder.running.worker import run_submission

@@ -42,7 +42,7 @@ from autograder.course.assignments import load_checks
 from autograder.judging.checks import evaluate_namespace
 from autograder.outputs.gradebook import dump, open_gradebook
 from autograder.judging.integrity import prepare_notebook, scan_code
-from autograder.course.limits import Limits
+from perceptron_course.limits import Limits
 from autograder.outputs.record import write_grades_csv
 from autograder.results import Result, Settings
 from autograder.intake.submissions import collect
@@ -658,7 +658,8 @@ def test_sandbox_hides_the_repository_and_the_network(tmp_path, sandbox_ready):
               sandbox.Mount(os.path.join(ROOT, "perceptron_lib"), "/grader/perceptron_lib")]
     outcome = sandbox.run_sandboxed([sandbox.python_executable(), "-c", SANDBOX_PROBE, ROOT], mounts=mounts,
                                     cwd="/home/student/work", env={"PATH": "/usr/bin:/bin", "PYTHONPATH": "/grader"},
-                                    timeout=60, limits=replace(Limits().sandbox_limits(60), processes=50))
+                                    timeout=60,
+                                    limits=replace(sandbox.ProcessLimits.of(Limits(), cpu_seconds=60), processes=50))
     assert outcome.returncode == 0, outcome.output
     seen = json.loads(outcome.output.strip().splitlines()[-1])
     assert seen["uid"] != 0 and seen["pid"] < 10
@@ -682,7 +683,7 @@ def test_sandbox_reads_mounts_nested_under_its_private_tmp(tmp_path, sandbox_rea
     target = "/tmp/checkout/nested/lib"
     outcome = sandbox.run_sandboxed(["/bin/cat", f"{target}/data.txt"], mounts=[sandbox.Mount(str(shared), target)],
                                     cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=60,
-                                    limits=Limits().sandbox_limits(60))
+                                    limits=sandbox.ProcessLimits.of(Limits(), cpu_seconds=60))
     assert outcome.returncode == 0, outcome.output
     assert outcome.output.strip() == "visible"
 
@@ -702,10 +703,11 @@ def test_sandbox_is_stopped_by_its_watch_and_its_timeout(tmp_path, sandbox_ready
 
     outcome = sandbox.run_sandboxed(["/bin/sh", "-c", fill], mounts=mounts, cwd="/home/student/work",
                                     env={"PATH": "/usr/bin:/bin"}, timeout=60, watch=watch,
-                                    limits=Limits().sandbox_limits(60))
+                                    limits=sandbox.ProcessLimits.of(Limits(), cpu_seconds=60))
     assert outcome.stopped_reason == "too many bytes" and not outcome.timed_out
     sleeper = sandbox.run_sandboxed(["/bin/sh", "-c", "sleep 100 & sleep 100"], mounts=[], cwd="/",
-                                    env={"PATH": "/usr/bin:/bin"}, timeout=1, limits=Limits().sandbox_limits(60))
+                                    env={"PATH": "/usr/bin:/bin"}, timeout=1,
+                                    limits=sandbox.ProcessLimits.of(Limits(), cpu_seconds=60))
     assert sleeper.timed_out and sleeper.seconds < 10
     assert sleeper.leftover_processes == 0 and sandbox_processes() == []
 

@@ -41,7 +41,7 @@ from nbformat.v4 import new_code_cell
 from autograder.commands import gradescope
 from autograder.course.assignments import load_checks
 from autograder.judging.integrity import scan_code
-from autograder.course.limits import Limits
+from perceptron_course.limits import Limits
 from autograder.results import GRADED, TIMEOUT, CellResult, Flag, Result, Settings
 from tests.support.hostile import Kit, infinite_loop_swallowing_interrupts
 from tests.support.grading import PS1, correct_submission, notebooks_of
