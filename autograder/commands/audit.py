@@ -74,8 +74,8 @@ from pathlib import Path
 
 from autograder.course import assignments
 
-__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "Finding", "Secrets", "collect_secrets", "audit", "audit_bytes",
-           "main"]
+__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "LeakFinding", "Secrets", "collect_secrets", "audit",
+           "audit_bytes", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = Path(assignments.HERE).relative_to(ROOT)  # the assignments' checks and known-wrong code
@@ -138,7 +138,7 @@ class Secret:
 
 
 @dataclass(frozen=True)
-class Finding:
+class LeakFinding:
     """A secret found in a published file.
 
     ``path`` names the file, and a member inside an archive after ``!``
@@ -399,22 +399,22 @@ def _pdf_text(data: bytes) -> str | None:
     return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
 
 
-def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> list[Finding]:
+def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> list[LeakFinding]:
     """The findings in one file (``name`` says where it is), opening archives inside it."""
-    findings: list[Finding] = []
+    findings: list[LeakFinding] = []
     base = name.rsplit("!", 1)[-1]
     filename = base.rsplit("/", 1)[-1]
     if data.startswith(b"SQLite format 3\x00"):
-        findings.append(Finding(name, "an SQLite database: the gradebook (notebooks/gradebook.db) is one"))
+        findings.append(LeakFinding(name, "an SQLite database: the gradebook (notebooks/gradebook.db) is one"))
     if filename in secrets.grade_file_names:
-        findings.append(Finding(name, f"a file the grader writes ({filename}): grades or feedback"))
+        findings.append(LeakFinding(name, f"a file the grader writes ({filename}): grades or feedback"))
     if secrets.calibration_folder and secrets.calibration_folder in "/" + base:
-        findings.append(Finding(name, f"a saved time-limit calibration ({secrets.calibration_folder}/)"))
+        findings.append(LeakFinding(name, f"a saved time-limit calibration ({secrets.calibration_folder}/)"))
 
     members = _archive_members(data)
     if members is not None:
         if depth >= MAX_DEPTH:
-            return findings + [Finding(name, f"archives nested more than {MAX_DEPTH} deep: not read")]
+            return findings + [LeakFinding(name, f"archives nested more than {MAX_DEPTH} deep: not read")]
         for member, content in members:
             findings.extend(audit_bytes(f"{name}!{member}", content, secrets, depth + 1))
         return findings
@@ -423,12 +423,12 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
     if data.startswith(b"%PDF-"):
         typeset = _pdf_text(data)
         if typeset is None:
-            findings.append(Finding(name, "a PDF whose text could not be read: install pdftotext (Debian's "
+            findings.append(LeakFinding(name, "a PDF whose text could not be read: install pdftotext (Debian's "
                                           "poppler-utils) and audit again"))
         else:
             text = typeset + "\n" + text
-    findings.extend(Finding(name, f"{marker!r}, {why}")
-                    for marker, why in secrets.markers.items() if marker in text)
+    findings.extend(LeakFinding(name, f"{marker!r}, {why}")
+                        for marker, why in secrets.markers.items() if marker in text)
     shown: dict[int, set[str]] = {}
     for view in text_views(text):
         for number, lines in secrets.matches(view).items():
@@ -437,7 +437,7 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         secret = secrets.secrets[number]
         quoted = sorted(lines, key=secret.lines.index)[:3]
         count = f"{len(lines)} of its {len(secret.lines)} distinctive lines"
-        findings.append(Finding(name, f"{secret.kind}: {secret.origin} ({count})", " | ".join(quoted)))
+        findings.append(LeakFinding(name, f"{secret.kind}: {secret.origin} ({count})", " | ".join(quoted)))
 
     header = next(iter(text.lstrip("\ufeff").splitlines()), "")
     if secrets.grade_columns and "," in header:
@@ -446,16 +446,17 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         except csv.Error:
             columns = set()
         if set(secrets.grade_columns[:4]) <= columns:
-            findings.append(Finding(name, "grades: a CSV with the columns of grades.csv", header.strip()))
+            findings.append(LeakFinding(name, "grades: a CSV with the columns of grades.csv", header.strip()))
     if secrets.grading_stylesheet and secrets.grading_stylesheet in normalise(text):
-        findings.append(Finding(name, "a grading report or feedback page (it carries the grading pages' stylesheet)"))
+        findings.append(LeakFinding(name, "a grading report or feedback page (it carries the grading pages' "
+                                          "stylesheet)"))
     return findings
 
 
-def audit(paths, secrets: Secrets | None = None) -> list[Finding]:
+def audit(paths, secrets: Secrets | None = None) -> list[LeakFinding]:
     """Every finding in the files under ``paths`` (folders are walked, files read; nothing skipped)."""
     secrets = secrets if secrets is not None else collect_secrets()
-    findings: list[Finding] = []
+    findings: list[LeakFinding] = []
     for top in map(Path, paths):
         if not top.exists():
             raise FileNotFoundError(f"leak audit: {top} does not exist: nothing to audit there")
@@ -463,7 +464,7 @@ def audit(paths, secrets: Secrets | None = None) -> list[Finding]:
         for path in files:
             shown = path.name if path == top else f"{top.name}/{path.relative_to(top).as_posix()}"
             if path.is_symlink() and not path.exists():
-                findings.append(Finding(shown, "a broken symbolic link: cannot be read"))
+                findings.append(LeakFinding(shown, "a broken symbolic link: cannot be read"))
                 continue
             findings.extend(audit_bytes(shown, path.read_bytes(), secrets))
     return findings

@@ -24,8 +24,8 @@ implementations (``autograder/course/assignments/<assignment>/known_wrong.py``):
 
 It prints one table per assignment and the problems found, and exits 1 if
 there is any.  Each requirement is a function of an :class:`Assignment`
-returning an :class:`Outcome`, so the test suite checks the same things
-(``tests/grader/course/test_assignments.py``).
+returning a :class:`RequirementVerdict`, so the test suite checks the same
+things (``tests/grader/course/test_assignments.py``).
 """
 
 import argparse
@@ -48,7 +48,8 @@ from autograder.course import COURSE_DIR
 from autograder.course.assignments import load_checks, load_known_wrong
 from autograder.judging.checks import evaluate_namespace
 
-__all__ = ["Assignment", "Outcome", "REQUIREMENTS", "RUN_REQUIREMENTS", "verify", "format_table", "main"]
+__all__ = ["Assignment", "RequirementVerdict", "REQUIREMENTS", "RUN_REQUIREMENTS", "verify", "format_table",
+           "main"]
 
 HIDDEN_CALL = (
     "### BEGIN HIDDEN TESTS\n"
@@ -60,7 +61,7 @@ EXECUTION_TIMEOUT = 120
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RequirementVerdict:
     """One row of the table: a requirement, what it covered, and the problems found (none when it holds)."""
 
     requirement: str
@@ -203,7 +204,7 @@ class Assignment:
 def solution_gets_full_marks(a):
     verdicts = a.verdicts(a.source)
     problems = [f"{gid} rejects the solution: {v.message}" for gid, v in verdicts.items() if not v.passed]
-    return Outcome("the solution gets full marks", f"{len(verdicts)} grade cells", tuple(problems))
+    return RequirementVerdict("the solution gets full marks", f"{len(verdicts)} grade cells", tuple(problems))
 
 
 def blank_release_gets_zero(a):
@@ -214,7 +215,7 @@ def blank_release_gets_zero(a):
             problems.append(f"{gid} passes the blank release: its hidden cases must need the student's code")
         elif "not implemented yet" not in v.message:
             problems.append(f"{gid} fails the blank release for a reason other than the stubs: {v.message}")
-    return Outcome("the blank release gets zero", f"{len(verdicts)} grade cells", tuple(problems))
+    return RequirementVerdict("the blank release gets zero", f"{len(verdicts)} grade cells", tuple(problems))
 
 
 def known_wrong_lose_exactly_their_cells(a):
@@ -237,8 +238,8 @@ def known_wrong_lose_exactly_their_cells(a):
         if also:
             problems.append(f"{wrong.name} also fails {', '.join(also)}, which it does not name "
                             f"({verdicts[also[0]].message})")
-    return Outcome("known-wrong implementations lose exactly their cells",
-                   f"{len(a.known_wrong)} implementations", tuple(problems))
+    return RequirementVerdict("known-wrong implementations lose exactly their cells",
+                              f"{len(a.known_wrong)} implementations", tuple(problems))
 
 
 def every_cell_has_hidden_cases(a):
@@ -250,14 +251,15 @@ def every_cell_has_hidden_cases(a):
         checks = [c for c in a.checks if c.grade_id == gid]
         if checks and not any(not case.visible for c in checks for case in c.cases):
             problems.append(f"{gid} has only visible cases: add hidden ones")
-    return Outcome("every test cell has hidden cases", f"{len(a.test_ids)} test cells", tuple(problems))
+    return RequirementVerdict("every test cell has hidden cases", f"{len(a.test_ids)} test cells",
+                              tuple(problems))
 
 
 def every_cell_catches_a_known_wrong(a):
     named = {gid for wrong in a.known_wrong for gid in wrong.must_fail}
     problems = [f"no known-wrong implementation is caught by {gid}" for gid in a.test_ids if gid not in named]
-    return Outcome("every test cell catches a known-wrong implementation", f"{len(a.test_ids)} test cells",
-                   tuple(problems))
+    return RequirementVerdict("every test cell catches a known-wrong implementation", f"{len(a.test_ids)} test cells",
+                              tuple(problems))
 
 
 def _signatures(notebook):
@@ -294,16 +296,16 @@ def defaults_are_exercised(a):
             if not leaves_out:
                 problems.append(f"{function}({param}={default}): no hidden case leaves {param} out, "
                                 "so a wrong default value would pass")
-    return Outcome("every default argument value is exercised by a hidden case", f"{count} defaults",
-                   tuple(problems))
+    return RequirementVerdict("every default argument value is exercised by a hidden case", f"{count} defaults",
+                              tuple(problems))
 
 
 def nothing_leaks(a):
     # Any distinctive solution line in a release is a leak, however short.
     findings = audit([a.release_dir], dataclasses.replace(a.secrets, single_line_chars=MIN_LINE_CHARS))
-    return Outcome("nothing from the solutions or hidden checks is released",
-                   f"{len(a.secrets.secrets)} secrets, {len(a.secrets.markers)} markers",
-                   tuple(str(finding) for finding in findings))
+    return RequirementVerdict("nothing from the solutions or hidden checks is released",
+                              f"{len(a.secrets.secrets)} secrets, {len(a.secrets.markers)} markers",
+                              tuple(str(finding) for finding in findings))
 
 
 def notebook_structure(a):
@@ -362,8 +364,8 @@ def notebook_structure(a):
         for case in check.cases:
             if case.visible and case.describe not in tests_text:
                 problems.append(f"{check.grade_id}: the visible case {case.describe!r} is not in any test cell")
-    return Outcome("the notebook's cells, points and visible cases are consistent",
-                   f"{len(tests)} test cells, {auto + manual:g} points", tuple(problems))
+    return RequirementVerdict("the notebook's cells, points and visible cases are consistent",
+                              f"{len(tests)} test cells, {auto + manual:g} points", tuple(problems))
 
 
 def source_runs_cleanly(a):
@@ -373,7 +375,7 @@ def source_runs_cleanly(a):
     not_run = [_meta(c)["grade_id"] for c in executed.cells if is_test_cell(c) and not c.get("execution_count")]
     if not_run:
         problems.append(f"test cells that did not run: {', '.join(not_run)}")
-    return Outcome("the source notebook runs without an error", "1 run", tuple(problems))
+    return RequirementVerdict("the source notebook runs without an error", "1 run", tuple(problems))
 
 
 def release_fails_only_on_stubs(a):
@@ -385,7 +387,7 @@ def release_fails_only_on_stubs(a):
     passing = [gid for gid in a.test_ids if gid not in failing]
     if passing:
         problems.append(f"visible tests that pass on the blank release: {', '.join(passing)}")
-    return Outcome("the release fails only on its stubs", "1 run", tuple(problems))
+    return RequirementVerdict("the release fails only on its stubs", "1 run", tuple(problems))
 
 
 REQUIREMENTS = (
@@ -413,8 +415,8 @@ def verify(assignment, *, run_notebooks=True):
         try:
             outcomes.append(requirement(assignment))
         except Exception as exc:  # a broken notebook or check module may raise anything
-            outcomes.append(Outcome(requirement.__name__.replace("_", " "), "",
-                                    (f"could not be checked: {type(exc).__name__}: {exc}",)))
+            outcomes.append(RequirementVerdict(requirement.__name__.replace("_", " "), "",
+                                               (f"could not be checked: {type(exc).__name__}: {exc}",)))
     return outcomes
 
 

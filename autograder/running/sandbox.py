@@ -39,7 +39,7 @@ from functools import lru_cache
 
 from perceptron_course.limits import Limits
 
-__all__ = ["ProcessLimits", "Mount", "Outcome", "SandboxStatus", "sandbox_status", "sandbox_uid",
+__all__ = ["ProcessLimits", "ProcessOutcome", "Mount", "SandboxStatus", "sandbox_status", "sandbox_uid",
            "run_sandboxed", "run_unsandboxed", "run_as_user", "user_isolation_status", "USER_ISOLATION_TEXT"]
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf",
@@ -85,8 +85,8 @@ class Mount:
 
 
 @dataclass
-class Outcome:
-    """What the host saw of one sandboxed run."""
+class ProcessOutcome:
+    """How one sandboxed (or :func:`run_unsandboxed`) process ended, as the host saw it."""
 
     returncode: int
     timed_out: bool
@@ -336,9 +336,9 @@ def _run(argv, *, timeout, cwd=None, preexec_fn=None, env=None, on_stop=None, wa
             break
     reader.join(timeout=10)
     returncode = proc.returncode
-    return Outcome(returncode=returncode if returncode >= 0 else 128 - returncode, timed_out=timed_out,
-                   seconds=time.monotonic() - started, output=collected.get("text", ""),
-                   stopped_reason=stopped_reason)
+    return ProcessOutcome(returncode=returncode if returncode >= 0 else 128 - returncode, timed_out=timed_out,
+                          seconds=time.monotonic() - started, output=collected.get("text", ""),
+                          stopped_reason=stopped_reason)
 
 
 def _counting_my_processes(limits):

@@ -25,7 +25,7 @@ from autograder.boundary import read_executed_cells, read_runner_report
 from perceptron_course.limits import Limits
 from autograder.results import Settings
 from tests.support import ROOT
-from autograder.running.sandbox import Outcome
+from autograder.running.sandbox import ProcessOutcome
 
 RUNNER = os.path.join(ROOT, "perceptron_course", "runner.py")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -141,7 +141,7 @@ def test_a_notebook_that_ends_the_process_leaves_the_cell_it_was_in(tmp_path):
     assert code == 0 and not report.finished and report.stopped_at_cell == 1
     assert executed == (None, None, None)  # nothing written after the process ended
     status, reason = worker._status_from_outcome(
-        Outcome(returncode=code, timed_out=False, seconds=1.0, output=""), report, Settings())
+        ProcessOutcome(returncode=code, timed_out=False, seconds=1.0, output=""), report, Settings())
     assert status == "crashed" and "while running cell 2" in reason and "os._exit" in reason
 
 
