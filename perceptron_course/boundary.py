@@ -28,6 +28,8 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cells import nbgrader_metadata
+
 __all__ = ["SubmittedCell", "SubmittedNotebook", "RunnerReport", "CellOutput", "ExecutedCell",
            "read_untrusted_file", "parse_notebook", "read_untrusted_json", "read_runner_report",
            "read_executed_cells"]
@@ -142,12 +144,9 @@ class SubmittedNotebook:
 def _submitted_cell(cell):
     if not isinstance(cell, dict) or cell.get("cell_type") not in CELL_KINDS:
         return None
-    metadata = cell.get("metadata")
-    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
-    pairs = ()
-    if isinstance(meta, dict):
-        pairs = tuple(sorted((_text(k), v if not isinstance(v, str) else _text(v)) for k, v in meta.items()
-                             if isinstance(k, str) and (v is None or isinstance(v, (str, bool, int, float)))))
+    pairs = tuple(sorted((_text(k), v if not isinstance(v, str) else _text(v))
+                         for k, v in nbgrader_metadata(cell).items()
+                         if isinstance(k, str) and (v is None or isinstance(v, (str, bool, int, float)))))
     cell_id = cell.get("id")
     return SubmittedCell(kind=cell["cell_type"], source=_text(cell.get("source", "")),
                          cell_id=cell_id if isinstance(cell_id, str) and CELL_ID.fullmatch(cell_id) else None,

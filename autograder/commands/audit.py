@@ -72,6 +72,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perceptron_course.cells import grade_id, is_solution
+
 from autograder.course import assignments
 
 __all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "LeakFinding", "Secrets", "collect_secrets", "audit",
@@ -232,7 +234,6 @@ def _cell_parts(cell) -> tuple[list[tuple[str, list[str]]], list[str]]:
     """A source notebook cell split into its secret parts ``(kind, lines)`` and its public lines."""
     lines = cell.get("source", "")
     lines = ("".join(lines) if isinstance(lines, list) else lines).splitlines()
-    meta = cell.get("metadata", {}).get("nbgrader", {})
     secret: list[tuple[str, list[str]]] = []
     public: list[str] = []
     region: list[str] | None = None
@@ -251,7 +252,7 @@ def _cell_parts(cell) -> tuple[list[tuple[str, list[str]]], list[str]]:
             public.append(line)
     if region is not None:  # an unterminated region runs to the end of the cell, as nbgrader reads it
         secret.append((region_kind, region))
-    if meta.get("solution") and not secret:
+    if is_solution(cell) and not secret:
         # nbgrader replaces a solution cell without markers as a whole (a model written answer).
         kind = "written answer" if cell.get("cell_type") == "markdown" else "solution"
         return [(kind, public)], []
@@ -283,7 +284,7 @@ def collect_secrets(root: Path | str = ROOT, *, course_dir: Path | str | None = 
         for number, cell in enumerate(notebook.get("cells", [])):
             secret, public = _cell_parts(cell)
             secrets.public.update(map(normalise, public))
-            name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {number + 1}"
+            name = grade_id(cell) or f"cell {number + 1}"
             parts.extend((kind, f"{_shown(path, root)}, {kind} in {name}", lines) for kind, lines in secret)
     for kind, origin, lines in parts:
         secrets.add(kind, origin, lines)
@@ -428,7 +429,7 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         else:
             text = typeset + "\n" + text
     findings.extend(LeakFinding(name, f"{marker!r}, {why}")
-                        for marker, why in secrets.markers.items() if marker in text)
+                    for marker, why in secrets.markers.items() if marker in text)
     shown: dict[int, set[str]] = {}
     for view in text_views(text):
         for number, lines in secrets.matches(view).items():

@@ -42,6 +42,8 @@ from functools import cached_property
 
 import nbformat
 
+from perceptron_course.cells import grade_id, is_solution, is_test_cell, nbgrader_metadata
+
 from autograder.commands import release as release_module
 from autograder.commands.audit import MIN_LINE_CHARS, audit, collect_secrets
 from autograder.course import COURSE_DIR
@@ -73,19 +75,9 @@ class RequirementVerdict:
         return not self.problems
 
 
-def _meta(cell):
-    return cell.metadata.get("nbgrader", {})
-
-
-def is_test_cell(cell):
-    """An autograded test cell: graded, not an answer."""
-    meta = _meta(cell)
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
-
-
 def is_answer_cell(cell):
     """A manually graded answer (a written answer, or code graded by hand)."""
-    meta = _meta(cell)
+    meta = nbgrader_metadata(cell)
     return bool(meta.get("grade")) and bool(meta.get("solution"))
 
 
@@ -97,7 +89,7 @@ def namespace_from(notebook):
     """
     namespace = {"__name__": "assignment"}
     for cell in notebook.cells:
-        meta = _meta(cell)
+        meta = nbgrader_metadata(cell)
         runs = meta.get("solution") or (meta.get("locked") and not meta.get("grade"))
         if cell.cell_type == "code" and runs:
             exec(compile(cell.source, f"<{meta.get('grade_id')}>", "exec"), namespace)
@@ -121,7 +113,7 @@ def errors_of(notebook):
     for index, cell in enumerate(notebook.cells):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
-                found.append((_meta(cell).get("grade_id", f"cell {index + 1}"), output["ename"], output["evalue"]))
+                found.append((grade_id(cell) or f"cell {index + 1}", output["ename"], output["evalue"]))
     return found
 
 
@@ -189,7 +181,7 @@ class Assignment:
     @cached_property
     def test_ids(self):
         """The grade ids of the autograded test cells, in notebook order."""
-        return [_meta(c)["grade_id"] for c in self.source.cells if is_test_cell(c)]
+        return [grade_id(c) for c in self.source.cells if is_test_cell(c)]
 
     def verdicts(self, notebook, extra_code=None, label="extra"):
         """``{grade_id: Verdict}`` of the hidden checks on a notebook's code (plus ``extra_code``)."""
@@ -266,7 +258,7 @@ def _signatures(notebook):
     """``{function name: [(parameter, default source, position or None if keyword-only)]}`` of answer cells."""
     found = {}
     for cell in notebook.cells:
-        if cell.cell_type != "code" or not _meta(cell).get("solution"):
+        if cell.cell_type != "code" or not is_solution(cell):
             continue
         try:
             tree = ast.parse(cell.source)
@@ -311,28 +303,28 @@ def nothing_leaks(a):
 def notebook_structure(a):
     problems = []
     cells = a.source.cells
-    grade_ids = [_meta(c)["grade_id"] for c in cells if "grade_id" in _meta(c)]
+    grade_ids = [grade_id(c) for c in cells if grade_id(c)]
     duplicates = sorted({g for g in grade_ids if grade_ids.count(g) > 1})
     if duplicates:
         problems.append(f"grade ids used twice: {', '.join(duplicates)}")
     tests = [c for c in cells if is_test_cell(c)]
     for cell in tests:
-        gid = _meta(cell)["grade_id"]
+        gid = grade_id(cell)
         if not cell.source.startswith("# Check that"):
             problems.append(f"{gid}: the first line must say what it checks ('# Check that ...')")
         if not cell.source.rstrip().endswith(HIDDEN_CALL.format(assignment=a.name, grade_id=gid)):
             problems.append(f"{gid}: the cell must end with the hidden-checks call for this cell:\n"
                             + HIDDEN_CALL.format(assignment=a.name, grade_id=gid))
-        if not _meta(cell).get("points", 0) > 0:
+        if not nbgrader_metadata(cell).get("points", 0) > 0:
             problems.append(f"{gid}: a test cell must be worth points")
     for cell in cells:
-        meta = _meta(cell)
+        meta = nbgrader_metadata(cell)
         if cell.cell_type == "code" and meta.get("solution") \
                 and not ("### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source):
             problems.append(f"{meta.get('grade_id')}: an answer cell needs ### BEGIN SOLUTION and ### END SOLUTION")
 
-    auto = sum(_meta(c).get("points", 0) for c in tests)
-    manual = sum(_meta(c).get("points", 0) for c in cells if is_answer_cell(c))
+    auto = sum(nbgrader_metadata(c).get("points", 0) for c in tests)
+    manual = sum(nbgrader_metadata(c).get("points", 0) for c in cells if is_answer_cell(c))
     total = re.search(r"\*\*Total: (\d+) points\*\* \((\d+) points from autograded tests, (\d+) points for "
                       r"written answers\)", cells[0].source if cells else "")
     if not total:
@@ -348,11 +340,11 @@ def notebook_structure(a):
         if heading:
             current = heading.group(1)
             parts[current] = [int(heading.group(2)), 0]
-        elif _meta(cell).get("grade"):
+        elif nbgrader_metadata(cell).get("grade"):
             if current is None:
-                problems.append(f"{_meta(cell)['grade_id']} comes before the first '## Part A: ... (N points)' heading")
+                problems.append(f"{grade_id(cell)} comes before the first '## Part A: ... (N points)' heading")
             else:
-                parts[current][1] += _meta(cell).get("points", 0)
+                parts[current][1] += nbgrader_metadata(cell).get("points", 0)
     if not parts:
         problems.append("no '## Part A: ... (N points)' heading")
     for part, (stated, counted) in parts.items():
@@ -372,7 +364,7 @@ def source_runs_cleanly(a):
     with tempfile.TemporaryDirectory() as cwd:
         executed = execute(a.source, cwd)
     problems = [f"{where} raised {name}: {value}" for where, name, value in errors_of(executed)]
-    not_run = [_meta(c)["grade_id"] for c in executed.cells if is_test_cell(c) and not c.get("execution_count")]
+    not_run = [grade_id(c) for c in executed.cells if is_test_cell(c) and not c.get("execution_count")]
     if not_run:
         problems.append(f"test cells that did not run: {', '.join(not_run)}")
     return RequirementVerdict("the source notebook runs without an error", "1 run", tuple(problems))

@@ -40,6 +40,7 @@ import re
 import sys
 import tempfile
 
+from perceptron_course.cells import grade_id, is_solution
 from perceptron_course.execute import RUNNER
 
 from autograder.course import assignments
@@ -57,14 +58,11 @@ def solution_notebook(release_nb, source_nb):
 
     import nbformat
 
-    def grade_id(cell):
-        return cell.metadata.get("nbgrader", {}).get("grade_id")
-
     solutions = {grade_id(c): "\n".join(line for line in c.source.splitlines() if not SOLUTION_MARKERS.match(line))
-                 for c in source_nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
+                 for c in source_nb.cells if is_solution(c)}
     nb = copy.deepcopy(release_nb)
     for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution") and grade_id(cell) in solutions:
+        if is_solution(cell) and grade_id(cell) in solutions:
             cell.source = solutions[grade_id(cell)]
     return nbformat.writes(nb)
 

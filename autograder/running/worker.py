@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 
+from perceptron_course.cells import grade_id, is_solution
 from perceptron_course.execute import RUNNER, copy_outputs, runner_job
 
 from autograder.results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
@@ -99,8 +100,7 @@ def _run_into(job, release_nb, autograded, manual, result):
     result.authored_code = tuple(source for _, source in authored)
     if any(flag.code == "reference-solution" for flag in flags):
         result.notes.append(reference_note(release_nb))
-    release_answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in release_nb.cells
-                       if c.metadata.get("nbgrader", {}).get("solution")}
+    release_answers = {grade_id(c): c.source for c in release_nb.cells if is_solution(c)}
     result.manual_cells = [(gid, pts, None if not answers.get(gid, "").strip()
                             or answers.get(gid) == release_answers.get(gid) else answer_checksum(answers[gid]))
                            for gid, pts in manual]
