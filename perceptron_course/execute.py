@@ -23,14 +23,17 @@ RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
 LIBRARY_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_cell=(),
+def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_index=None,
                python_path=(), list_processes=False):
     """The runner's instructions, exactly the keys ``perceptron_course/runner.py`` reads: where everything is, and
-    every limit it applies.  ``probe_in`` is ``None`` for a run without hidden tests (a student's check)."""
+    every limit it applies.  ``probe_in`` is ``None`` for a run without hidden tests (a student's check);
+    ``cell_seconds_by_index`` maps the index of a cell with a limit of its own to that limit
+    (:func:`perceptron_course.cells.cell_seconds_by_index`), every other cell gets ``cell_seconds``."""
     return {
         "notebook": notebook, "cwd": cwd, "out_dir": out_dir, "probe_in": probe_in,
         "notebook_seconds": limits.notebook_seconds, "cell_seconds": cell_seconds,
-        "cell_seconds_by_cell": dict(cell_seconds_by_cell), "call_seconds": call_seconds,
+        "cell_seconds_by_index": {str(index): seconds for index, seconds in (cell_seconds_by_index or {}).items()},
+        "call_seconds": call_seconds,
         "max_cell_output_bytes": limits.cell_output_bytes, "max_total_output_bytes": limits.total_output_bytes,
         "python_path": list(python_path), "list_processes": list_processes,
     }

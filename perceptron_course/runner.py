@@ -337,7 +337,7 @@ def _write_results(job, nb, report):
 def _run_cells(job, nb, shell, outputs, report, deadline):
     """Run every code cell; fill ``report``; return ``EXIT_OK``, or end the process with ``EXIT_BUDGET``."""
     default_seconds = float(job["cell_seconds"])
-    by_cell = {k: float(v) for k, v in job["cell_seconds_by_cell"].items()}
+    by_index = {int(k): float(v) for k, v in job["cell_seconds_by_index"].items()}
 
     def budget_spent():
         timer.disarm()
@@ -355,9 +355,7 @@ def _run_cells(job, nb, shell, outputs, report, deadline):
         report["stopped_at_cell"] = index
         if deadline - time.monotonic() <= 0:
             budget_spent()
-        # The cell's own limit when it has one (calibrated: keyed by grade_id, else by cell id).
-        key = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id")
-        limit = by_cell.get(key, default_seconds)
+        limit = by_index.get(index, default_seconds)  # the cell's own, calibrated limit when it has one
         count += 1
         cell["execution_count"] = count
         _write_report(job, report)

@@ -11,7 +11,7 @@ each hidden-test call took is read back.  Then
   its own limit: ``calibration_factor`` times what the solution needed
   there, at least ``min_cell_seconds`` and at most ``cell_seconds``.  A
   cell is recognised by its nbgrader id, or by its notebook cell id when it
-  has none;
+  has none (:func:`perceptron_course.cells.calibration_key`);
 * each call of a student's function by a hidden test gets
   ``calibration_factor`` times the solution's slowest call, at least
   ``min_call_seconds`` and at most ``call_seconds``;
@@ -40,7 +40,7 @@ import re
 import sys
 import tempfile
 
-from perceptron_course.cells import grade_id, is_solution
+from perceptron_course.cells import calibration_key, grade_id, is_solution
 from perceptron_course.execute import RUNNER
 
 from autograder.course import assignments
@@ -179,9 +179,8 @@ def _measure(settings, course_dir, assignment):
     seconds = dict(result.runner_report.cell_seconds)
     by_cell = []
     for index, cell in enumerate(prepared.cells):
-        meta = cell.metadata.get("nbgrader", {})
-        key = meta.get("grade_id") or cell.get("id")
-        if cell.cell_type != "code" or meta.get("solution") or not key or index not in seconds:
+        key = calibration_key(cell)
+        if key is None or index not in seconds:
             continue
         by_cell.append((key, round(_clamp(factor * seconds[index], limits.min_cell_seconds, settings.cell_seconds), 3)))
     slowest_cell = max((seconds[i] for i in seconds), default=0.0)

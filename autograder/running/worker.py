@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from perceptron_course.cells import grade_id, is_solution
+from perceptron_course.cells import cell_seconds_by_index, grade_id, is_solution
 from perceptron_course.execute import RUNNER, copy_outputs, runner_job
 
 from autograder.results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
@@ -235,12 +235,13 @@ def _lay_out(job, release_nb, prepared, checks, job_dir):
     return work, probe_in, out, lib, mpl
 
 
-def _job_file(job, cwd, paths):
-    """The runner's instructions for ``job``."""
+def _job_file(job, prepared, cwd, paths):
+    """The runner's instructions for running ``prepared``, the notebook of ``job``."""
     settings = job.settings
     return runner_job(notebook=f"{cwd}/{job.assignment}.ipynb", cwd=cwd, out_dir=paths["out"], probe_in=paths["in"],
                       limits=settings.limits, cell_seconds=settings.cell_seconds, call_seconds=settings.call_seconds,
-                      cell_seconds_by_cell=settings.cell_seconds_by_cell, python_path=[paths["lib"]],
+                      cell_seconds_by_index=cell_seconds_by_index(prepared.cells, settings.cell_seconds_by_cell),
+                      python_path=[paths["lib"]],
                       # Without a pid namespace every process of the machine is visible: listing them means nothing.
                       list_processes=settings.use_sandbox)
 
@@ -264,7 +265,7 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
         runner = os.path.join(lib, "autograder", "runner.py") if settings.unprivileged_user else RUNNER
         paths = {"in": probe_in, "out": out, "lib": lib, "runner": runner}
     with open(os.path.join(probe_in, "job.json"), "w") as f:
-        json.dump(_job_file(job, cwd, paths), f)
+        json.dump(_job_file(job, prepared, cwd, paths), f)
 
     wall_seconds = limits.notebook_seconds + limits.grace_seconds
     resources = sandbox.ProcessLimits.of(limits, cpu_seconds=wall_seconds + limits.grace_seconds)

@@ -21,6 +21,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.running import worker
 from perceptron_course import probe
+from perceptron_course.cells import cell_seconds_by_index
 from autograder.boundary import read_executed_cells, read_runner_report
 from perceptron_course.limits import Limits
 from autograder.results import Settings
@@ -50,7 +51,8 @@ def run(tmp_path, cells, *, probes=(), functions=None, cell_seconds=5.0, noteboo
     limits = Limits(notebook_seconds=notebook_seconds, cell_output_bytes=cell_bytes, total_output_bytes=total_bytes)
     job = worker.runner_job(notebook=str(work / "nb.ipynb"), cwd=str(work), out_dir=str(out), probe_in=str(probe_in),
                             limits=limits, cell_seconds=cell_seconds, call_seconds=call_seconds,
-                            cell_seconds_by_cell=(by_cell or {}).items(), python_path=[str(lib)])
+                            cell_seconds_by_index=cell_seconds_by_index(nb.cells, (by_cell or {}).items()),
+                            python_path=[str(lib)])
     (probe_in / "job.json").write_text(json.dumps(job))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "MPLBACKEND": "Agg",
            "MPLCONFIGDIR": str(tmp_path / "mpl"), "IPYTHONDIR": str(tmp_path / "ipython")}
