@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from perceptron_course.cells import Flag  # defined with the locked cells it reports on
 
-from autograder.course.limits import Limits
+from perceptron_course.limits import Limits
 
 GRADED = "graded"
 UNGRADABLE = "ungradable"
@@ -84,7 +84,7 @@ class CellResult:
 class Settings:
     """How every submission of a run is graded.
 
-    ``limits`` are the course's :class:`~autograder.course.limits.Limits`;
+    ``limits`` are the course's :class:`~perceptron_course.limits.Limits`;
     ``cell_seconds`` and ``call_seconds`` the time limits actually applied to
     one cell and to one call by a hidden test: the ceilings in ``limits``
     unless calibrated lower from the instructor's solution

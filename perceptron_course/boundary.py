@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import protocol
+from .cells import nbgrader_metadata
 from .protocol import RunnerReport
 
 __all__ = ["SubmittedCell", "SubmittedNotebook", "CellOutput", "ExecutedCell", "read_untrusted_file",
@@ -146,12 +147,9 @@ class SubmittedNotebook:
 def _submitted_cell(cell):
     if not isinstance(cell, dict) or cell.get("cell_type") not in CELL_KINDS:
         return None
-    metadata = cell.get("metadata")
-    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
-    pairs = ()
-    if isinstance(meta, dict):
-        pairs = tuple(sorted((as_text(k), v if not isinstance(v, str) else as_text(v)) for k, v in meta.items()
-                             if isinstance(k, str) and (v is None or isinstance(v, (str, bool, int, float)))))
+    pairs = tuple(sorted((as_text(k), v if not isinstance(v, str) else as_text(v))
+                         for k, v in nbgrader_metadata(cell).items()
+                         if isinstance(k, str) and (v is None or isinstance(v, (str, bool, int, float)))))
     cell_id = cell.get("id")
     return SubmittedCell(kind=cell["cell_type"], source=as_text(cell.get("source", "")),
                          cell_id=cell_id if isinstance(cell_id, str) and CELL_ID.fullmatch(cell_id) else None,

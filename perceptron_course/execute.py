@@ -24,15 +24,16 @@ RUNNER = os.path.join(RUNNER_DIR, "runner.py")  # beside the other protocol.RUNN
 LIBRARY_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_cell=(),
+def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_index=None,
                python_path=(), list_processes=False):
     """The runner's :class:`~perceptron_course.protocol.RunnerJob`: where everything is, and every limit it applies,
     from ``limits`` (:class:`~perceptron_course.limits.Limits`).  ``probe_in`` is ``None`` for a run without hidden
-    tests (a student's check)."""
+    tests (a student's check); ``cell_seconds_by_index`` maps the index of a cell with a limit of its own to that
+    limit (:func:`perceptron_course.cells.cell_seconds_by_index`), every other cell gets ``cell_seconds``."""
     return protocol.RunnerJob(
         notebook=notebook, cwd=cwd, out_dir=out_dir, probe_in=probe_in,
         notebook_seconds=float(limits.notebook_seconds), cell_seconds=float(cell_seconds),
-        cell_seconds_by_cell={str(k): float(v) for k, v in dict(cell_seconds_by_cell).items()},
+        cell_seconds_by_index={str(index): float(seconds) for index, seconds in (cell_seconds_by_index or {}).items()},
         call_seconds=float(call_seconds), max_cell_output_bytes=int(limits.cell_output_bytes),
         max_total_output_bytes=int(limits.total_output_bytes), python_path=tuple(python_path),
         list_processes=bool(list_processes))

@@ -93,8 +93,10 @@ class RunnerJob:
     ``out_dir`` the output folder and ``probe_in`` the folder of the hidden
     tests' calls (``None``: there are none).  ``notebook_seconds`` is the
     whole run's budget, ``cell_seconds`` each code cell's limit unless
-    ``cell_seconds_by_cell`` gives the cell's own (keyed by its nbgrader
-    ``grade_id``, else its notebook cell id), ``call_seconds`` the limit of
+    ``cell_seconds_by_index`` gives the cell's own (keyed by the cell's index
+    in the notebook, as a string: JSON's keys are strings; the host computes
+    them, :func:`perceptron_course.cells.cell_seconds_by_index`, so the runner
+    reads no cell metadata), ``call_seconds`` the limit of
     one hidden test's call.  Output beyond ``max_cell_output_bytes`` per cell
     or ``max_total_output_bytes`` per notebook is not kept.  ``python_path``
     goes on ``sys.path`` after the notebook's folder; ``list_processes`` asks
@@ -108,7 +110,7 @@ class RunnerJob:
     probe_in: Any
     notebook_seconds: float
     cell_seconds: float
-    cell_seconds_by_cell: dict
+    cell_seconds_by_index: dict
     call_seconds: float
     max_cell_output_bytes: int
     max_total_output_bytes: int

@@ -369,7 +369,7 @@ def _write_results(job, nb, report):
 
 def _run_cells(job, nb, shell, outputs, report, deadline):
     """Run every code cell; fill ``report``; return ``EXIT_OK``, or end the process with ``EXIT_BUDGET``."""
-    by_cell = {k: float(v) for k, v in job.cell_seconds_by_cell.items()}
+    by_index = {int(k): float(v) for k, v in job.cell_seconds_by_index.items()}
 
     def budget_spent():
         timer.disarm()
@@ -387,9 +387,7 @@ def _run_cells(job, nb, shell, outputs, report, deadline):
         report.update(stopped_at_cell=index)
         if deadline - time.monotonic() <= 0:
             budget_spent()
-        # The cell's own limit when it has one (calibrated: keyed by grade_id, else by cell id).
-        key = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id")
-        limit = by_cell.get(key, job.cell_seconds)
+        limit = by_index.get(index, job.cell_seconds)  # the cell's own, calibrated limit when it has one
         count += 1
         cell["execution_count"] = count
         report.write()

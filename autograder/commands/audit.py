@@ -72,10 +72,12 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perceptron_course.cells import grade_id, is_solution
+
 from autograder.course import assignments
 
-__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "Finding", "Secrets", "collect_secrets", "audit", "audit_bytes",
-           "main"]
+__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "LeakFinding", "Secrets", "collect_secrets", "audit",
+           "audit_bytes", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = Path(assignments.HERE).relative_to(ROOT)  # the assignments' checks and known-wrong code
@@ -138,7 +140,7 @@ class Secret:
 
 
 @dataclass(frozen=True)
-class Finding:
+class LeakFinding:
     """A secret found in a published file.
 
     ``path`` names the file, and a member inside an archive after ``!``
@@ -232,7 +234,6 @@ def _cell_parts(cell) -> tuple[list[tuple[str, list[str]]], list[str]]:
     """A source notebook cell split into its secret parts ``(kind, lines)`` and its public lines."""
     lines = cell.get("source", "")
     lines = ("".join(lines) if isinstance(lines, list) else lines).splitlines()
-    meta = cell.get("metadata", {}).get("nbgrader", {})
     secret: list[tuple[str, list[str]]] = []
     public: list[str] = []
     region: list[str] | None = None
@@ -251,7 +252,7 @@ def _cell_parts(cell) -> tuple[list[tuple[str, list[str]]], list[str]]:
             public.append(line)
     if region is not None:  # an unterminated region runs to the end of the cell, as nbgrader reads it
         secret.append((region_kind, region))
-    if meta.get("solution") and not secret:
+    if is_solution(cell) and not secret:
         # nbgrader replaces a solution cell without markers as a whole (a model written answer).
         kind = "written answer" if cell.get("cell_type") == "markdown" else "solution"
         return [(kind, public)], []
@@ -283,7 +284,7 @@ def collect_secrets(root: Path | str = ROOT, *, course_dir: Path | str | None = 
         for number, cell in enumerate(notebook.get("cells", [])):
             secret, public = _cell_parts(cell)
             secrets.public.update(map(normalise, public))
-            name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {number + 1}"
+            name = grade_id(cell) or f"cell {number + 1}"
             parts.extend((kind, f"{_shown(path, root)}, {kind} in {name}", lines) for kind, lines in secret)
     for kind, origin, lines in parts:
         secrets.add(kind, origin, lines)
@@ -399,22 +400,22 @@ def _pdf_text(data: bytes) -> str | None:
     return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
 
 
-def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> list[Finding]:
+def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> list[LeakFinding]:
     """The findings in one file (``name`` says where it is), opening archives inside it."""
-    findings: list[Finding] = []
+    findings: list[LeakFinding] = []
     base = name.rsplit("!", 1)[-1]
     filename = base.rsplit("/", 1)[-1]
     if data.startswith(b"SQLite format 3\x00"):
-        findings.append(Finding(name, "an SQLite database: the gradebook (notebooks/gradebook.db) is one"))
+        findings.append(LeakFinding(name, "an SQLite database: the gradebook (notebooks/gradebook.db) is one"))
     if filename in secrets.grade_file_names:
-        findings.append(Finding(name, f"a file the grader writes ({filename}): grades or feedback"))
+        findings.append(LeakFinding(name, f"a file the grader writes ({filename}): grades or feedback"))
     if secrets.calibration_folder and secrets.calibration_folder in "/" + base:
-        findings.append(Finding(name, f"a saved time-limit calibration ({secrets.calibration_folder}/)"))
+        findings.append(LeakFinding(name, f"a saved time-limit calibration ({secrets.calibration_folder}/)"))
 
     members = _archive_members(data)
     if members is not None:
         if depth >= MAX_DEPTH:
-            return findings + [Finding(name, f"archives nested more than {MAX_DEPTH} deep: not read")]
+            return findings + [LeakFinding(name, f"archives nested more than {MAX_DEPTH} deep: not read")]
         for member, content in members:
             findings.extend(audit_bytes(f"{name}!{member}", content, secrets, depth + 1))
         return findings
@@ -423,11 +424,11 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
     if data.startswith(b"%PDF-"):
         typeset = _pdf_text(data)
         if typeset is None:
-            findings.append(Finding(name, "a PDF whose text could not be read: install pdftotext (Debian's "
+            findings.append(LeakFinding(name, "a PDF whose text could not be read: install pdftotext (Debian's "
                                           "poppler-utils) and audit again"))
         else:
             text = typeset + "\n" + text
-    findings.extend(Finding(name, f"{marker!r}, {why}")
+    findings.extend(LeakFinding(name, f"{marker!r}, {why}")
                     for marker, why in secrets.markers.items() if marker in text)
     shown: dict[int, set[str]] = {}
     for view in text_views(text):
@@ -437,7 +438,7 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         secret = secrets.secrets[number]
         quoted = sorted(lines, key=secret.lines.index)[:3]
         count = f"{len(lines)} of its {len(secret.lines)} distinctive lines"
-        findings.append(Finding(name, f"{secret.kind}: {secret.origin} ({count})", " | ".join(quoted)))
+        findings.append(LeakFinding(name, f"{secret.kind}: {secret.origin} ({count})", " | ".join(quoted)))
 
     header = next(iter(text.lstrip("\ufeff").splitlines()), "")
     if secrets.grade_columns and "," in header:
@@ -446,16 +447,17 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         except csv.Error:
             columns = set()
         if set(secrets.grade_columns[:4]) <= columns:
-            findings.append(Finding(name, "grades: a CSV with the columns of grades.csv", header.strip()))
+            findings.append(LeakFinding(name, "grades: a CSV with the columns of grades.csv", header.strip()))
     if secrets.grading_stylesheet and secrets.grading_stylesheet in normalise(text):
-        findings.append(Finding(name, "a grading report or feedback page (it carries the grading pages' stylesheet)"))
+        findings.append(LeakFinding(name, "a grading report or feedback page (it carries the grading pages' "
+                                          "stylesheet)"))
     return findings
 
 
-def audit(paths, secrets: Secrets | None = None) -> list[Finding]:
+def audit(paths, secrets: Secrets | None = None) -> list[LeakFinding]:
     """Every finding in the files under ``paths`` (folders are walked, files read; nothing skipped)."""
     secrets = secrets if secrets is not None else collect_secrets()
-    findings: list[Finding] = []
+    findings: list[LeakFinding] = []
     for top in map(Path, paths):
         if not top.exists():
             raise FileNotFoundError(f"leak audit: {top} does not exist: nothing to audit there")
@@ -463,7 +465,7 @@ def audit(paths, secrets: Secrets | None = None) -> list[Finding]:
         for path in files:
             shown = path.name if path == top else f"{top.name}/{path.relative_to(top).as_posix()}"
             if path.is_symlink() and not path.exists():
-                findings.append(Finding(shown, "a broken symbolic link: cannot be read"))
+                findings.append(LeakFinding(shown, "a broken symbolic link: cannot be read"))
                 continue
             findings.extend(audit_bytes(shown, path.read_bytes(), secrets))
     return findings

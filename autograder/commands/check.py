@@ -55,7 +55,8 @@ def check_notebook(path, *, assignment=None, course_dir=COURSE_DIR, limits=None,
 
 def main(argv=None):
     """Check a notebook; exit 0 when it is ready to submit, 1 when not, 2 when it cannot be checked."""
-    from autograder.course.limits import LimitsError, load_limits
+    from autograder.course.limits import load_limits
+    from perceptron_course.limits import LimitsError
 
     prog = "python -m autograder check"
     parser = _parser(prog)

@@ -20,6 +20,8 @@ import sys
 
 import nbformat
 
+from perceptron_course.cells import nbgrader_metadata
+
 from autograder.commands.audit import audit, collect_secrets
 from autograder.course import COURSE_DIR
 from autograder.course import assignments
@@ -46,7 +48,7 @@ def _points(notebook_path):
     nb = nbformat.read(notebook_path, as_version=4)
     auto = manual = 0.0
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
+        meta = nbgrader_metadata(cell)
         if meta.get("grade"):
             if meta.get("solution"):
                 manual += meta.get("points", 0)
@@ -152,7 +154,8 @@ def measure_time_limits(assignment, course_dir):
     """
     from autograder.running import sandbox
     from autograder.running.calibrate import calibrated_settings, describe
-    from autograder.course.limits import LimitsError, load_limits
+    from autograder.course.limits import load_limits
+    from perceptron_course.limits import LimitsError
     from autograder.results import Settings
 
     if not sandbox.sandbox_status().available:

@@ -259,7 +259,7 @@ def verdicts_from_results(checks, results):
 def evaluate_namespace(checks, namespace, *, seconds_per_call=10):
     """Run the checks in this process against functions in ``namespace``; same verdicts as the sandbox."""
     from autograder.boundary.from_sandbox import read_probe_results
-    from autograder.course.limits import Limits
+    from perceptron_course.limits import Limits
 
     with tempfile.TemporaryDirectory() as tmp:
         write_probes(checks, os.path.join(tmp, "in"))

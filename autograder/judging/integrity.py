@@ -25,7 +25,7 @@ import re
 import sys
 from functools import lru_cache
 
-from perceptron_course.cells import _grade_id, _nbgrader, prepare_notebook
+from perceptron_course.cells import grade_id, nbgrader_metadata, prepare_notebook
 
 from autograder.course.library import library_parts
 from autograder.results import Flag
@@ -85,8 +85,8 @@ def grade_cells(release_nb):
     """``(autograded, manual)``: lists of ``(grade_id, points)`` of the release's grade cells, in order."""
     autograded, manual = [], []
     for cell in release_nb.get("cells", []):
-        meta = _nbgrader(cell)
-        gid = _grade_id(cell)
+        meta = nbgrader_metadata(cell)
+        gid = grade_id(cell)
         if gid and (meta.get("grade") or meta.get("task")):
             points = float(meta.get("points", 0) or 0)
             (manual if meta.get("solution") or meta.get("task") else autograded).append((gid, points))

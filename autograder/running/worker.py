@@ -28,6 +28,7 @@ import tempfile
 import time
 
 from perceptron_course import protocol
+from perceptron_course.cells import cell_seconds_by_index, grade_id, is_solution
 from perceptron_course.execute import RUNNER, RUNNER_DIR, copy_outputs, runner_job
 
 from autograder.results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
@@ -97,8 +98,7 @@ def _run_into(job, release_nb, autograded, manual, result):
     result.authored_code = tuple(source for _, source in authored)
     if any(flag.code == "reference-solution" for flag in flags):
         result.notes.append(reference_note(release_nb))
-    release_answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in release_nb.cells
-                       if c.metadata.get("nbgrader", {}).get("solution")}
+    release_answers = {grade_id(c): c.source for c in release_nb.cells if is_solution(c)}
     result.manual_cells = [(gid, pts, None if not answers.get(gid, "").strip()
                             or answers.get(gid) == release_answers.get(gid) else answer_checksum(answers[gid]))
                            for gid, pts in manual]
@@ -234,12 +234,13 @@ def _lay_out(job, release_nb, prepared, checks, job_dir):
     return work, probe_in, out, lib, mpl
 
 
-def _job_file(job, cwd, paths):
-    """The runner's instructions for ``job``."""
+def _job_file(job, prepared, cwd, paths):
+    """The runner's instructions for running ``prepared``, the notebook of ``job``."""
     settings = job.settings
     return runner_job(notebook=f"{cwd}/{job.assignment}.ipynb", cwd=cwd, out_dir=paths["out"], probe_in=paths["in"],
                       limits=settings.limits, cell_seconds=settings.cell_seconds, call_seconds=settings.call_seconds,
-                      cell_seconds_by_cell=settings.cell_seconds_by_cell, python_path=[paths["lib"]],
+                      cell_seconds_by_index=cell_seconds_by_index(prepared.cells, settings.cell_seconds_by_cell),
+                      python_path=[paths["lib"]],
                       # Without a pid namespace every process of the machine is visible: listing them means nothing.
                       list_processes=settings.use_sandbox)
 
@@ -262,10 +263,10 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
         # The other user id cannot read the grader's folders: it runs a copy beside the notebook's library.
         runner = os.path.join(lib, RUNNER_FOLDER, os.path.basename(RUNNER)) if settings.unprivileged_user else RUNNER
         paths = {"in": probe_in, "out": out, "lib": lib, "runner": runner}
-    _job_file(job, cwd, paths).write(os.path.join(probe_in, protocol.JOB_FILE))
+    _job_file(job, prepared, cwd, paths).write(os.path.join(probe_in, protocol.JOB_FILE))
 
     wall_seconds = limits.notebook_seconds + limits.grace_seconds
-    resources = limits.sandbox_limits(cpu_seconds=wall_seconds + limits.grace_seconds)
+    resources = sandbox.ProcessLimits.of(limits, cpu_seconds=wall_seconds + limits.grace_seconds)
 
     def watch():
         size, entries = _folder_usage(work, limits.work_files)

@@ -21,11 +21,12 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.running import worker
 from perceptron_course import probe, protocol
+from perceptron_course.cells import cell_seconds_by_index
+from perceptron_course.limits import Limits
 from autograder.boundary.from_sandbox import read_executed_cells, read_runner_report
-from autograder.course.limits import Limits
 from autograder.results import Settings
 from tests.support import ROOT
-from autograder.running.sandbox import Outcome
+from autograder.running.sandbox import ProcessOutcome
 
 RUNNER = os.path.join(ROOT, "perceptron_course", "runner.py")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -50,7 +51,8 @@ def run(tmp_path, cells, *, probes=(), functions=None, cell_seconds=5.0, noteboo
     limits = Limits(notebook_seconds=notebook_seconds, cell_output_bytes=cell_bytes, total_output_bytes=total_bytes)
     job = worker.runner_job(notebook=str(work / "nb.ipynb"), cwd=str(work), out_dir=str(out), probe_in=str(probe_in),
                             limits=limits, cell_seconds=cell_seconds, call_seconds=call_seconds,
-                            cell_seconds_by_cell=(by_cell or {}).items(), python_path=[str(lib)])
+                            cell_seconds_by_index=cell_seconds_by_index(nb.cells, (by_cell or {}).items()),
+                            python_path=[str(lib)])
     job.write(str(probe_in / "job.json"))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "MPLBACKEND": "Agg",
            "MPLCONFIGDIR": str(tmp_path / "mpl"), "IPYTHONDIR": str(tmp_path / "ipython")}
@@ -141,7 +143,7 @@ def test_a_notebook_that_ends_the_process_leaves_the_cell_it_was_in(tmp_path):
     assert code == 0 and not report.finished and report.stopped_at_cell == 1
     assert executed == (None, None, None)  # nothing written after the process ended
     status, reason = worker._status_from_outcome(
-        Outcome(returncode=code, timed_out=False, seconds=1.0, output=""), report, Settings())
+        ProcessOutcome(returncode=code, timed_out=False, seconds=1.0, output=""), report, Settings())
     assert status == "crashed" and "while running cell 2" in reason and "os._exit" in reason
 
 
@@ -183,7 +185,7 @@ def test_the_notebooks_folder_comes_first_on_the_path_and_cannot_replace_the_run
 
 def test_a_job_is_read_back_as_written_and_one_with_other_keys_is_refused(tmp_path):
     job = worker.runner_job(notebook="nb.ipynb", cwd=str(tmp_path), out_dir="out", probe_in=None, limits=Limits(),
-                            cell_seconds=3, call_seconds=1, cell_seconds_by_cell={"t1": 2}, python_path=["lib"])
+                            cell_seconds=3, call_seconds=1, cell_seconds_by_index={3: 2}, python_path=["lib"])
     job.write(str(tmp_path / "job.json"))
     assert protocol.RunnerJob.read(str(tmp_path / "job.json")) == job
     data = json.loads((tmp_path / "job.json").read_text())

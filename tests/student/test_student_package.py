@@ -25,7 +25,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from perceptron_course import check as student_check
-from perceptron_course.cells import locked_fingerprint
+from perceptron_course.cells import grade_id, locked_fingerprint
 from perceptron_course.limits import Limits, LimitsError, course_limits
 from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, StudentPackageError, build_wheel, check_wheel,
                                    stage)
@@ -38,10 +38,6 @@ ASSIGNMENTS = sorted(d for d in os.listdir(os.path.join(COURSE, "source"))
 READY = "Ready to submit: every visible test passes, nothing is missing, and the file name is right."
 
 pytestmark = pytest.mark.timeout(900)
-
-
-def meta(cell):
-    return cell.metadata.get("nbgrader", {})
 
 
 def released_course(folder, assignments, config_lines=()):
@@ -322,7 +318,7 @@ def test_the_installed_check_names_another_courses_notebook_without_a_traceback(
 @pytest.mark.slow
 def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(tmp_path):
     from autograder.judging.judge import judge
-    from autograder.course.limits import Limits as GradingLimits
+    from perceptron_course.limits import Limits as GradingLimits
     from autograder.results import Job, Settings
     from autograder.running.sandbox import sandbox_status
     from autograder.running.worker import run_submission
@@ -345,7 +341,7 @@ def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(tmp_path)
 def test_imports_of_the_reference_implementation_are_reported_though_they_work_here(ps4_course, tmp_path):
     release_nb = nbformat.read(str(ps4_course / "release" / PS4 / f"{PS4}.ipynb"), as_version=4)
     nb = copy.deepcopy(release_nb)
-    answer = next(c for c in nb.cells if meta(c).get("grade_id") == "absorb_offset")
+    answer = next(c for c in nb.cells if grade_id(c) == "absorb_offset")
     answer.source = "from perceptron_lib import absorb_offset, make_separable"
     nb.cells.insert(nb.cells.index(answer) + 1, new_code_cell("import perceptron_lib as pl"))
     path = tmp_path / f"{PS4}.ipynb"

@@ -14,13 +14,10 @@ import sys
 import nbformat
 
 from autograder.course.assignments import load_known_wrong
+from perceptron_course.cells import grade_id, is_solution
 from tests.support import ROOT
 
 PS1 = "ps1_hyperplanes"
-
-
-def nbgrader_meta(cell):
-    return cell.metadata.get("nbgrader", {})
 
 
 def without_markers(source):
@@ -30,12 +27,11 @@ def without_markers(source):
 
 def correct_submission(release_nb, source_nb):
     """The release notebook with every answer cell holding the source's solution."""
-    solutions = {nbgrader_meta(c)["grade_id"]: without_markers(c.source)
-                 for c in source_nb.cells if nbgrader_meta(c).get("solution")}
+    solutions = {grade_id(c): without_markers(c.source) for c in source_nb.cells if is_solution(c)}
     nb = copy.deepcopy(release_nb)
     for cell in nb.cells:
-        if nbgrader_meta(cell).get("solution"):
-            cell.source = solutions[nbgrader_meta(cell)["grade_id"]]
+        if is_solution(cell):
+            cell.source = solutions[grade_id(cell)]
     return nb
 
 
@@ -43,7 +39,7 @@ def replace_function(nb, code):
     """Put ``code`` (one or more function definitions) in the answer cell defining its first function."""
     name = re.search(r"def (\w+)\(", code).group(1)
     for cell in nb.cells:
-        if nbgrader_meta(cell).get("solution") and f"def {name}(" in cell.source:
+        if is_solution(cell) and f"def {name}(" in cell.source:
             cell.source = code
             return nb
     raise LookupError(name)

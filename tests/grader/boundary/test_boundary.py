@@ -32,6 +32,7 @@ from autograder.boundary.notebook import SubmittedCell, SubmittedNotebook, parse
 from autograder.judging.integrity import prepare_notebook
 from perceptron_course import boundary as notebook_boundary  # the readers the student's check shares
 from perceptron_course import probe
+from perceptron_course.cells import grade_id, nbgrader_metadata
 from perceptron_course.protocol import REPORT_FILE, REPORT_KINDS, RunnerReport
 
 FAST = settings(max_examples=150, deadline=None, database=None,
@@ -142,13 +143,12 @@ def test_lying_notebooks_parse_to_well_typed_cells_and_always_rebuild(nb):
     nbformat.validate(prepared)
     nbformat.writes(prepared).encode("utf-8")  # what the sandbox is given can always be written
     # Locked and test cells are the release's, whatever the submission said.
-    release_sources = {c.metadata["nbgrader"]["grade_id"]: c.source for c in RELEASE.cells}
+    release_sources = {grade_id(c): c.source for c in RELEASE.cells}
     for cell in prepared.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        gid = grade_id(cell)
         if gid in ("imports", "test_f"):
             assert cell.source == release_sources[gid]
-    assert [c.metadata.get("nbgrader", {}).get("grade_id") for c in prepared.cells
-            if c.metadata.get("nbgrader")] == ["imports", "f", "test_f", "why"]
+    assert [grade_id(c) for c in prepared.cells if nbgrader_metadata(c)] == ["imports", "f", "test_f", "why"]
     assert all(isinstance(label, str) and isinstance(source, str) for label, source in authored)
     assert set(answers) == {"f", "why"}
 

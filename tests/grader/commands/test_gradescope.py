@@ -41,7 +41,8 @@ from nbformat.v4 import new_code_cell
 from autograder.commands import gradescope
 from autograder.course.assignments import load_checks
 from autograder.judging.integrity import scan_code
-from autograder.course.limits import Limits
+from perceptron_course.cells import is_test_cell, nbgrader_metadata
+from perceptron_course.limits import Limits
 from autograder.results import GRADED, TIMEOUT, CellResult, Flag, Result, Settings
 from tests.support.hostile import Kit, infinite_loop_swallowing_interrupts
 from tests.support.grading import PS1, correct_submission, notebooks_of
@@ -223,8 +224,7 @@ def built(course, tmp_path_factory, sandbox_ready):  # noqa: F811 (pytest fixtur
     hang_zip = gradescope.build(PS1, str(out / "short"), course_dir=str(course), settings=short)
     release_nb, source_nb = notebooks_of(course, PS1)
     correct = correct_submission(release_nb, source_nb)
-    max_score = sum(float(c.metadata["nbgrader"]["points"]) for c in release_nb.cells
-                    if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution"))
+    max_score = sum(float(nbgrader_metadata(c)["points"]) for c in release_nb.cells if is_test_cell(c))
     return {"zip": str(out / "default" / gradescope.ZIP_NAME), "hang_zip": hang_zip, "run": run,
             "release": release_nb, "correct": correct, "max_score": max_score}
 

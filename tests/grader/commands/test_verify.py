@@ -122,8 +122,8 @@ def test_points_that_do_not_add_up_are_reported(ps4):
 
 
 def test_the_table_marks_each_requirement_and_lists_the_problems():
-    table = verify.format_table("ps0", [verify.Outcome("first requirement", "2 cells"),
-                                        verify.Outcome("second", "1 cell", ("it broke\nsecond line",))])
+    table = verify.format_table("ps0", [verify.RequirementVerdict("first requirement", "2 cells"),
+                                        verify.RequirementVerdict("second", "1 cell", ("it broke\nsecond line",))])
     assert table.splitlines() == [
         "ps0",
         "        requirement        covered",
