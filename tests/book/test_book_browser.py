@@ -11,6 +11,9 @@ network switched off, opens every page from disk and checks what a reader would 
   MathML that the browser exposes to screen readers; every figure has alt text and a
   caption.
 
+Each check is a test of one page, on the pages of the book built when the tests are
+collected, so that pytest-xdist's workers share the pages, each with a browser of its own.
+
 Screenshots of a few pages, at desktop and phone width and in dark mode, go to
 ``test-artifacts/``. Needs Chromium and ChromeDriver (Debian: ``apt-get install chromium
 chromium-driver``) and a built book (``make book``, which also installs axe-core).
@@ -19,11 +22,14 @@ chromium-driver``) and a built book (``make book``, which also installs axe-core
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.support.browser import AXE_TAGS, DESKTOP, PHONE, open_page, run_axe
+from tests.support import REPO_ROOT
+from tests.support.book import BUILT_BOOK, article_html, site_pages, toc_docnames
+from tests.support.browser import AXE_TAGS, DESKTOP, PHONE, open_page, phone_layout_problems, run_axe
 
 pytestmark = pytest.mark.slow
 
@@ -31,124 +37,89 @@ SCREENSHOT_PAGES = ("book/index", "book/introduction", "book/hyperplanes")
 # LaTeX that MathJax should have replaced: \( \) \[ \] and $...$ holding TeX syntax.
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
 
-def page_paths(built_book: Path, book_docnames: list[str]) -> list[tuple[str, Path]]:
-    return [(name, built_book / f"{name}.html") for name in book_docnames]
+# The chapter chrome (header buttons, sidebars, search) is the same on every page; the
+# keyboard walk covers it on the home page, plus every page with a form control.
+KEYBOARD_HOME = "book/index"
+FORM_CONTROL = re.compile(r"<(input|select|textarea)\b", re.IGNORECASE)
 
 
-def site_pages(built_book: Path, book_docnames: list[str]) -> list[tuple[str, Path]]:
-    """Every page of the site: the chapters and the pages Sphinx adds (search, indices).
-
-    Skips the folders of assets and reports, and pages that only redirect elsewhere.
-    """
-    pages = []
-    for path in sorted(built_book.rglob("*.html")):
-        parts = path.relative_to(built_book).parts
-        if any(part.startswith("_") or part == "reports" for part in parts[:-1]):
-            continue
-        if 'http-equiv="Refresh"' in path.read_text(encoding="utf-8")[:500]:
-            continue
-        pages.append((path.relative_to(built_book).with_suffix("").as_posix(), path))
-    missing = set(book_docnames) - {name for name, _ in pages}
-    assert not missing, f"the pages of these chapters were not built: {sorted(missing)}"
-    return pages
+def keyboard_pages(pages: dict[str, Path]) -> list[str]:
+    return [name for name, path in pages.items()
+            if name == KEYBOARD_HOME or FORM_CONTROL.search(article_html(path))]
 
 
-def test_pages_render_offline(browser, built_book, book_docnames, artifacts):
-    problems: list[str] = []
-    pages_with_math = 0
-    for name, path in page_paths(built_book, book_docnames):
-        errors = open_page(browser, path, DESKTOP)
-        problems += [f"{name}: console error: {entry['message']}" for entry in errors]
-
-        math = browser.execute_script(
-            """
-            const article = document.querySelector("article") || document.body;
-            const clone = article.cloneNode(true);
-            clone.querySelectorAll("pre, code, script, style, mjx-container, mjx-assistive-mml")
-                 .forEach(node => node.remove());
-            return {
-                sources: article.querySelectorAll(".math").length,
-                untypeset: [...article.querySelectorAll(".math")]
-                    .filter(node => !node.querySelector("mjx-container")).length,
-                errors: document.querySelectorAll("mjx-merror, [data-mjx-error]").length,
-                text: clone.textContent,
-            };
-            """
-        )
-        if math["sources"]:
-            pages_with_math += 1
-            if math["untypeset"]:
-                problems.append(f"{name}: {math['untypeset']} of {math['sources']} formulas "
-                                "were not typeset by MathJax")
-        if math["errors"]:
-            problems.append(f"{name}: MathJax reports {math['errors']} TeX errors")
-        for raw in RAW_TEX.findall(math["text"]):
-            problems.append(f"{name}: untypeset TeX in the page text: {raw!r}")
-
-        images = browser.execute_script(
-            """return [...document.images].map(img => ({
-                   src: img.getAttribute("src"), width: img.naturalWidth,
-                   alt: (img.getAttribute("alt") || "").trim()}));"""
-        )
-        if name in SCREENSHOT_PAGES:
-            save_screenshots(browser, name, "desktop", artifacts)
-        for image in images:
-            if len(image["src"] or "") > 80:  # an inline data: URL
-                image["src"] = image["src"][:60] + "..."
-            if image["width"] == 0:
-                problems.append(f"{name}: image {image['src']} did not load")
-            if not image["alt"]:
-                problems.append(f"{name}: image {image['src']} has no alt text")
-    assert pages_with_math, "no page has mathematics, so the MathJax check checked nothing"
-    assert not problems, "Problems in the rendered book:\n" + "\n".join(problems)
+# The pages each test is collected for: the chapters of _toc.yml, and every page of the built
+# book (those Sphinx adds too) for the accessibility audit and the keyboard walk. Before the
+# book is built the chapters stand in, and every test fails on the missing book (built_book).
+CHAPTERS = toc_docnames(REPO_ROOT / "_toc.yml")
+SITE_PAGES = sorted(site_pages(BUILT_BOOK)) or CHAPTERS
+KEYBOARD_PAGES = keyboard_pages(site_pages(BUILT_BOOK)) or [KEYBOARD_HOME]
 
 
-def test_pages_fit_a_phone_screen(browser, built_book, book_docnames, artifacts):
-    problems: list[str] = []
-    for name, path in page_paths(built_book, book_docnames):
-        errors = open_page(browser, path, PHONE)
-        problems += [f"{name}: console error at phone width: {entry['message']}" for entry in errors]
-        layout = browser.execute_script(
-            """
-            const viewport = document.documentElement.clientWidth;
-            const wide = [...document.querySelectorAll("article img, article figure")]
-                .map(node => [node.tagName.toLowerCase() + " " + (node.getAttribute("src") || node.id || ""),
-                              node.getBoundingClientRect()])
-                .filter(([, box]) => box.width > 0 && (box.left < -1 || box.right > viewport + 1))
-                .map(([label, box]) => label + " spans " + Math.round(box.left) + ".." + Math.round(box.right));
-            // Elements that stick out of the screen and are not inside a box that
-            // scrolls or clips on its own: these make the page scroll sideways.
-            const clipped = node => {
-                for (let up = node.parentElement; up && up !== document.body; up = up.parentElement) {
-                    if (["auto", "scroll", "hidden", "clip"].includes(getComputedStyle(up).overflowX)) {
-                        return true;
-                    }
-                }
-                return false;
-            };
-            const culprits = [...document.querySelectorAll("body *")]
-                .filter(node => {
-                    const box = node.getBoundingClientRect();
-                    return box.width > 0 && box.right > viewport + 1 && !clipped(node);
-                })
-                .slice(0, 8)
-                .map(node => node.tagName.toLowerCase() + "." + [...node.classList].join(".")
-                     + " (" + (node.textContent || "").trim().slice(0, 40) + ")");
-            return {viewport: viewport, page: document.documentElement.scrollWidth,
-                    body: document.body.scrollWidth, wide: wide, culprits: culprits};
-            """
-        )
-        if layout["viewport"] > PHONE["width"]:
-            problems.append(f"{name}: the layout viewport is {layout['viewport']} px wide, "
-                            f"not {PHONE['width']}: the page ignores the phone's width")
-        widest = max(layout["page"], layout["body"])
-        if widest > layout["viewport"]:
-            problems.append(f"{name}: the page is {widest} px wide on a {layout['viewport']} px "
-                            f"screen, so it scrolls sideways; too wide: {layout['culprits']}")
-        problems += [f"{name}: {item} on a {layout['viewport']} px screen" for item in layout["wide"]]
-        if name in SCREENSHOT_PAGES:
-            save_screenshots(browser, name, "phone", artifacts)
-    assert not problems, "Problems at phone width:\n" + "\n".join(problems)
+def test_every_page_of_the_built_book_is_checked(built_book, book_docnames):
+    """The pages the tests were collected for are those of the book as it is built now."""
+    pages = site_pages(built_book)
+    missing = sorted(set(book_docnames) - set(pages))
+    assert not missing, f"the pages of these chapters were not built: {missing}"
+    assert (sorted(pages), keyboard_pages(pages)) == (SITE_PAGES, KEYBOARD_PAGES), (
+        f"the book was built again while the tests ran: they were collected for the pages {SITE_PAGES} "
+        f"(keyboard walk on {KEYBOARD_PAGES}); {built_book} has {sorted(pages)}")
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_pages_render_offline(browser, built_book, page, artifacts):
+    path = built_book / f"{page}.html"
+    problems = [f"console error: {entry['message']}" for entry in open_page(browser, path, DESKTOP)]
+
+    math = browser.execute_script(
+        """
+        const article = document.querySelector("article") || document.body;
+        const clone = article.cloneNode(true);
+        clone.querySelectorAll("pre, code, script, style, mjx-container, mjx-assistive-mml")
+             .forEach(node => node.remove());
+        return {
+            sources: article.querySelectorAll(".math").length,
+            untypeset: [...article.querySelectorAll(".math")]
+                .filter(node => !node.querySelector("mjx-container")).length,
+            errors: document.querySelectorAll("mjx-merror, [data-mjx-error]").length,
+            text: clone.textContent,
+        };
+        """
+    )
+    if 'class="math' in article_html(path) and not math["sources"]:
+        problems.append("the page's HTML holds formulas, but the browser finds none to check")
+    if math["untypeset"]:
+        problems.append(f"{math['untypeset']} of {math['sources']} formulas were not typeset by MathJax")
+    if math["errors"]:
+        problems.append(f"MathJax reports {math['errors']} TeX errors")
+    for raw in RAW_TEX.findall(math["text"]):
+        problems.append(f"untypeset TeX in the page text: {raw!r}")
+
+    images = browser.execute_script(
+        """return [...document.images].map(img => ({
+               src: img.getAttribute("src"), width: img.naturalWidth,
+               alt: (img.getAttribute("alt") || "").trim()}));"""
+    )
+    if page in SCREENSHOT_PAGES:
+        save_screenshots(browser, page, "desktop", artifacts)
+    for image in images:
+        if len(image["src"] or "") > 80:  # an inline data: URL
+            image["src"] = image["src"][:60] + "..."
+        if image["width"] == 0:
+            problems.append(f"image {image['src']} did not load")
+        if not image["alt"]:
+            problems.append(f"image {image['src']} has no alt text")
+    assert not problems, f"Problems in the rendered page {page}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_pages_fit_a_phone_screen(browser, built_book, page, artifacts):
+    errors = open_page(browser, built_book / f"{page}.html", PHONE)
+    problems = [f"console error at phone width: {entry['message']}" for entry in errors]
+    problems += phone_layout_problems(browser)
+    if page in SCREENSHOT_PAGES:
+        save_screenshots(browser, page, "phone", artifacts)
+    assert not problems, f"Problems of {page} at phone width:\n" + "\n".join(problems)
 
 
 def save_screenshots(driver, name: str, label: str, artifacts: Path) -> None:
@@ -165,39 +136,29 @@ def save_screenshots(driver, name: str, label: str, artifacts: Path) -> None:
         driver.save_screenshot(str(artifacts / f"{stem}-figure.png"))
 
 
+
 # --- accessibility ----------------------------------------------------------------------
 
 COLOUR_MODES = ("light", "dark")
-# The chapter chrome (header buttons, sidebars, search) is the same on every page; the
-# keyboard walk covers it on the home page, plus every page with a form control.
-KEYBOARD_PAGES = ("book/index",)
-FORM_CONTROL = re.compile(r"<(input|select|textarea)\b", re.IGNORECASE)
 
-
-# A script prefix: ``frame()`` waits for the next frame, and ``animationsDone(ms)`` for the
-# finite CSS transitions and animations running now to end (at most ``ms``).
-ANIMATION_WAIT_JS = """
-const done = arguments[arguments.length - 1];
-const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
-const animationsDone = ms => {
-    const running = document.getAnimations().filter(a => a.playState === "running"
-        && a.effect && a.effect.getTiming().iterations !== Infinity);
-    return Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
-                         new Promise(resolve => setTimeout(resolve, ms))]);
-};
+# Brings the finite CSS transitions and animations running now to their end at once: the page
+# is then in the state it would settle in, without waiting for it.
+FINISH_ANIMATIONS_JS = """
+document.getAnimations().filter(a => a.playState === "running" && a.effect
+    && a.effect.getTiming().iterations !== Infinity).forEach(a => a.finish());
 """
 
 
 def settle(driver) -> None:
-    """Wait until CSS transitions and animations have finished and layout has caught up."""
-    driver.execute_async_script(ANIMATION_WAIT_JS + """
-        (async () => {
-            await frame();
-            await animationsDone(2000);
-            await frame();
-            await frame();
-            done();
-        })();
+    """Let the page react to what was just done (a frame), bring the transitions and animations that
+    started to their end, and let layout catch up (another frame)."""
+    driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        requestAnimationFrame(() => {
+        """ + FINISH_ANIMATIONS_JS + """
+            requestAnimationFrame(() => done());
+        });
         """)
 
 
@@ -235,14 +196,17 @@ def set_colour_mode(driver, mode: str) -> str:
         )
     else:
         raise AssertionError(f"the colour-mode button never switched the page to {mode!r}")
-    # The button keeps the focus, which shows its tooltip; the scan is of the page.
+    # The button keeps the focus, which shows its tooltip; the scan is of the page. The tooltip
+    # is removed when its fading out ends, which finishing the animations brings forward.
     driver.execute_async_script(
         """
         const done = arguments[arguments.length - 1];
         document.activeElement.blur();
         const start = Date.now();
-        const poll = () => (!document.querySelector(".tooltip") || Date.now() - start > 3000)
-            ? done() : setTimeout(poll, 25);
+        const poll = () => {
+        """ + FINISH_ANIMATIONS_JS + """
+            (!document.querySelector(".tooltip") || Date.now() - start > 3000) ? done() : setTimeout(poll, 25);
+        };
         poll();
         """
     )
@@ -304,130 +268,125 @@ return {
 """
 
 
-@pytest.fixture(scope="module")
-def audit(browser, built_book, book_docnames, axe_source, artifacts) -> dict[str, dict]:
-    """One visit to every page of the site for the accessibility tests.
+def math_in_accessibility_tree(driver) -> int:
+    """How many formulas the browser's accessibility tree holds as mathematics (and does not ignore)."""
+    root = driver.execute_cdp_cmd("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    exposed = 0
+    for role in ("math", "MathMLMath"):  # role="math", and MathML's <math> (Chromium's own role name)
+        nodes = driver.execute_cdp_cmd("Accessibility.queryAXTree", {"nodeId": root, "role": role})["nodes"]
+        exposed += sum(1 for node in nodes if not node.get("ignored"))
+    return exposed
 
-    On each page: its figures as loaded; then, with every hidden cell and solution
-    opened, its figures again, its formulas and the formulas in the browser's accessibility tree, and
-    axe-core's results in light and in dark mode (switched with the theme's button).
-    The home page is also checked at phone width, in both modes, as "<name> (phone)".
-    """
-    pages: dict[str, dict] = {}
+
+def audit_page(driver, path: Path, axe_source: str, viewport: dict = DESKTOP,
+               in_dark_mode: Callable[[], None] | None = None) -> dict:
+    """One visit to a page for the accessibility checks: its figures as loaded; then, with every
+    hidden cell and solution opened, its figures again, its formulas and the formulas in the
+    browser's accessibility tree, and axe-core's results in light and in dark mode (switched with
+    the theme's button), with the page's background luminance in each. ``in_dark_mode`` is
+    called while the page is dark (for a screenshot)."""
+    open_page(driver, path, viewport)
+    facts = {"figures": driver.execute_script(FIGURES_JS), "axe": {}, "background": {}}
+    reveal_hidden_content(driver)
+    # A figure in a closed solution is hidden with its caption until the solution
+    # is opened; its caption is checked with the solution open.
+    facts["figures_opened"] = driver.execute_script(FIGURES_JS)
+    facts["math"] = driver.execute_script(MATH_JS)
+    facts["math"]["exposed"] = math_in_accessibility_tree(driver)
     try:
-        for name, path in site_pages(built_book, book_docnames):
-            open_page(browser, path, DESKTOP)
-            facts = {"figures": browser.execute_script(FIGURES_JS), "axe": {}, "background": {}}
-            reveal_hidden_content(browser)
-            # A figure in a closed solution is hidden with its caption until the solution
-            # is opened; its caption is checked with the solution open.
-            facts["figures_opened"] = browser.execute_script(FIGURES_JS)
-            facts["math"] = browser.execute_script(MATH_JS)
-            tree = browser.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
-            facts["math"]["exposed"] = sum(
-                1 for node in tree if not node.get("ignored")
-                and node.get("role", {}).get("value") in ("math", "MathMLMath"))
-            for mode in COLOUR_MODES:
-                facts["background"][mode] = luminance(set_colour_mode(browser, mode))
-                facts["axe"][mode] = run_axe(browser, axe_source)
-                if mode == "dark" and name in SCREENSHOT_PAGES:
-                    save_screenshots(browser, name, "desktop-dark", artifacts)
-            pages[name] = facts
-        # A phone shows the same content in another frame (menu buttons, no sidebars).
-        home = book_docnames[0]
-        open_page(browser, built_book / f"{home}.html", PHONE)
-        phone = {"axe": {}, "background": {}}
         for mode in COLOUR_MODES:
-            phone["background"][mode] = luminance(set_colour_mode(browser, mode))
-            phone["axe"][mode] = run_axe(browser, axe_source)
-        pages[f"{home} (phone)"] = phone
+            facts["background"][mode] = luminance(set_colour_mode(driver, mode))
+            facts["axe"][mode] = run_axe(driver, axe_source)
+            if mode == "dark" and in_dark_mode is not None:
+                in_dark_mode()
     finally:
-        set_colour_mode(browser, "light")
-    return pages
+        # The theme keeps the mode for the pages opened next.
+        set_colour_mode(driver, "light")
+    return facts
 
 
-def test_pages_pass_axe_in_light_and_dark_mode(audit):
-    """axe-core's WCAG 2.0 and 2.1 A and AA rules find nothing on any page, in either mode."""
+def axe_problems(name: str, facts: dict) -> list[str]:
+    """axe-core's violations in each mode, and whether dark mode really was dark."""
     problems: list[str] = []
-    counts: dict[str, int] = {}
-    for name, facts in audit.items():
-        for mode, result in facts["axe"].items():
-            assert result["rules"] > 20, f"{name} ({mode}): axe-core ran only {result['rules']} rules"
-            problems += describe_violations(f"{name} ({mode} mode)", result)
-            for violation in result["violations"]:
-                counts[violation["id"]] = counts.get(violation["id"], 0) + len(violation["nodes"])
+    for mode, result in facts["axe"].items():
+        assert result["rules"] > 20, f"{name} ({mode}): axe-core ran only {result['rules']} rules"
+        problems += describe_violations(f"{name} ({mode} mode)", result)
     # The switch must really have changed the colours, or dark mode was never checked.
-    light = [facts["background"]["light"] for facts in audit.values()]
-    dark = [facts["background"]["dark"] for facts in audit.values()]
-    assert max(dark) < 0.1 < min(light), (
-        f"background luminance light {light}, dark {dark}: the colour-mode button did not "
-        "switch the page's colours"
-    )
-    assert not problems, (
-        f"axe-core {AXE_TAGS} violations, {sum(counts.values())} in all ({counts}):\n"
-        + "\n".join(problems)
-    )
+    light, dark = facts["background"]["light"], facts["background"]["dark"]
+    if not dark < 0.1 < light:
+        problems.append(f"{name}: background luminance {light:.3f} in light mode, {dark:.3f} in dark mode: "
+                        "the colour-mode button did not switch the page's colours")
+    return problems
 
 
-def test_math_is_exposed_to_screen_readers(audit):
+def math_problems(name: str, facts: dict, holds_math: bool) -> list[str]:
     """Each formula carries MathML (MathJax's assistive MathML), the browser's accessibility
     tree holds it as math, and the visual rendering is hidden so it is not read twice."""
-    problems: list[str] = []
-    formulas = 0
-    for name, facts in audit.items():
-        math = facts.get("math")
-        if not math or not math["shown"]:
-            continue
-        formulas += math["shown"]
-        if math["withoutMathml"]:
-            problems.append(f"{name}: {math['withoutMathml']} of {math['shown']} formulas "
-                            "have no assistive MathML")
-        if math["visualNotHidden"]:
-            problems.append(f"{name}: {math['visualNotHidden']} formulas do not hide their "
-                            "visual rendering from screen readers (aria-hidden)")
-        if math["exposed"] < math["shown"]:
-            problems.append(f"{name}: the accessibility tree holds {math['exposed']} formulas, "
-                            f"the page shows {math['shown']} (e.g. {math['example']!r})")
-    assert formulas, "no page shows a formula, so nothing was checked"
-    assert not problems, "Mathematics hidden from screen readers:\n" + "\n".join(problems)
+    math = facts["math"]
+    if not math["shown"]:
+        return [f"{name}: the page's HTML holds formulas, but none is shown to check"] if holds_math else []
+    problems = []
+    if math["withoutMathml"]:
+        problems.append(f"{name}: {math['withoutMathml']} of {math['shown']} formulas "
+                        "have no assistive MathML")
+    if math["visualNotHidden"]:
+        problems.append(f"{name}: {math['visualNotHidden']} formulas do not hide their "
+                        "visual rendering from screen readers (aria-hidden)")
+    if math["exposed"] < math["shown"]:
+        problems.append(f"{name}: the accessibility tree holds {math['exposed']} formulas, "
+                        f"the page shows {math['shown']} (e.g. {math['example']!r})")
+    return problems
 
 
-def test_figures_have_alt_text_and_captions(audit):
+def figure_problems(name: str, facts: dict, holds_figures: bool) -> list[str]:
     """Every figure has an image and a visible caption; every image in the text has alt
     text that describes it (more than a word or a file name)."""
-    problems: list[str] = []
-    figures = 0
-    for name, facts in audit.items():
-        found = facts.get("figures") or {"figures": [], "images": []}
-        opened = (facts.get("figures_opened") or {"figures": []})["figures"]
-        for index, figure in enumerate(found["figures"]):
-            figures += 1
-            where = f"{name}: figure {figure['id'] or '(no id)'}"
-            if not figure["shown"]:
-                # Hidden as the page loads (in a closed solution): judged once opened.
-                figure = opened[index] if index < len(opened) else figure
-                where += " (in hidden content, opened)"
-            if not figure["images"]:
-                problems.append(f"{where} has no image")
-            if not figure["caption"] or not figure["captionShown"]:
-                problems.append(f"{where} has no visible caption")
-        for image in found["images"]:
-            alt = image["alt"]
-            if len(alt.split()) < 3 or re.fullmatch(r"[\w.-]+\.(png|jpe?g|svg|gif)", alt):
-                problems.append(f"{name}: image {image['src']} has alt text {alt!r}, which "
-                                "does not describe it")
-    assert figures, "no page has a figure, so nothing was checked"
-    assert not problems, "Figures without a description or caption:\n" + "\n".join(problems)
+    found = facts["figures"]
+    opened = facts["figures_opened"]["figures"]
+    if holds_figures and not found["figures"]:
+        return [f"{name}: the page's HTML holds figures, but the browser finds none to check"]
+    problems = []
+    for index, figure in enumerate(found["figures"]):
+        where = f"{name}: figure {figure['id'] or '(no id)'}"
+        if not figure["shown"]:
+            # Hidden as the page loads (in a closed solution): judged once opened.
+            figure = opened[index] if index < len(opened) else figure
+            where += " (in hidden content, opened)"
+        if not figure["images"]:
+            problems.append(f"{where} has no image")
+        if not figure["caption"] or not figure["captionShown"]:
+            problems.append(f"{where} has no visible caption")
+    for image in found["images"]:
+        alt = image["alt"]
+        if len(alt.split()) < 3 or re.fullmatch(r"[\w.-]+\.(png|jpe?g|svg|gif)", alt):
+            problems.append(f"{name}: image {image['src']} has alt text {alt!r}, which "
+                            "does not describe it")
+    return problems
 
 
-def keyboard_pages(built_book: Path, book_docnames: list[str]) -> list[tuple[str, Path]]:
-    pages = []
-    for name, path in site_pages(built_book, book_docnames):
-        html = path.read_text(encoding="utf-8")
-        article = html[html.find("<article"):html.rfind("</article>")]
-        if name in KEYBOARD_PAGES or FORM_CONTROL.search(article):
-            pages.append((name, path))
-    return pages
+@pytest.mark.parametrize("page", SITE_PAGES)
+def test_pages_are_accessible(browser, built_book, page, axe_source, artifacts):
+    """axe-core's WCAG 2.0 and 2.1 A and AA rules find nothing on the page in either colour mode, with
+    its hidden content opened; its formulas reach screen readers as MathML; its figures have captions
+    and its images alt text that describes them."""
+    path = built_book / f"{page}.html"
+    screenshot = (lambda: save_screenshots(browser, page, "desktop-dark", artifacts)) if page in SCREENSHOT_PAGES else None
+    facts = audit_page(browser, path, axe_source, in_dark_mode=screenshot)
+    article = article_html(path)
+    problems = (axe_problems(page, facts) + math_problems(page, facts, 'class="math' in article)
+                + figure_problems(page, facts, "<figure" in article))
+    assert not problems, (f"Accessibility problems of {page} (axe-core's rules are those tagged {AXE_TAGS}):\n"
+                          + "\n".join(problems))
+
+
+def test_home_page_at_phone_width_passes_axe_in_light_and_dark_mode(browser, built_book, book_docnames,
+                                                                    axe_source):
+    """A phone shows the same content in another frame (menu buttons, no sidebars)."""
+    home = book_docnames[0]
+    facts = audit_page(browser, built_book / f"{home}.html", axe_source, PHONE)
+    problems = axe_problems(f"{home} (phone)", facts)
+    assert not problems, (f"Accessibility problems at phone width (axe-core's rules are those tagged {AXE_TAGS}):\n"
+                          + "\n".join(problems))
 
 
 # The character that a key types, for the keys that activate controls.
@@ -482,82 +441,78 @@ return stops;
 
 # The focused element, and whether it shows a focus indicator: an outline or a box-shadow
 # on the element, on its ::before or ::after, or on a child (the theme draws some there),
-# or for a drawn SVG control a stroked ring that only its focused state shows.
-FOCUSED_JS = ANIMATION_WAIT_JS + """
-(async () => {
-    await frame();
-    await animationsDone(1000);
-    const element = document.activeElement;
-    if (!element || element === document.body || element === document.documentElement) {
-        return done(null);
-    }
-    const shows = style => {
-        const outline = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 1
-            && !/rgba\\([^)]*,\\s*0\\)|transparent/.test(style.outlineColor);
-        return outline || (style.boxShadow && style.boxShadow !== "none");
-    };
-    const styles = [getComputedStyle(element), getComputedStyle(element, "::before"),
-                    getComputedStyle(element, "::after"),
-                    ...[...element.children].map(child => getComputedStyle(child))];
-    // A drawn control (an SVG point of the perceptron lab) may show focus with a ring of its
-    // own instead of an outline: it counts when the focused element shows a stroked part
-    // that the same element unfocused (a sibling of the same kind) does not.
-    const ringDrawn = () => {
-        const twin = [...(element.parentElement ? element.parentElement.children : [])].find(
-            other => other !== element && other.tagName === element.tagName
-                     && other.getAttribute("class") === element.getAttribute("class"));
-        if (!twin || !(element instanceof SVGElement)) return false;
-        const mine = [...element.children], theirs = [...twin.children];
-        if (mine.length !== theirs.length) return false;
-        return mine.some((child, i) => {
-            const on = getComputedStyle(child), off = getComputedStyle(theirs[i]);
-            return on.visibility === "visible" && off.visibility !== "visible"
-                && on.stroke !== "none" && parseFloat(on.strokeWidth) >= 1;
-        });
-    };
-    const box = element.getBoundingClientRect();
-    done({
-        id: element.dataset.a11yStop || null,
-        label: element.tagName.toLowerCase() + " " + (element.getAttribute("aria-label")
-               || element.textContent || element.getAttribute("title") || "").trim().slice(0, 50),
-        indicator: styles.some(shows) || ringDrawn(),
-        inView: box.width > 0 && box.height > 0 && box.bottom > 0 && box.top < innerHeight
-                && box.right > 0 && box.left < innerWidth,
+# or for a drawn SVG control a stroked ring that only its focused state shows. The page is
+# judged as it settles: the transitions that focusing started are brought to their end first.
+FOCUSED_JS = FINISH_ANIMATIONS_JS + """
+const element = document.activeElement;
+if (!element || element === document.body || element === document.documentElement) {
+    return null;
+}
+const shows = style => {
+    const outline = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 1
+        && !/rgba\\([^)]*,\\s*0\\)|transparent/.test(style.outlineColor);
+    return outline || (style.boxShadow && style.boxShadow !== "none");
+};
+const styles = [getComputedStyle(element), getComputedStyle(element, "::before"),
+                getComputedStyle(element, "::after"),
+                ...[...element.children].map(child => getComputedStyle(child))];
+// A drawn control (an SVG point of the perceptron lab) may show focus with a ring of its
+// own instead of an outline: it counts when the focused element shows a stroked part
+// that the same element unfocused (a sibling of the same kind) does not.
+const ringDrawn = () => {
+    const twin = [...(element.parentElement ? element.parentElement.children : [])].find(
+        other => other !== element && other.tagName === element.tagName
+                 && other.getAttribute("class") === element.getAttribute("class"));
+    if (!twin || !(element instanceof SVGElement)) return false;
+    const mine = [...element.children], theirs = [...twin.children];
+    if (mine.length !== theirs.length) return false;
+    return mine.some((child, i) => {
+        const on = getComputedStyle(child), off = getComputedStyle(theirs[i]);
+        return on.visibility === "visible" && off.visibility !== "visible"
+            && on.stroke !== "none" && parseFloat(on.strokeWidth) >= 1;
     });
-})();
+};
+const box = element.getBoundingClientRect();
+return {
+    id: element.dataset.a11yStop || null,
+    label: element.tagName.toLowerCase() + " " + (element.getAttribute("aria-label")
+           || element.textContent || element.getAttribute("title") || "").trim().slice(0, 50),
+    indicator: styles.some(shows) || ringDrawn(),
+    inView: box.width > 0 && box.height > 0 && box.bottom > 0 && box.top < innerHeight
+            && box.right > 0 && box.left < innerWidth,
+};
 """
 
 
-def test_keyboard_reaches_every_control_with_a_visible_focus(browser, built_book, book_docnames):
+@pytest.mark.parametrize("page", KEYBOARD_PAGES)
+def test_keyboard_reaches_every_control_with_a_visible_focus(browser, built_book, page):
     """Tab walks through every control of the page, and each one shows where focus is."""
     problems: list[str] = []
-    pages = keyboard_pages(built_book, book_docnames)
-    for name, path in pages:
-        open_page(browser, path, DESKTOP)
-        stops = browser.execute_script(TAB_STOPS_JS)
-        assert len(stops) > 10, f"{name}: only {len(stops)} focusable elements found"
-        reached: list[str] = []
-        for _ in range(2 * len(stops) + 20):
-            press_tab(browser)
-            focused = browser.execute_async_script(FOCUSED_JS)
-            if focused is None:
-                if reached:
-                    break  # focus left the page after its last control
-                continue
-            if reached and focused["id"] == reached[0]:
-                break  # round the page and back to the first control
-            reached.append(focused["id"])
-            if not focused["indicator"]:
-                problems.append(f"{name}: {focused['label']!r} has no visible focus indicator")
-            if not focused["inView"]:
-                problems.append(f"{name}: {focused['label']!r} is focused but not on screen")
-        reached_ids = set(reached)
-        reached_groups = {stop["group"] for stop in stops if stop["id"] in reached_ids}
-        for stop in stops:
-            if stop["id"] not in reached_ids and (stop["group"] is None
-                                                  or stop["group"] not in reached_groups):
-                problems.append(f"{name}: the Tab key never reaches {stop['label']!r}")
-    assert pages and not problems, "Keyboard problems:\n" + "\n".join(problems)
+    open_page(browser, built_book / f"{page}.html", DESKTOP)
+    stops = browser.execute_script(TAB_STOPS_JS)
+    assert len(stops) > 10, f"{page}: only {len(stops)} focusable elements found"
+    reached: list[str] = []
+    for _ in range(2 * len(stops) + 20):
+        press_tab(browser)
+        focused = browser.execute_script(FOCUSED_JS)
+        if focused is None:
+            if reached:
+                break  # focus left the page after its last control
+            continue
+        if reached and focused["id"] == reached[0]:
+            break  # round the page and back to the first control
+        reached.append(focused["id"])
+        if not focused["indicator"]:
+            problems.append(f"{page}: {focused['label']!r} has no visible focus indicator")
+        if not focused["inView"]:
+            problems.append(f"{page}: {focused['label']!r} is focused but not on screen")
+    reached_ids = set(reached)
+    reached_groups = {stop["group"] for stop in stops if stop["id"] in reached_ids}
+    for stop in stops:
+        if stop["id"] not in reached_ids and (stop["group"] is None
+                                              or stop["group"] not in reached_groups):
+            problems.append(f"{page}: the Tab key never reaches {stop['label']!r}")
+    assert not problems, "Keyboard problems:\n" + "\n".join(problems)
 
 
 def focus(driver, selector: str) -> bool:
@@ -583,7 +538,7 @@ def test_controls_work_with_the_keyboard(browser, built_book, book_docnames, axe
         if not condition:
             problems.append(message)
 
-    pages = dict(site_pages(built_book, book_docnames))
+    pages = site_pages(built_book)
     chapter = next(name for name in book_docnames
                    if "<details" in pages[name].read_text(encoding="utf-8"))
     open_page(browser, pages[chapter], DESKTOP)
