@@ -64,7 +64,7 @@ MATHJAX_PARTS = (
     "sre",
     "adaptors",
 )
-# axe-core, for the browser tests only (tests/book/test_book_browser.py).
+# axe-core, for the accessibility tests only (the book's, the lab's and the grading pages').
 AXE_VERSION = "4.14.1"
 AXE_PREFIX = BUILD / ".axe-core"
 

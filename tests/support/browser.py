@@ -2,8 +2,8 @@
 
 The fixtures that start the browser are in ``tests/conftest.py``; this module
 has what they and the tests share: viewport sizes, opening a page and waiting
-for MathJax and the images, running axe-core's WCAG 2.1 A and AA rules, and
-the check that a page fits a phone's screen.
+for MathJax and the images, screenshots, running axe-core's WCAG 2.1 A and AA
+rules, and the check that a page fits a phone's screen.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from pathlib import Path
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
 
 DESKTOP = {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+
+# The pages whose screenshots the book's browser tests save in test-artifacts/.
+SCREENSHOT_PAGES = ("book/index", "book/introduction", "book/hyperplanes")
 
 AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
 
@@ -69,6 +72,20 @@ def open_page(driver, path: Path, viewport: dict) -> list[dict]:
         """
     )
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def save_screenshots(driver, name: str, label: str, artifacts: Path) -> None:
+    """Screenshots of the loaded page: its top, and its first figure if it has one."""
+    stem = f"{name.replace('/', '-')}-{label}"
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(str(artifacts / f"{stem}.png"))
+    has_figure = driver.execute_script(
+        """const figure = document.querySelector("article figure img");
+           if (figure) { figure.scrollIntoView({block: "center"}); }
+           return Boolean(figure);"""
+    )
+    if has_figure:
+        driver.save_screenshot(str(artifacts / f"{stem}-figure.png"))
 
 
 def run_axe(driver, axe_source: str, context: str = "document") -> dict:
