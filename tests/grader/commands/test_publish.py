@@ -391,6 +391,21 @@ def shown_outputs(cell) -> list[tuple]:
     return shown
 
 
+def difference(expected: list[tuple], got: list[tuple]) -> str:
+    """Where two cells' outputs (``shown_outputs``) first differ, with a little context."""
+    if len(expected) != len(got):
+        return (f"the book shows {len(expected)} outputs {[output[:2] for output in expected]}, the student gets "
+                f"{len(got)} {[output[:2] for output in got]}")
+    for number, (book, student) in enumerate(zip(expected, got)):
+        if book != student:
+            book, student = repr(book), repr(student)
+            at = next((i for i, (a, b) in enumerate(zip(book, student)) if a != b), min(len(book), len(student)))
+            start = max(0, at - 100)
+            return (f"output {number}: the book shows ...{book[start:at + 200]}\n"
+                    f"        the student gets ...{student[start:at + 200]}")
+    return "no difference"
+
+
 @pytest.mark.slow
 @PUBLISHED_COURSE
 def test_every_chapter_shows_in_the_students_environment_what_the_book_shows(chapter_runs):
@@ -413,9 +428,8 @@ def test_every_chapter_shows_in_the_students_environment_what_the_book_shows(cha
         for index, cell in code:
             expected, got = shown_outputs(cell), shown_outputs(student[index])
             if expected != got:
-                problems.append(f"{link}, cell {index} ({cell.source.splitlines()[0][:60]!r}):\n"
-                                f"    the book shows    {str(expected)[:600]}\n"
-                                f"    the student gets  {str(got)[:600]}")
+                first_line = (cell.source.splitlines() or [""])[0]
+                problems.append(f"{link}, cell {index} ({first_line[:60]!r}):\n    {difference(expected, got)}")
     assert not problems, ("chapters whose outputs in the student's environment differ from the book's (run "
                           "`make book` after clearing _build/.jupyter_cache if the book's are out of date):\n"
                           + "\n".join(problems))
