@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import REPO_ROOT
-from tests.support.book import book_module, toc_docnames
+from tests.support.book import BUILT_BOOK, book_module, toc_docnames
 from tests.support.browser import CHROMIUM_HELP, find_executable
-
-BUILT_BOOK = REPO_ROOT / "_build" / "html"
 
 
 @pytest.fixture(scope="session")
