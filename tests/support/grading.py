@@ -1,4 +1,5 @@
-"""Notebooks filled in as a student would, and running the grading command: what the grading tests share.
+"""Notebooks filled in as a student would, running the grading command, and finding what the sandboxes left
+running: what the grading tests share.
 
 :func:`correct_submission` is the release with every answer (code and written) taken from the instructor's
 source notebook; :func:`partial_submission` swaps one known-wrong implementation into it.
@@ -6,14 +7,18 @@ source notebook; :func:`partial_submission` swaps one known-wrong implementation
 
 import copy
 import csv
+import ctypes
 import os
 import re
 import subprocess
 import sys
 
 import nbformat
+import psutil
 
 from autograder.course.assignments import load_known_wrong
+from autograder.outputs.gradebook import dump, open_gradebook
+from autograder.running import sandbox
 from tests.support import ROOT
 
 PS1 = "ps1_hyperplanes"
@@ -74,3 +79,53 @@ def read_grades(out):
 def solved_release(course, assignment):
     """The release of ``assignment`` in ``course`` with every answer taken from the source notebook."""
     return correct_submission(*notebooks_of(course, assignment))
+
+
+def autograded_points(release_nb):
+    """``{grade_id: points}`` of the release's autograded test cells."""
+    return {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"]) for c in release_nb.cells
+            if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")}
+
+
+def gradebook_rows(course, assignment):
+    """Every row the gradebook of ``course`` holds for ``assignment`` (:func:`autograder.outputs.gradebook.dump`)."""
+    gb = open_gradebook(str(course))
+    try:
+        return dump(gb, assignment)
+    finally:
+        gb.close()
+
+
+# -- what the sandboxes leave running ------------------------------------------------------
+
+PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+
+
+def adopt_orphans():
+    """Make this process the reaper of its orphaned descendants (Linux's ``PR_SET_CHILD_SUBREAPER``).
+
+    A process whose parent ends moves to the nearest such ancestor instead of init, so everything a test
+    starts, detached or not, stays among this process's descendants, apart from the processes of other runs
+    of the grader on the machine (another test worker's among them).
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+
+def sandbox_processes():
+    """``(pid, uid, name, command line)`` of this process's descendants still running (zombies are dead
+    already) under a sandbox user id, or as bubblewrap: what a sandbox started after :func:`adopt_orphans`
+    and left behind."""
+    found = []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            with proc.oneshot():
+                if proc.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                uid, name = proc.uids().real, proc.name()
+                if uid >= sandbox.SANDBOX_UID_BASE or name == "bwrap":
+                    found.append((proc.pid, uid, name, " ".join(proc.cmdline())[:120]))
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return found

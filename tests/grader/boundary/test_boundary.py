@@ -32,9 +32,11 @@ from autograder.judging.integrity import prepare_notebook
 from perceptron_course import boundary as notebook_boundary  # the readers the student's check shares
 from perceptron_course import probe
 
-FAST = settings(max_examples=150, deadline=None, database=None,
+# 150 and 400 examples under hypothesis's default profile (100); in proportion under another
+# (make test-fast loads a profile with fewer).
+FAST = settings(max_examples=settings.default.max_examples * 3 // 2, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-MANY = settings(FAST, max_examples=400)
+MANY = settings(FAST, max_examples=settings.default.max_examples * 4)
 
 # -- strategies ------------------------------------------------------------------------------
 

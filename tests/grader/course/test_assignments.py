@@ -12,14 +12,13 @@
   and visible cases agree; the source notebook runs without an error and the
   release fails only on its stubs.
 
-The release is built once per module (a fixture); each assignment's
-requirements share one :class:`autograder.commands.verify.Assignment`.
+The release is the run's, built once by the command line (the
+``course_release`` fixture); each assignment's requirements share one
+:class:`autograder.commands.verify.Assignment`.
 """
 
 import os
 import shutil
-import subprocess
-import sys
 
 import nbformat
 import pytest
@@ -27,39 +26,20 @@ import pytest
 from autograder.commands import release as release_module
 from autograder.commands import verify
 from autograder.course.assignments import load_checks, names
+from tests.support.released import copy_course
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from tests.support import COURSE, ROOT
+from tests.support import COURSE
 ASSIGNMENTS = tuple(names())
 
 pytestmark = pytest.mark.timeout(600)
 
 
-# -- fixtures -----------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def course_copy(tmp_path_factory):
-    """A copy of the course directory, released with the command line (the real one is left alone)."""
-    course = tmp_path_factory.mktemp("course")
-    shutil.copytree(os.path.join(COURSE, "source"), course / "source")
-    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), course / "nbgrader_config.py")
-    result = subprocess.run([sys.executable, "-m", "autograder", "release", "--course-dir", str(course)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=300)
-    return course, result
-
-
-@pytest.fixture(scope="module")
-def released(course_copy):
-    course, result = course_copy
-    assert result.returncode == 0, f"release failed:\n{result.stdout}\n{result.stderr}"
-    return course
-
-
 # -- the release command ----------------------------------------------------------
 
-def test_release_builds_every_assignment_quietly(course_copy):
-    course, result = course_copy
+def test_release_builds_every_assignment_quietly(course_release):
+    result, course = course_release, course_release.course
     assert result.returncode == 0, f"release failed:\n{result.stdout}\n{result.stderr}"
     lines = result.stdout.strip().splitlines()
     assert [line.split(":")[0] for line in lines[::2]] == list(ASSIGNMENTS), result.stdout
@@ -71,13 +51,14 @@ def test_release_builds_every_assignment_quietly(course_copy):
     assert (course / "gradebook.db").is_file()
 
 
-def test_release_has_no_solutions_or_hidden_tests(released):
-    assert release_module.find_leaks(str(released / "release")) == []
+def test_release_has_no_solutions_or_hidden_tests(released_course):
+    assert release_module.find_leaks(str(released_course / "release")) == []
 
 
-def test_release_is_idempotent_and_records_the_gradebook(released):
+def test_release_is_idempotent_and_records_the_gradebook(released_course, tmp_path):
     from nbgrader.api import Gradebook
 
+    released = copy_course(released_course, tmp_path / "course")
     assert release_module.main(["ps1_hyperplanes", "--course-dir", str(released)]) == 0
     with Gradebook(f"sqlite:///{released / 'gradebook.db'}", "perceptron") as gb:
         names = sorted(a.name for a in gb.assignments)
@@ -121,9 +102,9 @@ def test_release_refuses_a_planted_leak(tmp_path):
 # -- what `python -m autograder verify` checks ---------------------------------------------
 
 @pytest.fixture(scope="module", params=ASSIGNMENTS)
-def assignment(request, released):
-    """The real source notebook and checks, with the release built in the course copy."""
-    return verify.Assignment(request.param, COURSE, release_dir=str(released / "release" / request.param))
+def assignment(request, released_course):
+    """The real source notebook and checks, with the release of the run's released course."""
+    return verify.Assignment(request.param, COURSE, release_dir=str(released_course / "release" / request.param))
 
 
 @pytest.mark.parametrize("requirement", verify.REQUIREMENTS, ids=lambda r: r.__name__)
@@ -132,6 +113,7 @@ def test_requirement_holds(assignment, requirement):
     assert outcome.problems == (), f"{assignment.name}: {outcome.requirement}:\n" + "\n".join(outcome.problems)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("requirement", verify.RUN_REQUIREMENTS, ids=lambda r: r.__name__)
 def test_notebook_runs_as_expected(assignment, requirement):
     outcome = requirement(assignment)
