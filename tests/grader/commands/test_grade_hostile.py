@@ -1,12 +1,13 @@
 """``python -m autograder grade`` on hostile submissions: one batch holds every case of :mod:`tests.support.hostile`.
 
 The cases are built from the release notebook, plus two controls (the
-solution and the blank release), and graded with ``--workers 2 --timeout 20
---cell-timeout 5``: each case gets its status, score and flags; the controls
-are unaffected; nothing outlives the batch; no submission read a secret or
-wrote a grade; the feedback and the report escape and cap what the
-submissions wrote.  The batch is a module-scoped fixture that every test
-here reads.
+solution and the blank release), and graded with ``--workers 2 --timeout 15
+--cell-timeout 5`` and a grace of 5 s (the course's ``nbgrader_config.py``)
+before a sandbox that outlives its budget is killed: each case gets its
+status, score and flags; the controls are unaffected; nothing outlives the
+batch; no submission read a secret or wrote a grade; the feedback and the
+report escape and cap what the submissions wrote.  The batch is a
+module-scoped fixture that every test here reads.
 """
 
 import os
@@ -24,8 +25,9 @@ from tests.support.grading import (PS1, autograded_points, correct_submission, g
 from tests.support.hostile import CASES, Kit
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-HOSTILE_TIMEOUT = 20
+HOSTILE_TIMEOUT = 15
 HOSTILE_CELL_TIMEOUT = 5
+HOSTILE_GRACE = 5
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +57,8 @@ def hostile(course, tmp_path_factory, sandbox_ready):
             os.symlink(entry.payload, path)
     nbformat.write(kit.correct, str(folder / "control_correct.ipynb"))
     nbformat.write(release_nb, str(folder / "control_blank.ipynb"))
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as f:
+        f.write(f"\nc.Autograder.grace_seconds = {HOSTILE_GRACE}\n")
     before = set(p[0] for p in sandbox_processes())
     started = time.monotonic()
     result = run_grade(PS1, folder, "--out", out, "--course-dir", course, "--workers", 2,
