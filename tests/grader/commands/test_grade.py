@@ -17,7 +17,6 @@ import csv
 import json
 import os
 import re
-import shutil
 import textwrap
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +27,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from autograder.commands import grade as grade_module
-from autograder.commands import release as release_module
 from autograder.running import sandbox
 from autograder.running.batch import grade_submissions, reference_copies, similar_pairs
 from autograder.boundary import parse_notebook
@@ -44,6 +42,7 @@ from tests.support import COURSE, ROOT
 from tests.support.grading import (PS1, autograded_points, correct_submission, gradebook_rows, nbgrader_meta,
                                    notebooks_of, partial_submission, read_grades, replace_function, run_grade,
                                    sandbox_processes, without_markers)
+from tests.support.released import copy_course
 from autograder.course import assignments as registry
 from autograder.course.assignments import load_known_wrong
 
@@ -326,16 +325,14 @@ def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(
 
 
 @pytest.mark.slow
-def test_limits_measured_at_release_are_reused_until_something_they_depend_on_changes(tmp_path, sandbox_ready,
-                                                                                      capsys):
+def test_limits_measured_at_release_are_reused_until_something_they_depend_on_changes(
+        course_release, released_course, tmp_path, sandbox_ready, capsys):
     from autograder.running.calibrate import saved_path
 
-    course = tmp_path / "course"
-    (course / "source").mkdir(parents=True)
-    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), course / "nbgrader_config.py")
-    shutil.copytree(os.path.join(COURSE, "source", PS1), course / "source" / PS1)
-    assert release_module.main([PS1, "--course-dir", str(course)]) == 0
-    assert "time limits measured from the solution and saved:" in capsys.readouterr().out
+    # The run's release (python -m autograder release) measured and saved the limits.
+    assert f"{PS1}: released to " in course_release.stdout
+    assert "time limits measured from the solution and saved:" in course_release.stdout
+    course = copy_course(released_course, tmp_path / "course")
     saved = json.loads(open(saved_path(str(course), PS1)).read())
     assert saved["cell_seconds_by_cell"] and 1 <= saved["call_seconds"] <= Limits().call_seconds
 
@@ -345,8 +342,9 @@ def test_limits_measured_at_release_are_reused_until_something_they_depend_on_ch
 
     def grade(*extra):
         out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
-        run = run_grade(PS1, tmp_path / "in", "--out", out, "--course-dir", course, "--workers", 1, *extra)
-        assert run.returncode == 0, run.stderr
+        code = grade_module.main([PS1, str(tmp_path / "in"), "--out", str(out), "--course-dir", str(course),
+                                  "--workers", "1", *extra])
+        assert code == 0, capsys.readouterr().err
         assert read_grades(out)["alice"]["status"] == "graded"
         return " ".join((out / "report.html").read_text().split())
 
