@@ -5,7 +5,6 @@ files (``make test`` runs ``pytest -n 2``): see :data:`LONGEST_FIRST`."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from hypothesis import settings
 from tests.support import REPO_ROOT
 from tests.support.book import book_module, toc_docnames
 from tests.support.browser import CHROMIUM_HELP, find_executable
-from tests.support.released import Release, release_once
+from tests.support.released import Release, release_once, run_folder
 
 BUILT_BOOK = REPO_ROOT / "_build" / "html"
 
@@ -70,16 +69,10 @@ def built_book() -> Path:
 
 # -- the released course -------------------------------------------------------------------
 
-def run_folder(tmp_path_factory) -> Path:
-    """A temporary folder of this run that every pytest-xdist worker sees (each worker's own is inside it)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 @pytest.fixture(scope="session")
 def course_release(tmp_path_factory) -> Release:
     """Every assignment released once for the whole run by ``python -m autograder release``, and its output."""
-    return release_once(run_folder(tmp_path_factory) / "released")
+    return release_once(run_folder(tmp_path_factory) / "course-runs")
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,11 @@
-"""Fixtures of the grader's tests: a working sandbox, and a course directory with every assignment released."""
+"""Fixtures of the grader's tests: a working sandbox, a course directory with every assignment released, and
+``python -m autograder verify`` run once on every assignment."""
 
 import pytest
 
 from autograder.running import sandbox
 from tests.support.grading import adopt_orphans
-from tests.support.released import copy_course
+from tests.support.released import Run, copy_course, run_folder, verify_once
 
 
 @pytest.fixture(scope="module")
@@ -21,3 +22,10 @@ def sandbox_ready():
 def course(released_course, tmp_path_factory):
     """A copy of the released course for this module to grade in (the run's release is left alone)."""
     return copy_course(released_course, tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="session")
+def course_verification(tmp_path_factory) -> Run:
+    """``python -m autograder verify --no-run`` on every assignment of the course, once for the whole run: its
+    exit status and its tables, which ``test_verify.py`` and ``test_assignments.py`` both read."""
+    return verify_once(run_folder(tmp_path_factory) / "course-runs")

@@ -4,20 +4,23 @@
   directory, is idempotent, rejects unknown names, and refuses a release that
   leaks a solution or a hidden test.
 * Every requirement of :mod:`autograder.commands.verify` holds for every assignment,
-  computed by the same functions the instructor's command runs: the solution
-  gets full marks and the blank release zero; every known-wrong
-  implementation (``autograder/known_wrong/``) loses exactly the grade cells
-  it names; every test cell has hidden cases and catches a known-wrong
-  implementation; defaults are exercised; nothing leaks; the cells, points
-  and visible cases agree; the source notebook runs without an error and the
-  release fails only on its stubs.
+  as the instructor's command reports it: the solution gets full marks and the
+  blank release zero; every known-wrong implementation
+  (``autograder/known_wrong/``) loses exactly the grade cells it names; every
+  test cell has hidden cases and catches a known-wrong implementation;
+  defaults are exercised; nothing leaks; the cells, points and visible cases
+  agree.  The command runs once per test run (the ``course_verification``
+  fixture, which ``test_verify.py`` reads too).  The source notebook runs
+  without an error and the release fails only on its stubs: these two, which
+  ``verify --no-run`` skips, run here on the run's release.
 
 The release is the run's, built once by the command line (the
-``course_release`` fixture); each assignment's requirements share one
+``course_release`` fixture); each assignment's executions share one
 :class:`autograder.commands.verify.Assignment`.
 """
 
 import os
+import re
 import shutil
 
 import nbformat
@@ -107,10 +110,30 @@ def assignment(request, released_course):
     return verify.Assignment(request.param, COURSE, release_dir=str(released_course / "release" / request.param))
 
 
+def verify_tables(stdout):
+    """``{assignment: the lines of its table}`` from what ``python -m autograder verify`` printed."""
+    tables, lines = {}, None
+    for line in stdout.splitlines():
+        if line in ASSIGNMENTS:
+            lines = tables[line] = []
+        elif re.fullmatch(r"\d+ of \d+ assignments verified.*", line):
+            lines = None
+        if lines is not None:
+            lines.append(line)
+    return tables
+
+
 @pytest.mark.parametrize("requirement", verify.REQUIREMENTS, ids=lambda r: r.__name__)
-def test_requirement_holds(assignment, requirement):
-    outcome = requirement(assignment)
-    assert outcome.problems == (), f"{assignment.name}: {outcome.requirement}:\n" + "\n".join(outcome.problems)
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_requirement_holds(course_verification, name, requirement):
+    # As the instructor's command found it: its table has a row per requirement, in order, "ok" or "FAIL"
+    # with the problems listed below the table.
+    table = verify_tables(course_verification.stdout).get(name)
+    assert table, f"python -m autograder verify printed no table for {name}:\n{course_verification.stdout}\n" \
+                  f"{course_verification.stderr}"
+    rows = [line for line in table if line.startswith(("  ok", "  FAIL"))]
+    assert len(rows) == len(verify.REQUIREMENTS), "\n".join(table)
+    assert rows[verify.REQUIREMENTS.index(requirement)].startswith("  ok  "), "\n".join(table)
 
 
 @pytest.mark.slow
