@@ -10,6 +10,7 @@ import csv
 import ctypes
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -114,18 +115,35 @@ def adopt_orphans():
 
 
 def sandbox_processes():
-    """``(pid, uid, name, command line)`` of this process's descendants still running (zombies are dead
-    already) under a sandbox user id, or as bubblewrap: what a sandbox started after :func:`adopt_orphans`
-    and left behind."""
+    """``(pid, uid, name, command line)`` of this process's descendants still running under a sandbox user id,
+    or as bubblewrap: what a sandbox started after :func:`adopt_orphans` and left behind.  Zombies, and
+    processes the kernel is already ending, are dead already."""
     found = []
     for proc in psutil.Process().children(recursive=True):
         try:
             with proc.oneshot():
-                if proc.status() == psutil.STATUS_ZOMBIE:
+                if proc.status() == psutil.STATUS_ZOMBIE or _ending(proc.pid):
                     continue
                 uid, name = proc.uids().real, proc.name()
                 if uid >= sandbox.SANDBOX_UID_BASE or name == "bwrap":
                     found.append((proc.pid, uid, name, " ".join(proc.cmdline())[:120]))
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
+        except (psutil.NoSuchProcess, psutil.AccessDenied, FileNotFoundError, ProcessLookupError):
             continue
     return found
+
+
+PF_EXITING = 0x4  # from <linux/sched.h>: the task is exiting
+
+
+def _ending(pid):
+    """Whether the kernel is ending process ``pid``: it is exiting, or a SIGKILL is pending for it.
+
+    A process killed with its sandbox is one or the other for a moment before it becomes a zombie.
+    """
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+        flags = int(f.read().rsplit(")", 1)[1].split()[6])
+    if flags & PF_EXITING:
+        return True
+    with open(f"/proc/{pid}/status", encoding="utf-8") as f:
+        pending = [int(line.split(":")[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
+    return any(mask & (1 << (signal.SIGKILL - 1)) for mask in pending)
