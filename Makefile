@@ -9,7 +9,7 @@ OUT ?= grading-output
 WORKERS ?=
 NOTEBOOK ?=
 
-.PHONY: all install system-book system-pdf system-test system-grade book pdf site test bench assignments grade check verify clean
+.PHONY: all install system-book system-pdf system-test system-grade book pdf site test test-fast bench assignments grade check verify clean
 
 all: test
 
@@ -53,9 +53,14 @@ assignments: $(STAMP)
 	$(PY) -m autograder release
 
 # The PDF before the HTML, so that the pages the tests check link to it; the PDF's test
-# reuses it.
+# reuses it.  Two workers, one per core of the smallest machine the suite is timed on.
 test: system-test $(STAMP) pdf book
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
+
+# The edit loop: the tests not marked slow, on two workers, with fewer examples for each property test
+# (the hypothesis profile "fast"); it needs neither the book nor the PDF.
+test-fast: system-test $(STAMP)
+	$(PY) -m pytest -m "not slow" -n 2 -q --hypothesis-profile=fast
 
 # The book benchmark builds the book, which links the released notebooks.
 bench: system-test $(STAMP) assignments

@@ -1,16 +1,45 @@
 """Fixtures shared by the test modules: the repository, the book's table of contents, the built book in
-``_build/html``, and the browser (headless Chromium with axe-core) that the book's and the grading pages'
-tests drive."""
+``_build/html``, the course released once per run, and the browser (headless Chromium with axe-core) that
+the book's and the grading pages' tests drive.  Also the order in which pytest-xdist's workers take the
+files (``make test`` runs ``pytest -n 2``): see :data:`LONGEST_FIRST`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.support import REPO_ROOT
 from tests.support.book import BUILT_BOOK, book_module, toc_docnames
 from tests.support.browser import CHROMIUM_HELP, find_executable
+from tests.support.released import Release, release_once, run_folder
+
+# The edit loop's property tests (make test-fast, --hypothesis-profile=fast): a quarter of the examples.
+settings.register_profile("fast", max_examples=25)
+
+# The files whose tests take longest, longest first.  pytest-xdist gives each file to one worker (``--dist
+# loadfile``: a file's module-scoped fixtures, such as a grading run, then run once) and hands a worker the
+# next file when it runs out, so the long ones go first: one started last would keep a worker busy alone at
+# the end of the run.  The other files follow in the order pytest collects them.
+LONGEST_FIRST = (
+    "tests/grader/commands/test_publish.py",
+    "tests/book/test_book_accessibility.py",
+    "tests/book/test_book_browser.py",
+    "tests/grader/commands/test_grade_hostile.py",
+    "tests/grader/commands/test_grade.py",
+    "tests/grader/commands/test_gradescope.py",
+    "tests/book/test_lab_browser.py",
+    "tests/student/test_student_package.py",
+    "tests/grader/commands/test_verify.py",
+    "tests/book/test_book.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    """Run the files of :data:`LONGEST_FIRST` first, in that order (see there why)."""
+    rank = {path: index for index, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 
 
 @pytest.fixture(scope="session")
@@ -35,6 +64,24 @@ def built_book() -> Path:
             pytrace=False,
         )
     return BUILT_BOOK
+
+
+# -- the released course -------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def course_release(tmp_path_factory) -> Release:
+    """Every assignment released once for the whole run by ``python -m autograder release``, and its output."""
+    return release_once(run_folder(tmp_path_factory) / "course-runs")
+
+
+@pytest.fixture(scope="session")
+def released_course(course_release) -> Path:
+    """The course directory with every assignment released, shared by the whole run: read it, never change
+    it (copy it with :func:`tests.support.released.copy_course` first)."""
+    if course_release.returncode != 0:
+        pytest.fail(f"python -m autograder release failed (exit status {course_release.returncode}):\n"
+                    f"{course_release.stdout}\n{course_release.stderr}", pytrace=False)
+    return course_release.course
 
 
 # -- the browser ----------------------------------------------------------------------------

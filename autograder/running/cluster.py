@@ -17,7 +17,7 @@ class ClusterUnavailable(RuntimeError):
 
 
 @contextmanager
-def dask_executor(address, *, timeout=30):
+def dask_executor(address, *, timeout=None):
     """Yield an Executor that runs tasks on the Dask scheduler at ``address``.
 
     Parameters
@@ -25,15 +25,22 @@ def dask_executor(address, *, timeout=30):
     address : str
         The scheduler's address, e.g. ``tcp://10.0.0.5:8786``, or the path of a
         scheduler file written by ``dask scheduler --scheduler-file``.
-    timeout : float, default=30
-        Seconds to wait for the scheduler before giving up.
+    timeout : float, optional
+        Seconds to wait for the scheduler, and then for a worker, before giving
+        up.  By default Dask's connect timeout, ``distributed.comm.timeouts.connect``
+        in Dask's configuration: 30 s unless the instructor set another (for
+        example with ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=10s``).
     """
     try:
+        import dask
+        from dask.utils import parse_timedelta
         from distributed import Client
     except ImportError as exc:
         raise ClusterUnavailable(
             "--scheduler needs the 'distributed' package (pip install 'dask[distributed]')."
         ) from exc
+    if timeout is None:
+        timeout = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="seconds")
     kwargs = {"scheduler_file": address} if address.endswith(".json") else {"address": address}
     try:
         client = Client(timeout=timeout, set_as_default=False, **kwargs)

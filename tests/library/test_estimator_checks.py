@@ -6,9 +6,13 @@ run only with ``SCIPY_ARRAY_API=1`` and apply to estimators that support the
 array API, which these do not claim).
 """
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from perceptron_lib import AveragedPerceptron, MulticlassPerceptron, Perceptron, VotedPerceptron
+
+# A second or less each, but about a minute in all: not for the edit loop (make test-fast).
+pytestmark = pytest.mark.slow
 
 ESTIMATORS = [Perceptron(), AveragedPerceptron(), VotedPerceptron(), MulticlassPerceptron(),
               MulticlassPerceptron(average=True)]

@@ -1,6 +1,6 @@
 """``python -m autograder check``: what a student sees before submitting, and its exit status.
 
-Problem set 4 is released once into a copy of the course directory; the
+Problem set 4 is copied from the run's released course; the
 command runs on notebooks built from that release: the correct one (the
 source's solutions in place), the blank release, one with a locked test cell
 edited, one whose function never returns, and a correct one with the wrong
@@ -23,10 +23,10 @@ import pytest
 from autograder.commands import audit as leak_audit
 from autograder.commands import check
 from perceptron_course.cells import grade_id, is_solution, is_test_cell
-from autograder.commands.release import release
 
 from tests.support import COURSE, ROOT
 from tests.support.grading import solved_release
+from tests.support.released import copy_course
 PS4 = "ps4_offset"
 CELL_TIMEOUT = 3
 SECRETS = leak_audit.collect_secrets()
@@ -39,13 +39,9 @@ FUNCTIONS = ("absorb_offset", "split_offset", "train_through_origin", "train_wit
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    """A course directory with problem set 4 released (the real one is left alone)."""
-    course = tmp_path_factory.mktemp("course")
-    shutil.copytree(os.path.join(COURSE, "source", PS4), course / "source" / PS4)
-    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), course / "nbgrader_config.py")
-    release(PS4, str(course))
-    return course
+def course(released_course, tmp_path_factory):
+    """A course directory with problem set 4 released: a copy of the run's release of it."""
+    return copy_course(released_course, tmp_path_factory.mktemp("course"), [PS4])
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The student package: what the wheel holds, and the check it installs, in a Python that never saw the repository.
 
-Fast tests stage the package from a course directory released into a
-temporary folder and read the staged tree; they also test the pieces the
+Fast tests stage the package from a copy of the run's released course
+(``released_course``) and read the staged tree; they also test the pieces the
 check and the grader share (the limits the package carries, the check's
 refusals) and that nothing of the student side imports the grader.  The
 slow tests build the wheel, install it into a fresh virtual environment
@@ -32,6 +32,7 @@ from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, StudentPackage
 
 from tests.support import COURSE, ROOT
 from tests.support.grading import solved_release
+from tests.support.released import copy_course
 PS1, PS4 = "ps1_hyperplanes", "ps4_offset"
 ASSIGNMENTS = sorted(d for d in os.listdir(os.path.join(COURSE, "source"))
                      if os.path.isfile(os.path.join(COURSE, "source", d, f"{d}.ipynb")))
@@ -40,18 +41,6 @@ READY = "Ready to submit: every visible test passes, nothing is missing, and the
 pytestmark = pytest.mark.timeout(900)
 
 
-def released_course(folder, assignments, config_lines=()):
-    """A course directory in ``folder`` with ``assignments`` released (the real one is left alone)."""
-    from autograder.commands.release import release
-
-    for name in assignments:
-        shutil.copytree(os.path.join(COURSE, "source", name), folder / "source" / name)
-    config = (open(os.path.join(COURSE, "nbgrader_config.py"), encoding="utf-8").read()
-              + "".join(f"\n{line}" for line in config_lines) + "\n")
-    (folder / "nbgrader_config.py").write_text(config, encoding="utf-8")
-    for name in assignments:
-        release(name, str(folder))
-    return folder
 
 
 def with_install_cell(nb):
@@ -78,9 +67,13 @@ def another_courses_notebook():
 # -- the staged package ------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def ps4_course(tmp_path_factory):
-    # A limit of this course that differs from the default, to see that the package carries the course's.
-    return released_course(tmp_path_factory.mktemp("course"), [PS4], ["c.Autograder.cell_seconds = 42.0"])
+def ps4_course(released_course, tmp_path_factory):
+    """Problem set 4 of the run's released course, with a limit of its own that differs from the default, to
+    see that the package carries the course's."""
+    course = copy_course(released_course, tmp_path_factory.mktemp("course"), [PS4])
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as f:
+        f.write("\nc.Autograder.cell_seconds = 42.0\n")
+    return course
 
 
 @pytest.fixture(scope="module")
@@ -229,18 +222,19 @@ def test_another_courses_notebook_is_named_as_such_whatever_its_file_name(ps4_co
 # -- the wheel, installed where the repository is unknown ---------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """``(wheel, venv's bin folder, course)``: the wheel of a course with every assignment released, installed into
-    a fresh virtual environment."""
+def installed(released_course, tmp_path_factory):
+    """``(wheel, venv's bin folder, course)``: the wheel of the run's released course (every assignment),
+    installed into a fresh virtual environment."""
     base = tmp_path_factory.mktemp("student")
-    course = released_course(base / "course", ASSIGNMENTS)
-    wheel = build_wheel(str(base / "dist"), course_dir=str(course))
+    wheel = build_wheel(str(base / "dist"), course_dir=str(released_course))
     subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
     bin_dir = base / "venv" / "bin"
-    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", wheel], capture_output=True,
-                          text=True, timeout=900, env=clean_env(base))
+    # No byte-compiling: Python compiles the few modules the tests import when they first do, while compiling
+    # every file of numpy, matplotlib and IPython at install time takes longer than the install itself.
+    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "--no-compile", wheel],
+                          capture_output=True, text=True, timeout=900, env=clean_env(base))
     assert done.returncode == 0, done.stdout + done.stderr
-    return wheel, bin_dir, course
+    return wheel, bin_dir, released_course
 
 
 def clean_env(home):
@@ -316,7 +310,7 @@ def test_the_installed_check_names_another_courses_notebook_without_a_traceback(
 
 
 @pytest.mark.slow
-def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(tmp_path):
+def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(released_course, tmp_path):
     from autograder.judging.judge import judge
     from perceptron_course.limits import Limits as GradingLimits
     from autograder.results import Job, Settings
@@ -325,11 +319,10 @@ def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(tmp_path)
 
     status = sandbox_status()
     assert status.available, f"bubblewrap cannot make a sandbox here: {status.description}"
-    course = released_course(tmp_path / "course", [PS4])
-    release_dir = course / "release" / PS4
+    release_dir = released_course / "release" / PS4
     path = tmp_path / "in" / f"{PS4}.ipynb"
     path.parent.mkdir()
-    nbformat.write(with_install_cell(solved_release(course, PS4)), str(path))
+    nbformat.write(with_install_cell(solved_release(released_course, PS4)), str(path))
     result = judge(run_submission(Job("ann", PS4, str(path), str(release_dir), Settings(limits=GradingLimits()))))
     assert result.status == "graded" and result.flags == [], (result.reason, result.flags)
     assert result.score == result.max_score > 0

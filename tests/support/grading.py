@@ -1,4 +1,5 @@
-"""Notebooks filled in as a student would, and running the grading command: what the grading tests share.
+"""Notebooks filled in as a student would, running the grading command, and finding what the sandboxes left
+running: what the grading tests share.
 
 :func:`correct_submission` is the release with every answer (code and written) taken from the instructor's
 source notebook; :func:`partial_submission` swaps one known-wrong implementation into it.
@@ -6,15 +7,20 @@ source notebook; :func:`partial_submission` swaps one known-wrong implementation
 
 import copy
 import csv
+import ctypes
 import os
 import re
+import signal
 import subprocess
 import sys
 
 import nbformat
+import psutil
 
 from autograder.course.assignments import load_known_wrong
-from perceptron_course.cells import grade_id, is_solution
+from autograder.outputs.gradebook import dump, open_gradebook
+from autograder.running import sandbox
+from perceptron_course.cells import grade_id, is_solution, is_test_cell, nbgrader_metadata
 from tests.support import ROOT
 
 PS1 = "ps1_hyperplanes"
@@ -70,3 +76,69 @@ def read_grades(out):
 def solved_release(course, assignment):
     """The release of ``assignment`` in ``course`` with every answer taken from the source notebook."""
     return correct_submission(*notebooks_of(course, assignment))
+
+
+def autograded_points(release_nb):
+    """``{grade_id: points}`` of the release's autograded test cells."""
+    return {grade_id(c): float(nbgrader_metadata(c)["points"]) for c in release_nb.cells if is_test_cell(c)}
+
+
+def gradebook_rows(course, assignment):
+    """Every row the gradebook of ``course`` holds for ``assignment`` (:func:`autograder.outputs.gradebook.dump`)."""
+    gb = open_gradebook(str(course))
+    try:
+        return dump(gb, assignment)
+    finally:
+        gb.close()
+
+
+# -- what the sandboxes leave running ------------------------------------------------------
+
+PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+
+
+def adopt_orphans():
+    """Make this process the reaper of its orphaned descendants (Linux's ``PR_SET_CHILD_SUBREAPER``).
+
+    A process whose parent ends moves to the nearest such ancestor instead of init, so everything a test
+    starts, detached or not, stays among this process's descendants, apart from the processes of other runs
+    of the grader on the machine (another test worker's among them).
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+
+def sandbox_processes():
+    """``(pid, uid, name, command line)`` of this process's descendants still running under a sandbox user id,
+    or as bubblewrap: what a sandbox started after :func:`adopt_orphans` and left behind.  Zombies, and
+    processes the kernel is already ending, are dead already."""
+    found = []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            with proc.oneshot():
+                if proc.status() == psutil.STATUS_ZOMBIE or _ending(proc.pid):
+                    continue
+                uid, name = proc.uids().real, proc.name()
+                if uid >= sandbox.SANDBOX_UID_BASE or name == "bwrap":
+                    found.append((proc.pid, uid, name, " ".join(proc.cmdline())[:120]))
+        except (psutil.NoSuchProcess, psutil.AccessDenied, FileNotFoundError, ProcessLookupError):
+            continue
+    return found
+
+
+PF_EXITING = 0x4  # from <linux/sched.h>: the task is exiting
+
+
+def _ending(pid):
+    """Whether the kernel is ending process ``pid``: it is exiting, or a SIGKILL is pending for it.
+
+    A process killed with its sandbox is one or the other for a moment before it becomes a zombie.
+    """
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+        flags = int(f.read().rsplit(")", 1)[1].split()[6])
+    if flags & PF_EXITING:
+        return True
+    with open(f"/proc/{pid}/status", encoding="utf-8") as f:
+        pending = [int(line.split(":")[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
+    return any(mask & (1 << (signal.SIGKILL - 1)) for mask in pending)

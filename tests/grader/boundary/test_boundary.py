@@ -35,9 +35,11 @@ from perceptron_course import probe
 from perceptron_course.cells import grade_id, nbgrader_metadata
 from perceptron_course.protocol import REPORT_FILE, REPORT_KINDS, RunnerReport
 
-FAST = settings(max_examples=150, deadline=None, database=None,
+# 150 and 400 examples under hypothesis's default profile (100); in proportion under another
+# (make test-fast loads a profile with fewer).
+FAST = settings(max_examples=settings.default.max_examples * 3 // 2, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-MANY = settings(FAST, max_examples=400)
+MANY = settings(FAST, max_examples=settings.default.max_examples * 4)
 
 # -- strategies ------------------------------------------------------------------------------
 

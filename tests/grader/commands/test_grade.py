@@ -1,15 +1,11 @@
-"""``python -m autograder grade``: end to end in the sandbox, hostile submissions, and the pieces.
+"""``python -m autograder grade``: end to end in the sandbox, and the pieces.
 
 * A batch of correct, partially correct, blank and broken submissions gets
   the scores the hidden checks give the same code in-process, from a folder
   and from a zip; regrading gives identical ``grades.csv`` and gradebook;
   changing one student's file changes that student's grade only, and a
   manual grade of an unchanged written answer survives the regrade.
-* One batch holds every hostile case of :mod:`tests.support.hostile` (built
-  from the release notebook) plus two controls, graded with ``--workers 2
-  --timeout 20 --cell-timeout 5``: each case gets its status, score and
-  flags; the controls are unaffected; nothing outlives the batch; no
-  submission read a secret or wrote a grade.
+* Hostile submissions have a batch of their own: ``test_grade_hostile.py``.
 * Unit tests: safe zip extraction, rebuilding a notebook around its locked
   cells, the static tamper scan, the atomic CSV, and the command's refusals.
 
@@ -21,26 +17,22 @@ import csv
 import json
 import os
 import re
-import shutil
 import textwrap
-import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import nbformat
-import psutil
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from autograder.commands import grade as grade_module
-from autograder.commands import release as release_module
 from autograder.running import sandbox
 from autograder.running.batch import grade_submissions, reference_copies, similar_pairs
 from autograder.boundary.notebook import parse_notebook
 from autograder.course.assignments import load_checks
 from autograder.judging.checks import evaluate_namespace
-from autograder.outputs.gradebook import dump, open_gradebook
+from autograder.outputs.gradebook import open_gradebook
 from autograder.judging.integrity import prepare_notebook, scan_code
 from perceptron_course.cells import grade_id, is_solution, is_test_cell, nbgrader_metadata
 from perceptron_course.limits import Limits
@@ -48,17 +40,16 @@ from autograder.outputs.record import write_grades_csv
 from autograder.results import Result, Settings
 from autograder.intake.submissions import collect
 from tests.support import COURSE, ROOT
-from tests.support.grading import (PS1, correct_submission, notebooks_of, partial_submission,
-                                   read_grades, replace_function, run_grade, without_markers)
-from tests.support.hostile import CASES, Kit
+from tests.support.grading import (PS1, autograded_points, correct_submission, gradebook_rows, notebooks_of,
+                                   partial_submission, read_grades, replace_function, run_grade, sandbox_processes,
+                                   without_markers)
+from tests.support.released import copy_course
 from autograder.course import assignments as registry
 from autograder.course.assignments import load_known_wrong
 
 ASSIGNMENTS = tuple(registry.names())
 os.environ.setdefault("MPLBACKEND", "Agg")
 pytestmark = pytest.mark.timeout(900)
-HOSTILE_TIMEOUT = 20
-HOSTILE_CELL_TIMEOUT = 5
 
 
 # -- building submissions ---------------------------------------------------------------
@@ -73,33 +64,6 @@ def in_process_points(nb, assignment, release_nb):
     verdicts = {v.grade_id: v.passed for v in evaluate_namespace(load_checks(assignment), namespace)}
     return sum(float(nbgrader_metadata(c)["points"]) for c in release_nb.cells
                if is_test_cell(c) and verdicts.get(grade_id(c)))
-
-
-def autograded_points(release_nb):
-    return {grade_id(c): float(nbgrader_metadata(c)["points"]) for c in release_nb.cells if is_test_cell(c)}
-
-
-def gradebook_rows(course, assignment):
-    gb = open_gradebook(str(course))
-    try:
-        return dump(gb, assignment)
-    finally:
-        gb.close()
-
-
-def sandbox_processes():
-    """Processes of the sandbox user ids, and bubblewrap processes, still running (zombies are dead already)."""
-    found = []
-    for proc in psutil.process_iter(["uids", "name", "cmdline", "status"]):
-        try:
-            if proc.info["status"] == psutil.STATUS_ZOMBIE:
-                continue
-            uid = proc.info["uids"].real if proc.info["uids"] else 0
-            if uid >= sandbox.SANDBOX_UID_BASE or proc.info["name"] == "bwrap":
-                found.append((proc.pid, uid, proc.info["name"], " ".join(proc.info["cmdline"] or [])[:120]))
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    return found
 
 
 # -- fixtures ---------------------------------------------------------------------------
@@ -159,42 +123,6 @@ def basic(course, tmp_path_factory, sandbox_ready):
         "gradebooks": {"folder": gradebook_after_folder, "manual": gradebook_after_manual,
                        "zip": gradebook_after_zip, "changed": gradebook_after_change},
     }
-
-
-@pytest.fixture(scope="module")
-def hostile(course, tmp_path_factory, sandbox_ready):
-    """Every hostile case and two controls, graded in one batch."""
-    release_nb, source_nb = notebooks_of(course, PS1)
-    functions = []
-    for check in load_checks(PS1):
-        if check.function not in functions:
-            functions.append(check.function)
-    out = tmp_path_factory.mktemp("hostile-out")
-    folder = tmp_path_factory.mktemp("hostile")
-    kit = Kit(release=release_nb, correct=correct_submission(release_nb, source_nb), functions=functions,
-              secret_paths=[str(course / "source" / PS1 / f"{PS1}.ipynb"),
-                            registry.checks_file(PS1),
-                            str(course / "gradebook.db"),
-                            os.path.join(COURSE, "source", PS1, f"{PS1}.ipynb")],
-              writable_targets=[str(course / "gradebook.db"), str(out / "grades.csv")])
-    for case in CASES:
-        entry = case(kit)
-        path = folder / f"{case.__name__}.ipynb"
-        if entry.kind == "notebook":
-            nbformat.write(entry.payload, str(path))
-        elif entry.kind == "bytes":
-            path.write_bytes(entry.payload)
-        else:
-            os.symlink(entry.payload, path)
-    nbformat.write(kit.correct, str(folder / "control_correct.ipynb"))
-    nbformat.write(release_nb, str(folder / "control_blank.ipynb"))
-    before = set(p[0] for p in sandbox_processes())
-    started = time.monotonic()
-    result = run_grade(PS1, folder, "--out", out, "--course-dir", course, "--workers", 2,
-                       "--timeout", HOSTILE_TIMEOUT, "--cell-timeout", HOSTILE_CELL_TIMEOUT)
-    seconds = time.monotonic() - started
-    return {"run": result, "out": out, "kit": kit, "release": release_nb, "seconds": seconds,
-            "left": [p for p in sandbox_processes() if p[0] not in before], "course": course}
 
 
 # -- end to end: a normal batch -----------------------------------------------------------
@@ -345,126 +273,6 @@ def test_reference_copies_find_a_pasted_library_function_but_not_the_solution(co
     assert reference_copies([Result("dan", PS1, "graded")], release_path) is None  # no code of its own
 
 
-# -- end to end: hostile submissions ------------------------------------------------------
-
-def expected_score(expect, kit, release_nb):
-    points = autograded_points(release_nb)
-    if expect.broken == "all":
-        return 0.0
-    lost = set()
-    if expect.broken == "first":
-        lost = {c.grade_id for c in load_checks(PS1) if c.function == kit.functions[0]}
-    return sum(p for gid, p in points.items() if gid not in lost)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("case", list(CASES), ids=[c.__name__ for c in CASES])
-def test_hostile_case_gets_its_status_score_and_flags(hostile, case):
-    assert hostile["run"].returncode == 0, hostile["run"].stderr
-    expect = CASES[case]
-    row = read_grades(hostile["out"])[case.__name__]
-    flags = set(filter(None, row["flags"].split(";")))
-    assert row["status"] == expect.status, row
-    assert float(row["score"]) == expected_score(expect, hostile["kit"], hostile["release"]), row
-    assert expect.flags <= flags, f"missing flags {sorted(expect.flags - flags)} in {row}"
-
-
-@pytest.mark.slow
-def test_hostile_batch_leaves_controls_and_other_grades_alone(hostile):
-    rows = read_grades(hostile["out"])
-    assert len(rows) == len(CASES) + 2
-    full = sum(autograded_points(hostile["release"]).values())
-    assert (rows["control_correct"]["status"], float(rows["control_correct"]["score"])) == ("graded", full)
-    assert (rows["control_blank"]["status"], float(rows["control_blank"]["score"])) == ("graded", 0.0)
-    assert rows["control_correct"]["flags"] == rows["control_blank"]["flags"] == ""
-    for row in gradebook_rows(hostile["course"], PS1):
-        if row[0] == "grade":
-            assert row[4] is None or row[4] <= full, row
-    for folder in (hostile["out"], hostile["course"]):
-        for path in folder.rglob("*"):
-            if path.is_file() and not path.is_symlink():
-                assert b"HACKED" not in path.read_bytes(), path
-
-
-@pytest.mark.slow
-def test_nothing_from_the_sandboxes_is_left_running(hostile):
-    assert hostile["left"] == []
-
-
-@pytest.mark.slow
-def test_secrets_cannot_be_read_from_the_sandbox(hostile):
-    notebook = hostile["course"] / "autograded" / "read_secrets" / PS1 / f"{PS1}.ipynb"
-    text = "".join(o.get("text", "") for c in nbformat.read(str(notebook), as_version=4).cells
-                   if c.cell_type == "code" for o in c.outputs)
-    assert "READ" not in text, text
-    for path in hostile["kit"].secret_paths + ["autograder.judging.checks"]:
-        assert f"BLOCKED {path}" in text, text
-    written = "".join(o.get("text", "") for c in nbformat.read(
-        str(hostile["course"] / "autograded" / "write_gradebook" / PS1 / f"{PS1}.ipynb"), as_version=4).cells
-        if c.cell_type == "code" for o in c.outputs)
-    assert "WROTE" not in written and written.count("BLOCKED") == len(hostile["kit"].writable_targets), written
-
-
-@pytest.mark.slow
-def test_output_flood_is_capped_everywhere(hostile):
-    feedback = hostile["out"] / "feedback" / "big_output.html"
-    notebook = hostile["course"] / "autograded" / "big_output" / PS1 / f"{PS1}.ipynb"
-    assert feedback.stat().st_size < 100_000
-    assert notebook.stat().st_size < 3_000_000
-
-
-@pytest.mark.slow
-def test_reference_implementation_cannot_be_imported_and_feedback_says_why(hostile):
-    for case in ("reference_solution", "reference_inside_function"):
-        page = (hostile["out"] / "feedback" / f"{case}.html").read_text()
-        assert "reference implementation" in page and "not available while" in page, case
-    # The call itself failed inside the sandbox with the library's own explanation.
-    page = (hostile["out"] / "feedback" / "reference_inside_function.html").read_text()
-    assert "raised ImportError: perceptron_lib." in page, page
-
-
-@pytest.mark.slow
-def test_feedback_escapes_what_the_student_wrote(hostile):
-    page = (hostile["out"] / "feedback" / "script_in_error.html").read_text()
-    assert "&lt;script&gt;" in page and "<script" not in page
-
-
-@pytest.mark.slow
-def test_feedback_never_shows_hidden_expected_values(hostile):
-    source = "".join(c.source for c in nbformat.read(hostile["kit"].secret_paths[0], as_version=4).cells)
-    hidden = re.findall(r"run_in_notebook\(", source)
-    assert hidden, "the source notebook should call the hidden checks"
-    for page in (hostile["out"] / "feedback").glob("*.html"):
-        text = page.read_text()
-        assert "run_in_notebook" not in text and "BEGIN HIDDEN" not in text, page
-
-
-@pytest.mark.slow
-def test_report_lists_every_problem_and_flag(hostile):
-    report = (hostile["out"] / "report.html").read_text()
-    rows = read_grades(hostile["out"])
-    for student, row in rows.items():
-        if row["status"] != "graded" or row["flags"]:
-            assert f'href="feedback/{student}.html"' in report, student
-    for flag in {f for row in rows.values() for f in row["flags"].split(";") if f}:
-        assert f"<strong>{flag}</strong>" in report, flag
-
-
-@pytest.mark.slow
-def test_report_names_the_library_function_a_submission_pasted(hostile):
-    report = (hostile["out"] / "report.html").read_text()
-    start = report.index("<h2>Copies of the reference implementation</h2>")
-    section = report[start:report.index("</section>", start)]
-    assert ("<code>reference_pasted</code>: <code>as_points</code> matches the reference implementation "
-            "<code>perceptron_lib._validation.check_X</code>") in section
-    assert re.findall(r"<tr><td><code>([^<]+)</code>: <code>", section) == ["reference_pasted"]
-    rows = report[report.index('id="all-submissions"'):]
-    flagged = [re.search(r'href="feedback/([^"]+)\.html"', row).group(1) for row in rows.split("<tr>")
-               if "reference-copy" in row]
-    assert flagged == ["reference_pasted"]
-    assert "reference-copy" not in (hostile["out"] / "feedback" / "reference_pasted.html").read_text()
-
-
 # -- other assignments, as they are written -------------------------------------------------
 
 @pytest.mark.slow
@@ -517,16 +325,14 @@ def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(
 
 
 @pytest.mark.slow
-def test_limits_measured_at_release_are_reused_until_something_they_depend_on_changes(tmp_path, sandbox_ready,
-                                                                                      capsys):
+def test_limits_measured_at_release_are_reused_until_something_they_depend_on_changes(
+        course_release, released_course, tmp_path, sandbox_ready, capsys):
     from autograder.running.calibrate import saved_path
 
-    course = tmp_path / "course"
-    (course / "source").mkdir(parents=True)
-    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), course / "nbgrader_config.py")
-    shutil.copytree(os.path.join(COURSE, "source", PS1), course / "source" / PS1)
-    assert release_module.main([PS1, "--course-dir", str(course)]) == 0
-    assert "time limits measured from the solution and saved:" in capsys.readouterr().out
+    # The run's release (python -m autograder release) measured and saved the limits.
+    assert f"{PS1}: released to " in course_release.stdout
+    assert "time limits measured from the solution and saved:" in course_release.stdout
+    course = copy_course(released_course, tmp_path / "course")
     saved = json.loads(open(saved_path(str(course), PS1)).read())
     assert saved["cell_seconds_by_cell"] and 1 <= saved["call_seconds"] <= Limits().call_seconds
 
@@ -536,8 +342,9 @@ def test_limits_measured_at_release_are_reused_until_something_they_depend_on_ch
 
     def grade(*extra):
         out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
-        run = run_grade(PS1, tmp_path / "in", "--out", out, "--course-dir", course, "--workers", 1, *extra)
-        assert run.returncode == 0, run.stderr
+        code = grade_module.main([PS1, str(tmp_path / "in"), "--out", str(out), "--course-dir", str(course),
+                                  "--workers", "1", *extra])
+        assert code == 0, capsys.readouterr().err
         assert read_grades(out)["alice"]["status"] == "graded"
         return " ".join((out / "report.html").read_text().split())
 

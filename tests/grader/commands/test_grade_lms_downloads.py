@@ -11,8 +11,6 @@ in the report with the reason.
 
 import csv
 import io
-import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -20,10 +18,10 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder.commands import release as release_module
 from autograder.running import sandbox
 from tests.support.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, issue_example, write
 from tests.support.grading import correct_submission
+from tests.support.released import copy_course
 
 from tests.support import ROOT
 PS1 = "ps1_hyperplanes"
@@ -44,13 +42,10 @@ s11,Annie Easley,aeasley@example.edu,
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(released_course, tmp_path_factory):
     status = sandbox.sandbox_status()
     assert status.available, f"bubblewrap cannot make a sandbox here: {status.description}"
-    course = tmp_path_factory.mktemp("course")
-    shutil.copy(os.path.join(ROOT, "notebooks", "nbgrader_config.py"), course / "nbgrader_config.py")
-    shutil.copytree(os.path.join(ROOT, "notebooks", "source", PS1), course / "source" / PS1)
-    release_module.release(PS1, str(course))
+    course = copy_course(released_course, tmp_path_factory.mktemp("course"))
     release_nb = nbformat.read(str(course / "release" / PS1 / f"{PS1}.ipynb"), as_version=4)
     source_nb = nbformat.read(str(course / "source" / PS1 / f"{PS1}.ipynb"), as_version=4)
     correct = nbformat.writes(correct_submission(release_nb, source_nb)).encode("utf-8")

@@ -11,8 +11,6 @@ the report must list the renamed entry, whose feedback reaches no LMS.
 """
 
 import csv
-import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -21,9 +19,9 @@ import nbformat
 import pytest
 
 from autograder.outputs import lms_feedback
-from autograder.commands import release as release_module
 from autograder.running import sandbox
 from tests.support.lms_layouts import write
+from tests.support.released import copy_course
 
 from tests.support import ROOT
 PS1 = "ps1_hyperplanes"
@@ -39,13 +37,10 @@ RENAMED = "Ada Lovelace final.ipynb"
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(released_course, tmp_path_factory):
     status = sandbox.sandbox_status()
     assert status.available, f"bubblewrap cannot make a sandbox here: {status.description}"
-    course = tmp_path_factory.mktemp("course")
-    shutil.copy(os.path.join(ROOT, "notebooks", "nbgrader_config.py"), course / "nbgrader_config.py")
-    shutil.copytree(os.path.join(ROOT, "notebooks", "source", PS1), course / "source" / PS1)
-    release_module.release(PS1, str(course))
+    course = copy_course(released_course, tmp_path_factory.mktemp("course"))
     blank = nbformat.writes(nbformat.read(str(course / "release" / PS1 / NB), as_version=4)).encode("utf-8")
 
     folder = tmp_path_factory.mktemp("download") / "ps1_download"

@@ -4,12 +4,14 @@ The fast tests weaken problem set 4 in memory (cases cut, a known-wrong
 implementation dropped, a solution line planted in a release, a heading's
 points changed) and check that the requirement concerned reports it, in
 words that say what to fix.  The slow tests run the command itself: on every
-assignment of the course (exit 0), and on a copy of the autograder package
-whose hidden check for ``train_with_lifting`` lost its cases with
-``max_epochs``, so that a known-wrong implementation ignoring ``max_epochs``
-no longer loses points (exit 1, and the table says which).  Executing the
-notebooks is covered by ``tests/grader/course/test_assignments.py``, which runs the same
-requirement functions.
+assignment of the course (exit 0; the run is the ``course_verification``
+fixture's, whose tables ``tests/grader/course/test_assignments.py`` reads
+too), and on a copy of the autograder package whose hidden check for
+``train_with_lifting`` lost its cases with ``max_epochs``, so that a
+known-wrong implementation ignoring ``max_epochs`` no longer loses points
+(exit 1, and the table says which).  Executing the notebooks is covered by
+``tests/grader/course/test_assignments.py``, which runs the same requirement
+functions.
 """
 
 import copy
@@ -151,8 +153,8 @@ def run_verify(*args, cwd=ROOT):
 
 
 @pytest.mark.slow
-def test_verify_passes_on_every_assignment():
-    result = run_verify("--no-run")
+def test_verify_passes_on_every_assignment(course_verification):
+    result = course_verification
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     rows = [line for line in lines if line.startswith("  ok") or line.startswith("  FAIL")]

@@ -4,22 +4,24 @@
   directory, is idempotent, rejects unknown names, and refuses a release that
   leaks a solution or a hidden test.
 * Every requirement of :mod:`autograder.commands.verify` holds for every assignment,
-  computed by the same functions the instructor's command runs: the solution
-  gets full marks and the blank release zero; every known-wrong
-  implementation (``autograder/course/assignments/<assignment>/known_wrong.py``) loses exactly the grade cells
-  it names; every test cell has hidden cases and catches a known-wrong
-  implementation; defaults are exercised; nothing leaks; the cells, points
-  and visible cases agree; the source notebook runs without an error and the
-  release fails only on its stubs.
+  as the instructor's command reports it: the solution gets full marks and the
+  blank release zero; every known-wrong implementation
+  (``autograder/course/assignments/<assignment>/known_wrong.py``) loses exactly the grade cells it names; every
+  test cell has hidden cases and catches a known-wrong implementation;
+  defaults are exercised; nothing leaks; the cells, points and visible cases
+  agree.  The command runs once per test run (the ``course_verification``
+  fixture, which ``test_verify.py`` reads too).  The source notebook runs
+  without an error and the release fails only on its stubs: these two, which
+  ``verify --no-run`` skips, run here on the run's release.
 
-The release is built once per module (a fixture); each assignment's
-requirements share one :class:`autograder.commands.verify.Assignment`.
+The release is the run's, built once by the command line (the
+``course_release`` fixture); each assignment's executions share one
+:class:`autograder.commands.verify.Assignment`.
 """
 
 import os
+import re
 import shutil
-import subprocess
-import sys
 
 import nbformat
 import pytest
@@ -28,39 +30,21 @@ from autograder.commands import audit as leak_audit
 from autograder.commands import release as release_module
 from autograder.commands import verify
 from autograder.course.assignments import load_checks, names
+from tests.support.released import copy_course
+
+from tests.support import COURSE
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from tests.support import COURSE, ROOT
 ASSIGNMENTS = tuple(names())
 
 pytestmark = pytest.mark.timeout(600)
 
 
-# -- fixtures -----------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def course_copy(tmp_path_factory):
-    """A copy of the course directory, released with the command line (the real one is left alone)."""
-    course = tmp_path_factory.mktemp("course")
-    shutil.copytree(os.path.join(COURSE, "source"), course / "source")
-    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), course / "nbgrader_config.py")
-    result = subprocess.run([sys.executable, "-m", "autograder", "release", "--course-dir", str(course)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=300)
-    return course, result
-
-
-@pytest.fixture(scope="module")
-def released(course_copy):
-    course, result = course_copy
-    assert result.returncode == 0, f"release failed:\n{result.stdout}\n{result.stderr}"
-    return course
-
-
 # -- the release command ----------------------------------------------------------
 
-def test_release_builds_every_assignment_quietly(course_copy):
-    course, result = course_copy
+def test_release_builds_every_assignment_quietly(course_release):
+    result, course = course_release, course_release.course
     assert result.returncode == 0, f"release failed:\n{result.stdout}\n{result.stderr}"
     lines = result.stdout.strip().splitlines()
     assert [line.split(":")[0] for line in lines[::2]] == list(ASSIGNMENTS), result.stdout
@@ -72,13 +56,14 @@ def test_release_builds_every_assignment_quietly(course_copy):
     assert (course / "gradebook.db").is_file()
 
 
-def test_release_has_no_solutions_or_hidden_tests(released):
-    assert leak_audit.audit([released / "release"], leak_audit.collect_secrets(course_dir=released)) == []
+def test_release_has_no_solutions_or_hidden_tests(released_course):
+    assert leak_audit.audit([released_course / "release"], leak_audit.collect_secrets(course_dir=released_course)) == []
 
 
-def test_release_is_idempotent_and_records_the_gradebook(released):
+def test_release_is_idempotent_and_records_the_gradebook(released_course, tmp_path):
     from nbgrader.api import Gradebook
 
+    released = copy_course(released_course, tmp_path / "course")
     assert release_module.main(["ps1_hyperplanes", "--course-dir", str(released)]) == 0
     with Gradebook(f"sqlite:///{released / 'gradebook.db'}", "perceptron") as gb:
         names = sorted(a.name for a in gb.assignments)
@@ -124,17 +109,38 @@ def test_release_refuses_a_planted_leak(tmp_path):
 # -- what `python -m autograder verify` checks ---------------------------------------------
 
 @pytest.fixture(scope="module", params=ASSIGNMENTS)
-def assignment(request, released):
-    """The real source notebook and checks, with the release built in the course copy."""
-    return verify.Assignment(request.param, COURSE, release_dir=str(released / "release" / request.param))
+def assignment(request, released_course):
+    """The real source notebook and checks, with the release of the run's released course."""
+    return verify.Assignment(request.param, COURSE, release_dir=str(released_course / "release" / request.param))
+
+
+def verify_tables(stdout):
+    """``{assignment: the lines of its table}`` from what ``python -m autograder verify`` printed."""
+    tables, lines = {}, None
+    for line in stdout.splitlines():
+        if line in ASSIGNMENTS:
+            lines = tables[line] = []
+        elif re.fullmatch(r"\d+ of \d+ assignments verified.*", line):
+            lines = None
+        if lines is not None:
+            lines.append(line)
+    return tables
 
 
 @pytest.mark.parametrize("requirement", verify.REQUIREMENTS, ids=lambda r: r.__name__)
-def test_requirement_holds(assignment, requirement):
-    outcome = requirement(assignment)
-    assert outcome.problems == (), f"{assignment.name}: {outcome.requirement}:\n" + "\n".join(outcome.problems)
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_requirement_holds(course_verification, name, requirement):
+    # As the instructor's command found it: its table has a row per requirement, in order, "ok" or "FAIL"
+    # with the problems listed below the table.
+    table = verify_tables(course_verification.stdout).get(name)
+    assert table, f"python -m autograder verify printed no table for {name}:\n{course_verification.stdout}\n" \
+                  f"{course_verification.stderr}"
+    rows = [line for line in table if line.startswith(("  ok", "  FAIL"))]
+    assert len(rows) == len(verify.REQUIREMENTS), "\n".join(table)
+    assert rows[verify.REQUIREMENTS.index(requirement)].startswith("  ok  "), "\n".join(table)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("requirement", verify.RUN_REQUIREMENTS, ids=lambda r: r.__name__)
 def test_notebook_runs_as_expected(assignment, requirement):
     outcome = requirement(assignment)

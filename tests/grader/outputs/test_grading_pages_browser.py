@@ -10,30 +10,24 @@ ChromeDriver, bubblewrap and the axe-core the book build installs.
 
 from __future__ import annotations
 
-import shutil
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder.commands import release as release_module
 from autograder.course.assignments import load_checks
 from tests.support.hostile import Kit, reference_pasted
 from tests.support.browser import DESKTOP, PHONE, open_page, run_axe
-from tests.support import COURSE
 from tests.support.grading import PS1, correct_submission, partial_submission, read_grades, run_grade
+from tests.support.released import copy_course
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory, sandbox_ready):  # noqa: F811
+def graded(released_course, tmp_path_factory, sandbox_ready):  # noqa: F811
     root = tmp_path_factory.mktemp("pages")
-    course = root / "course"
-    (course / "source").mkdir(parents=True)
-    shutil.copy(f"{COURSE}/nbgrader_config.py", course / "nbgrader_config.py")
-    shutil.copytree(f"{COURSE}/source/{PS1}", course / "source" / PS1)
-    release_module.release(PS1, str(course))
+    course = copy_course(released_course, root / "course")
     release_nb = nbformat.read(str(course / "release" / PS1 / f"{PS1}.ipynb"), as_version=4)
     source_nb = nbformat.read(str(course / "source" / PS1 / f"{PS1}.ipynb"), as_version=4)
     folder = root / "in"

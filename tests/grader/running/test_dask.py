@@ -5,7 +5,6 @@ with Dask's own command line, as an instructor would start them on a cluster.
 """
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -13,8 +12,8 @@ import time
 import nbformat
 import pytest
 
-from autograder.commands import release as release_module
 from tests.support.grading import correct_submission, partial_submission, read_grades, run_grade
+from tests.support.released import copy_course
 
 from tests.support import ROOT
 PS1 = "ps1_hyperplanes"
@@ -48,11 +47,8 @@ def scheduler_file(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory):
-    course = tmp_path_factory.mktemp("course")
-    shutil.copy(os.path.join(ROOT, "notebooks", "nbgrader_config.py"), course / "nbgrader_config.py")
-    shutil.copytree(os.path.join(ROOT, "notebooks", "source", PS1), course / "source" / PS1)
-    release_module.release(PS1, str(course))
+def batch(released_course, tmp_path_factory):
+    course = copy_course(released_course, tmp_path_factory.mktemp("course"))
     release_nb = nbformat.read(str(course / "release" / PS1 / f"{PS1}.ipynb"), as_version=4)
     source_nb = nbformat.read(str(course / "source" / PS1 / f"{PS1}.ipynb"), as_version=4)
     folder = tmp_path_factory.mktemp("submissions")
@@ -85,8 +81,10 @@ def test_dask_cluster_grades_like_the_local_pool(scheduler_file, batch, tmp_path
     assert "run_submission" in prefixes
 
 
-def test_unreachable_scheduler_is_a_clear_error(batch, tmp_path):
+def test_unreachable_scheduler_is_a_clear_error(batch, tmp_path, monkeypatch):
     course, folder = batch
+    # The command waits as long as Dask's connect timeout (30 s unless configured) before it gives up.
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
     result = run_grade(PS1, folder, "--out", tmp_path / "out", "--course-dir", course,
                        "--scheduler", "tcp://127.0.0.1:9")
     assert result.returncode == 2
