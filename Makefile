@@ -57,8 +57,8 @@ assignments: $(STAMP)
 test: system-test $(STAMP) pdf book
 	$(PY) -m pytest -n 2
 
-# The edit loop: the tests not marked slow, on two workers, with fewer examples for each property test
-# (the hypothesis profile "fast"); it needs neither the book nor the PDF.
+# The edit loop, in under a minute: the tests not marked slow, on two workers, with fewer examples for
+# each property test (the hypothesis profile "fast"); its tests of the built book read the last `make book`.
 test-fast: system-test $(STAMP)
 	$(PY) -m pytest -m "not slow" -n 2 -q --hypothesis-profile=fast
 

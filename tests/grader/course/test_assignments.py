@@ -127,6 +127,7 @@ def verify_tables(stdout):
     return tables
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("requirement", verify.REQUIREMENTS, ids=lambda r: r.__name__)
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_requirement_holds(course_verification, name, requirement):

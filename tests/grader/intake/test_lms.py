@@ -353,6 +353,9 @@ def test_extraction_problems_reach_flat_layouts_too(tmp_path):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+# 300 examples under hypothesis's default profile (100); in proportion under another (make test-fast's).
+MANY = settings(max_examples=settings.default.max_examples * 3, deadline=None)
+
 RECEIPT_LINES = st.sampled_from(["Name: Ada Lovelace (alovelace)", "Name: (", "Name: ((x))", "Original filename: a",
                                  "Filename: b", "Date Submitted: ", ":::", "Files:", "\tFilename: c"])
 YAML_PIECES = st.sampled_from(["submission_1:", "  :submitters:", "  - :name: x", "    :sid: 1", "  :created_at: 2025",
@@ -360,7 +363,7 @@ YAML_PIECES = st.sampled_from(["submission_1:", "  :submitters:", "  - :name: x"
                                "? [a]\n: b", "{", "'", ":x: !!binary AAAA", "submission_1: [1, 2]"])
 
 
-@settings(max_examples=300, deadline=None)
+@MANY
 @given(st.one_of(st.binary(max_size=2000), st.lists(RECEIPT_LINES, max_size=12).map(lambda ls: "\n".join(ls).encode())))
 def test_any_receipt_bytes_give_a_record_or_none(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("r") / "receipt.txt"
@@ -370,7 +373,7 @@ def test_any_receipt_bytes_give_a_record_or_none(tmp_path_factory, data):
                                                                for k, v in info.files))
 
 
-@settings(max_examples=300, deadline=None)
+@MANY
 @given(st.one_of(st.binary(max_size=2000), st.lists(YAML_PIECES, max_size=12).map(lambda ls: "\n".join(ls).encode())))
 def test_any_metadata_bytes_give_records_or_a_reason(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("m") / "submission_metadata.yml"
