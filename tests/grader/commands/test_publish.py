@@ -261,8 +261,10 @@ def student(published, tmp_path_factory):
     page = page_text(fetch(f"{published.address}/book/students.html"))
     commands = [line.strip() for line in page.splitlines() if line.strip().startswith("pip install")]
     assert commands and published.address in commands[0], f"no install command from the site on the page: {commands}"
+    # Nothing of this test run's environment that a student's would not have: the grading tests set
+    # MPLBACKEND=Agg for themselves, and with it a notebook's figures are never displayed.
     env = {key: value for key, value in os.environ.items()
-           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME") and not key.startswith("JUPYTER")}
+           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME") and not key.startswith(("JUPYTER", "MPL"))}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", JUPYTER_DATA_DIR=str(home / "jupyter"),
                HOME=str(home), PIP_DISABLE_PIP_VERSION_CHECK="1")
     env["PIP_CACHE_DIR"] = os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
