@@ -231,10 +231,8 @@ def installed(released_course, tmp_path_factory):
     wheel = build_wheel(str(base / "dist"), course_dir=str(released_course))
     subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
     bin_dir = base / "venv" / "bin"
-    # No byte-compiling: Python compiles the few modules the tests import when they first do, while compiling
-    # every file of numpy, matplotlib and IPython at install time takes longer than the install itself.
-    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "--no-compile", wheel],
-                          capture_output=True, text=True, timeout=900, env=clean_env(base))
+    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", wheel], capture_output=True,
+                          text=True, timeout=900, env=clean_env(base))
     assert done.returncode == 0, done.stdout + done.stderr
     return wheel, bin_dir, released_course
 
