@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from perceptron_course.cells import Flag  # defined with the locked cells it reports on
 
-from autograder.course.limits import Limits
+from perceptron_course.limits import Limits
 
 GRADED = "graded"
 UNGRADABLE = "ungradable"
@@ -84,7 +84,7 @@ class CellResult:
 class Settings:
     """How every submission of a run is graded.
 
-    ``limits`` are the course's :class:`~autograder.course.limits.Limits`;
+    ``limits`` are the course's :class:`~perceptron_course.limits.Limits`;
     ``cell_seconds`` and ``call_seconds`` the time limits actually applied to
     one cell and to one call by a hidden test: the ceilings in ``limits``
     unless calibrated lower from the instructor's solution
@@ -143,10 +143,10 @@ class Result:
     submitted_at: str = ""  # ISO 8601, when the LMS recorded it
     authored_code: tuple = ()  # the sources of the student's own code cells, for the similarity report
     # Set by the worker, consumed by the host's judge: the autograded cells'
-    # (grade_id, points) and the hidden tests' results (boundary.ProbeResults).
+    # (grade_id, points) and the hidden tests' results (autograder.boundary.from_sandbox.ProbeResults).
     autograded_cells: list = None
     probe_results: object = None
-    runner_report: object = None  # boundary.RunnerReport of the run, when it ran
+    runner_report: object = None  # perceptron_course.protocol.RunnerReport of the run, when it ran
 
     @property
     def flag_codes(self):

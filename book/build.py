@@ -19,13 +19,20 @@ When the build fails, the execution reports that myst-nb writes to
 ``_build/html/reports/`` (the traceback of each failing chapter) are printed, so the
 cause is visible in a CI log.
 
+``--path-output DIR`` builds into ``DIR/_build/html`` instead, leaving ``_build/html``
+as it is (``python -m autograder publish --out`` builds the site's book so). What the
+book's extensions read beside the HTML, the published downloads (``published/``) and
+the PDF (``pdf/``), is then read from ``DIR/_build``; executed chapters still come from
+the repository's jupyter-cache.
+
 Usage, from anywhere::
 
-    .venv/bin/python book/build.py
+    .venv/bin/python book/build.py [--path-output DIR]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -57,7 +64,7 @@ MATHJAX_PARTS = (
     "sre",
     "adaptors",
 )
-# axe-core, for the browser tests only (tests/book/test_book_browser.py).
+# axe-core, for the accessibility tests only (the book's, the lab's and the grading pages').
 AXE_VERSION = "4.14.1"
 AXE_PREFIX = BUILD / ".axe-core"
 
@@ -70,6 +77,11 @@ _EXEC_LINE = re.compile(
 
 class BuildError(RuntimeError):
     """A step of the book build failed; the message says what to do."""
+
+
+def shown(path: Path) -> Path:
+    """``path`` as a message shows it: relative to the repository when it is inside it."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
 def mathjax_es5() -> Path:
@@ -177,15 +189,16 @@ def copy_mathjax(es5: Path, target: Path = MATHJAX_TARGET) -> None:
         shutil.copy2(licence, target / "LICENSE")
 
 
-def run_jupyter_book(builder: str = "html") -> tuple[int, list[str]]:
+def run_jupyter_book(builder: str = "html", path_output: Path = ROOT) -> tuple[int, list[str]]:
     """Run ``jupyter-book build``, echoing its output, and return (exit code, lines).
 
     ``builder`` is ``html`` (into ``_build/html``) or ``latex`` (into ``_build/latex``, for
     book/build_pdf.py); both read executed chapters from the same jupyter-cache.
+    ``path_output`` is the folder whose ``_build`` gets the build.
     """
     command = [
         sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
-        "build", str(ROOT), "--builder", builder,
+        "build", str(ROOT), "--builder", builder, "--path-output", str(path_output),
         "--warningiserror", "--keep-going",
         # A fresh Sphinx environment, so the warnings of an unchanged page are reported
         # again; execution results still come from the jupyter-cache.
@@ -231,18 +244,18 @@ def notebook_pages() -> list[str]:
     return pages
 
 
-def check_notebook_downloads() -> list[str]:
+def check_notebook_downloads(html: Path = HTML) -> list[str]:
     """Every notebook page offers itself as an .ipynb download; return the problems."""
     problems = []
     for page in notebook_pages():
-        html_file = HTML / f"{page}.html"
+        html_file = html / f"{page}.html"
         if not html_file.is_file():
             continue  # not in the table of contents
-        ipynb = HTML / "_sources" / f"{page}.ipynb"
+        ipynb = html / "_sources" / f"{page}.ipynb"
         link = f'href="../_sources/{page}.ipynb"'
         if not ipynb.is_file() or link not in html_file.read_text(encoding="utf-8"):
             problems.append(
-                f"{html_file.relative_to(ROOT)} does not offer {ipynb.relative_to(ROOT)} "
+                f"{shown(html_file)} does not offer {shown(ipynb)} "
                 "for download. sphinx-book-theme adds the .ipynb download only while a "
                 "launch button is configured: keep binderhub_url (or another launch "
                 "button) set in _config.yml."
@@ -250,7 +263,7 @@ def check_notebook_downloads() -> list[str]:
     return problems
 
 
-def add_outputs_to_downloads() -> list[str]:
+def add_outputs_to_downloads(html: Path = HTML) -> list[str]:
     """Put the executed outputs into the chapters' .ipynb downloads.
 
     sphinx-book-theme offers the notebook that myst-nb wrote, which has outputs only
@@ -264,7 +277,7 @@ def add_outputs_to_downloads() -> list[str]:
     cache = get_cache(str(BUILD / ".jupyter_cache"))
     skipped = []
     for page in notebook_pages():
-        download = HTML / "_sources" / f"{page}.ipynb"
+        download = html / "_sources" / f"{page}.ipynb"
         if not download.is_file():
             continue
         notebook = nbformat.read(download, as_version=4)
@@ -289,11 +302,10 @@ def print_failure(lines: list[str], reports_folder: Path = REPORTS) -> None:
             print(f"  {line}")
     reports = sorted(reports_folder.rglob("*.err.log")) if reports_folder.is_dir() else []
     for report in reports:
-        print(f"\n{bar}\n[book] execution report {report.relative_to(ROOT)}\n{bar}")
+        print(f"\n{bar}\n[book] execution report {shown(report)}\n{bar}")
         print(report.read_text(encoding="utf-8", errors="replace"))
     if not reports:
-        print("[book] no chapter failed to execute (no reports in "
-              f"{reports_folder.relative_to(ROOT)}).")
+        print(f"[book] no chapter failed to execute (no reports in {shown(reports_folder)}).")
     missing_release = [
         line.split("download file not readable:", 1)[1].strip()
         for line in lines
@@ -308,7 +320,17 @@ def print_failure(lines: list[str], reports_folder: Path = REPORTS) -> None:
         )
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Build the course book into _build/html.")
+    parser.add_argument(
+        "--path-output", metavar="DIR", type=Path, default=ROOT,
+        help="build into DIR/_build/html, reading the published downloads and the PDF from "
+             "DIR/_build, instead of the repository's _build")
+    path_output = parser.parse_args(argv).path_output.resolve()
+    html = path_output / "_build" / "html"
+    reports = html / "reports"
+    mathjax = html / "_static" / "mathjax"
+
     start = time.perf_counter()
     if not RELEASE.is_dir():
         print(
@@ -327,12 +349,12 @@ def main() -> int:
         # The pages do not need axe-core; only the accessibility test does.
         print(f"[book] note: the accessibility test will not run: {error}")
     # Old reports would blame chapters that have been fixed since.
-    shutil.rmtree(REPORTS, ignore_errors=True)
+    shutil.rmtree(reports, ignore_errors=True)
 
-    returncode, lines = run_jupyter_book()
-    if HTML.is_dir():
-        copy_mathjax(es5)
-        for page in add_outputs_to_downloads():
+    returncode, lines = run_jupyter_book(path_output=path_output)
+    if html.is_dir():
+        copy_mathjax(es5, mathjax)
+        for page in add_outputs_to_downloads(html):
             print(f"[book] note: no cached execution matches {page}; its .ipynb download "
                   "has no outputs.")
     summary = execution_summary(lines)
@@ -342,19 +364,19 @@ def main() -> int:
         f"from the cache: {', '.join(summary['cached']) or 'none'}"
     )
     if returncode != 0:
-        print_failure(lines)
+        print_failure(lines, reports)
         print(f"[book] failed after {elapsed:.1f} s")
         return returncode
 
-    problems = check_notebook_downloads()
-    if not (MATHJAX_TARGET / "tex-chtml.js").is_file():
-        problems.append(f"{MATHJAX_TARGET / 'tex-chtml.js'} is missing after the copy.")
+    problems = check_notebook_downloads(html)
+    if not (mathjax / "tex-chtml.js").is_file():
+        problems.append(f"{shown(mathjax / 'tex-chtml.js')} is missing after the copy.")
     if problems:
         print("\n[book] the build finished, but:")
         for problem in problems:
             print(f"  {problem}")
         return 1
-    print(f"[book] built {HTML.relative_to(ROOT)}/index.html in {elapsed:.1f} s")
+    print(f"[book] built {shown(html)}/index.html in {elapsed:.1f} s")
     return 0
 
 

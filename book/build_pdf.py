@@ -47,6 +47,8 @@ def _load(name: str, path: Path):
 
 
 build = _load("book_build", BOOK / "build.py")  # the jupyter-book run and its reports
+# The extensions of book/_ext import one another by name, as Sphinx (local_extensions in _config.yml) lets them.
+sys.path.append(str(BOOK / "_ext"))
 PDF_NAME = _load("book_pdf_extension", BOOK / "_ext" / "pdf_book.py").PDF_NAME
 
 ROOT = build.ROOT

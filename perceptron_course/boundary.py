@@ -1,19 +1,20 @@
 """The student's side of the trust boundary: a notebook file, and what running it leaves behind.
 
 The grader parses everything that came from a submission or from inside a
-sandbox in one place, :mod:`autograder.boundary`; the readers the student's
-check needs too live here, and that module imports them, so both read a
+sandbox in one package, :mod:`autograder.boundary`; the readers the student's
+check needs too live here, and that package imports them, so both read a
 notebook and a run in exactly the same way:
 
 * a submitted file: :func:`read_untrusted_file` (no links followed, size
   capped whatever ``stat`` says) and :func:`parse_notebook`, which gives a
   :class:`SubmittedNotebook` of :class:`SubmittedCell`;
-* the runner's report: :func:`read_runner_report` gives a
-  :class:`RunnerReport`, whose cell numbers are checked against the notebook
-  that ran;
-* the executed notebook: :func:`read_executed_cells` gives one
-  :class:`ExecutedCell` per cell (outputs reduced to plain text, PNG and
-  JPEG, size-capped).
+* the runner's report (:data:`perceptron_course.protocol.REPORT_FILE`):
+  :func:`read_runner_report` gives a
+  :class:`~perceptron_course.protocol.RunnerReport`, whose cell numbers are
+  checked against the notebook that ran;
+* the executed notebook (:data:`perceptron_course.protocol.EXECUTED_NOTEBOOK_FILE`):
+  :func:`read_executed_cells` gives one :class:`ExecutedCell` per cell
+  (outputs reduced to plain text, PNG and JPEG, size-capped).
 
 Every reader is total: malformed, truncated, oversized, deeply nested,
 wrongly typed or lying input gives an empty or explicit record, never an
@@ -25,12 +26,16 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SubmittedCell", "SubmittedNotebook", "RunnerReport", "CellOutput", "ExecutedCell",
-           "read_untrusted_file", "parse_notebook", "read_untrusted_json", "read_runner_report",
-           "read_executed_cells"]
+from . import protocol
+from .cells import nbgrader_metadata
+from .protocol import RunnerReport
+
+__all__ = ["SubmittedCell", "SubmittedNotebook", "CellOutput", "ExecutedCell", "read_untrusted_file",
+           "parse_notebook", "read_untrusted_json", "read_runner_report", "read_executed_cells", "as_text",
+           "as_seconds"]
 
 CELL_KINDS = ("code", "markdown", "raw")
 CELL_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -45,7 +50,7 @@ MAX_PROCESS_NAME = 40
 MAX_PROCESSES_LISTED = 1000
 
 
-def _text(value):
+def as_text(value):
     """``value`` as valid Unicode if it is a string (or a list of strings, as notebooks store text), else ``""``."""
     if isinstance(value, list):
         value = "".join(v for v in value if isinstance(v, str))
@@ -142,14 +147,11 @@ class SubmittedNotebook:
 def _submitted_cell(cell):
     if not isinstance(cell, dict) or cell.get("cell_type") not in CELL_KINDS:
         return None
-    metadata = cell.get("metadata")
-    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
-    pairs = ()
-    if isinstance(meta, dict):
-        pairs = tuple(sorted((_text(k), v if not isinstance(v, str) else _text(v)) for k, v in meta.items()
-                             if isinstance(k, str) and (v is None or isinstance(v, (str, bool, int, float)))))
+    pairs = tuple(sorted((as_text(k), v if not isinstance(v, str) else as_text(v))
+                         for k, v in nbgrader_metadata(cell).items()
+                         if isinstance(k, str) and (v is None or isinstance(v, (str, bool, int, float)))))
     cell_id = cell.get("id")
-    return SubmittedCell(kind=cell["cell_type"], source=_text(cell.get("source", "")),
+    return SubmittedCell(kind=cell["cell_type"], source=as_text(cell.get("source", "")),
                          cell_id=cell_id if isinstance(cell_id, str) and CELL_ID.fullmatch(cell_id) else None,
                          nbgrader=pairs)
 
@@ -190,64 +192,59 @@ def parse_notebook(data):
 
 # -- what comes back from the sandbox ------------------------------------------------------
 
-@dataclass(frozen=True)
-class RunnerReport:
-    """What the runner inside the sandbox says happened; it only adds detail, never decides a status.
-
-    Cell numbers count every cell of the notebook that ran, from 0, and are
-    checked against it.  ``cell_seconds`` maps a cell number to the seconds
-    it took (kept for calibrating time limits from the instructor's solution).
-    """
-
-    stopped_at_cell: Any = None
-    interrupted_cells: tuple = ()
-    truncated_cells: tuple = ()
-    processes_left: tuple = ()
-    probes_ran: bool = False
-    probe_error: Any = None
-    cell_seconds: tuple = ()  # (cell number, seconds)
-    probe_seconds: float = 0.0
-    finished: bool = False  # the runner got to its end (it writes this last)
-
-
-def _seconds(value):
+def as_seconds(value):
+    """``value`` as a duration in seconds if it is a plausible one (a number from 0 to 10 million), else ``None``."""
     return float(value) if type(value) in (int, float) and 0 <= value < 1e7 else None
 
 
+def _cell_number(value, n_cells):
+    return value if type(value) is int and 0 <= value < n_cells else None
+
+
+def _cell_numbers(value, n_cells):
+    if not isinstance(value, list):
+        return ()
+    return tuple(sorted({i for i in value if type(i) is int and 0 <= i < n_cells})[:MAX_CELLS_LISTED])
+
+
+def _process_names(value, n_cells):
+    if not isinstance(value, list):
+        return ()
+    return tuple(as_text(n)[:MAX_PROCESS_NAME] for n in value[:MAX_PROCESSES_LISTED] if isinstance(n, str))
+
+
+def _seconds_by_cell(value, n_cells):
+    # Only ASCII digits: "²" is a digit to str.isdigit, and int() refuses it.
+    if not isinstance(value, dict):
+        return ()
+    timings = ((k, as_seconds(v)) for k, v in list(value.items())[:n_cells])
+    return tuple(sorted((int(k), s) for k, s in timings
+                        if isinstance(k, str) and k.isascii() and k.isdigit() and len(k) < 7 and int(k) < n_cells and s is not None))
+
+
+# One reader per kind of value in the runner's report (perceptron_course.protocol), each given the value and the
+# number of cells of the notebook that ran.
+_REPORT_READERS = {
+    protocol.CELL: _cell_number,
+    protocol.CELLS: _cell_numbers,
+    protocol.NAMES: _process_names,
+    protocol.FLAG: lambda value, n_cells: value is True,
+    protocol.ERROR: lambda value, n_cells: as_text(value)[:100] if isinstance(value, str) else None,
+    protocol.SECONDS: lambda value, n_cells: as_seconds(value) or 0.0,
+    protocol.SECONDS_BY_CELL: _seconds_by_cell,
+}
+
+
 def read_runner_report(path, n_cells, max_bytes):
-    """The :class:`RunnerReport` in ``path``; an empty one when it is missing or malformed."""
+    """The :class:`~perceptron_course.protocol.RunnerReport` in ``path``; an empty one when it is missing or malformed.
+
+    Cell numbers are checked against ``n_cells``, the number of cells of the
+    notebook that ran; lists and text are capped.
+    """
     report = read_untrusted_json(path, max_bytes)
     if not isinstance(report, dict):
         return RunnerReport()
-
-    def cells(key):
-        value = report.get(key)
-        if not isinstance(value, list):
-            return ()
-        return tuple(sorted({i for i in value if type(i) is int and 0 <= i < n_cells})[:MAX_CELLS_LISTED])
-
-    stopped = report.get("stopped_at_cell")
-    left = report.get("processes_left")
-    error = report.get("probe_error")
-    timings = report.get("cell_seconds")
-    cell_seconds = ()
-    if isinstance(timings, dict):
-        cell_seconds = tuple(sorted((int(k), s) for k, s in
-                                    ((k, _seconds(v)) for k, v in list(timings.items())[:n_cells])
-                                    if isinstance(k, str) and k.isdigit() and len(k) < 7 and int(k) < n_cells
-                                    and s is not None))
-    return RunnerReport(
-        stopped_at_cell=stopped if type(stopped) is int and 0 <= stopped < n_cells else None,
-        interrupted_cells=cells("interrupted_cells"),
-        truncated_cells=cells("truncated_cells"),
-        processes_left=tuple(_text(n)[:MAX_PROCESS_NAME] for n in left[:MAX_PROCESSES_LISTED] if isinstance(n, str))
-        if isinstance(left, list) else (),
-        probes_ran=report.get("probes_ran") is True,
-        probe_error=_text(error)[:100] if isinstance(error, str) else None,
-        cell_seconds=cell_seconds,
-        probe_seconds=_seconds(report.get("probe_seconds")) or 0.0,
-        finished=report.get("finished") is True,
-    )
+    return RunnerReport(**{key: _REPORT_READERS[kind](report.get(key), n_cells) for key, kind in protocol.REPORT_KINDS})
 
 
 @dataclass(frozen=True)
@@ -300,17 +297,17 @@ def _clean_output(output, max_chars):
     kind = output.get("output_type")
     if kind == "stream":
         name = output.get("name") if output.get("name") in ("stdout", "stderr") else "stdout"
-        return CellOutput("stream", name=name, text=_text(output.get("text"))[:max_chars])
+        return CellOutput("stream", name=name, text=as_text(output.get("text"))[:max_chars])
     if kind == "error":
         tb = output.get("traceback")
-        tb = tuple(_text(line)[:max_chars] for line in tb[:MAX_TRACEBACK_LINES]) if isinstance(tb, list) else ()
-        return CellOutput("error", ename=_text(output.get("ename"))[:MAX_ENAME],
-                          evalue=_text(output.get("evalue"))[:MAX_EVALUE], traceback=tb)
+        tb = tuple(as_text(line)[:max_chars] for line in tb[:MAX_TRACEBACK_LINES]) if isinstance(tb, list) else ()
+        return CellOutput("error", ename=as_text(output.get("ename"))[:MAX_ENAME],
+                          evalue=as_text(output.get("evalue"))[:MAX_EVALUE], traceback=tb)
     if kind in ("display_data", "execute_result"):
         data = output.get("data") if isinstance(output.get("data"), dict) else {}
         kept = []
         for mime in ALLOWED_MIME:
-            value = _text(data.get(mime))[:max_chars]
+            value = as_text(data.get(mime))[:max_chars]
             if mime in IMAGE_MIME:
                 value = "".join(value.split())
                 if not re.fullmatch(r"[A-Za-z0-9+/=]*", value):

@@ -14,6 +14,11 @@ nbgrader metadata.  What was edited, deleted or duplicated becomes a
 :func:`library_imports` reads what a cell imports from ``perceptron_lib``:
 a graded notebook gets only the data loaders its release imports
 (:mod:`autograder.course.library`), and the check warns about any other.
+
+:func:`nbgrader_metadata` is the one reader of a cell's nbgrader metadata,
+for the grader and the student's check alike, with the predicates built on
+it (:func:`grade_id`, :func:`is_solution`, :func:`is_test_cell`), and
+:func:`calibration_key` names the cells whose time limit grading calibrates.
 """
 
 import ast
@@ -22,7 +27,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["Flag", "prepare_notebook", "locked_fingerprint", "library_imports", "LIBRARY"]
+__all__ = ["Flag", "nbgrader_metadata", "grade_id", "is_solution", "is_test_cell", "calibration_key",
+           "cell_seconds_by_index", "prepare_notebook", "locked_fingerprint", "library_imports", "LIBRARY"]
 
 LIBRARY = "perceptron_lib"
 
@@ -35,19 +41,68 @@ class Flag:
     detail: str = ""
 
 
-def _nbgrader(cell):
+def nbgrader_metadata(cell):
+    """A notebook cell's nbgrader metadata (``metadata["nbgrader"]``), or ``{}`` when it has none.
+
+    Total: a cell, metadata or nbgrader part that is not a dict (a hand-edited
+    notebook, or plain JSON from anywhere) counts as none.  ``cell`` is an
+    nbformat cell or the dict of one.
+
+    Examples
+    --------
+    >>> nbgrader_metadata({"metadata": {"nbgrader": {"grade_id": "f", "solution": True}}})
+    {'grade_id': 'f', 'solution': True}
+    >>> nbgrader_metadata({"metadata": {"nbgrader": ["not", "a", "dict"]}}), nbgrader_metadata(None)
+    ({}, {})
+    """
     meta = cell.get("metadata") if isinstance(cell, dict) else None
     data = meta.get("nbgrader") if isinstance(meta, dict) else None
     return data if isinstance(data, dict) else {}
 
 
-def _grade_id(cell):
-    gid = _nbgrader(cell).get("grade_id")
+def grade_id(cell):
+    """A cell's nbgrader id, or ``None`` when it has none or it is not a non-empty string."""
+    gid = nbgrader_metadata(cell).get("grade_id")
     return gid if isinstance(gid, str) and gid else None
 
 
-def _is_solution(cell):
-    return bool(_nbgrader(cell).get("solution"))
+def is_solution(cell):
+    """Whether nbgrader marks the cell as an answer: a solution cell, whose source is the student's."""
+    return bool(nbgrader_metadata(cell).get("solution"))
+
+
+def is_test_cell(cell):
+    """Whether the cell is an autograded test: a graded code cell that is not an answer."""
+    meta = nbgrader_metadata(cell)
+    return isinstance(cell, dict) and cell.get("cell_type") == "code" and bool(meta.get("grade")) \
+        and not meta.get("solution")
+
+
+def calibration_key(cell):
+    """The key under which a cell's own, calibrated time limit is stored, or ``None`` when it gets none.
+
+    Calibration (:mod:`autograder.running.calibrate`) limits every code cell
+    of the release except the answer cells (whose cost is the student's), and
+    records each limit under the cell's nbgrader id, or its notebook cell id
+    when it has none; grading then applies the limit to the cell of the
+    prepared notebook with the same key (:func:`cell_seconds_by_index`).
+    """
+    if not isinstance(cell, dict) or cell.get("cell_type") != "code" or is_solution(cell):
+        return None
+    key = grade_id(cell) or cell.get("id")
+    return key if isinstance(key, str) and key else None
+
+
+def cell_seconds_by_index(cells, cell_seconds_by_cell):
+    """``{index: seconds}`` of those ``cells`` whose :func:`calibration_key` has a limit in ``cell_seconds_by_cell``.
+
+    ``cell_seconds_by_cell`` holds ``(key, seconds)`` pairs, as
+    :attr:`autograder.results.Settings.cell_seconds_by_cell` does; the runner
+    is given the limits by cell index and reads no metadata itself.
+    """
+    by_key = dict(cell_seconds_by_cell)
+    return {index: by_key[key] for index, cell in enumerate(cells)
+            if (key := calibration_key(cell)) is not None and key in by_key}
 
 
 def locked_fingerprint(kind, source, nbgrader_meta):
@@ -93,7 +148,7 @@ def prepare_notebook(student_nb, release_nb):
     from nbformat.v4 import new_notebook
 
     release_cells = release_nb.cells
-    release_by_id = {_grade_id(c): c for c in release_cells if _grade_id(c)}
+    release_by_id = {grade_id(c): c for c in release_cells if grade_id(c)}
     student_cells = list(student_nb.cells)
 
     first = {}
@@ -108,7 +163,7 @@ def prepare_notebook(student_nb, release_nb):
                 anchor = gid
                 continue
             duplicated.append(gid)
-            if not _is_solution(release_by_id[gid]):
+            if not is_solution(release_by_id[gid]):
                 continue  # a copy of a locked or test cell never runs
         extras.setdefault(anchor, []).append(cell)
 
@@ -134,13 +189,13 @@ def prepare_notebook(student_nb, release_nb):
 
     add_extras(None)
     for rcell in release_cells:
-        gid = _grade_id(rcell)
+        gid = grade_id(rcell)
         if gid is None:
             continue
         kind = rcell.cell_type
         meta = dict(rcell.metadata)
         student = first.get(gid)
-        if _is_solution(rcell):
+        if is_solution(rcell):
             source = student.source if student is not None else rcell.source
             add(kind, source, meta, rcell.get("id"))
             answers[gid] = source
@@ -150,7 +205,7 @@ def prepare_notebook(student_nb, release_nb):
             if student is None:
                 deleted.append(gid)
             elif locked_fingerprint(student.kind, student.source, dict(student.nbgrader)) != \
-                    locked_fingerprint(rcell.cell_type, rcell.source, _nbgrader(rcell)):
+                    locked_fingerprint(rcell.cell_type, rcell.source, nbgrader_metadata(rcell)):
                 edited.append(gid)
             add(kind, rcell.source, meta, rcell.get("id"))
         add_extras(gid)

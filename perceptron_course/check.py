@@ -38,6 +38,8 @@ import tempfile
 from dataclasses import dataclass
 
 from .boundary import parse_notebook, read_untrusted_file
+from .cells import (LIBRARY, calibration_key, grade_id, is_solution, is_test_cell, library_imports,
+                    nbgrader_metadata, prepare_notebook)
 from .limits import Limits, LimitsError, course_limits
 
 __all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main", "RELEASE_DIR",
@@ -71,11 +73,6 @@ class Finding:
     text: str
 
 
-def _nbgrader(cell):
-    meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-    return meta if isinstance(meta, dict) else {}
-
-
 def _source(cell):
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else str(source)
@@ -95,7 +92,7 @@ def _released(release):
 def _grade_ids(notebook):
     """The nbgrader grade ids of a release notebook (nbformat) or a parsed submission."""
     if hasattr(notebook, "metadata") or isinstance(notebook, dict):
-        return {_nbgrader(c).get("grade_id") for c in notebook["cells"] if isinstance(c, dict)} - {None}
+        return {grade_id(c) for c in notebook["cells"]} - {None}
     return {cell.grade_id for cell in notebook.cells} - {None}
 
 
@@ -123,7 +120,7 @@ def _parts(release_nb):
         if match:
             current = f"{match.group(1)}: {match.group(2)} ({match.group(3)} points)"
             titles.append(current)
-        gid = _nbgrader(cell).get("grade_id")
+        gid = grade_id(cell)
         if gid:
             of_cell[gid] = current
     return titles, of_cell
@@ -158,9 +155,8 @@ def _answer_findings(release_nb, answers, authored, part_of):
             if isinstance(node, ast.FunctionDef):
                 defined[node.name] = node
     for cell in release_nb.cells:
-        meta = _nbgrader(cell)
-        gid = meta.get("grade_id")
-        if not meta.get("solution") or gid is None:
+        gid = grade_id(cell)
+        if not is_solution(cell) or gid is None:
             continue
         part = part_of.get(gid, SETUP)
         answer = answers.get(gid, "")
@@ -190,8 +186,6 @@ def _library_findings(notebook, release_nb, part_of):
     rest of the library is the reference implementation, and importing it
     fails there, although it works here, where the whole library is installed.
     """
-    from .cells import LIBRARY, library_imports
-
     allowed = set()
     for cell in release_nb.cells:
         if cell.cell_type == "code":
@@ -201,8 +195,7 @@ def _library_findings(notebook, release_nb, part_of):
     for index, cell in enumerate(notebook.cells):
         gid, label = _label(cell, index)
         part = part_of.get(gid, part)
-        meta = _nbgrader(cell)
-        if cell.cell_type != "code" or (meta and not meta.get("solution")):
+        if cell.cell_type != "code" or (nbgrader_metadata(cell) and not is_solution(cell)):
             continue  # the release's own locked cells
         names, modules = library_imports(cell.source)
         refused = [f"{LIBRARY}.{name}" for name in names if name not in allowed] + list(modules)
@@ -221,7 +214,7 @@ def _first_line(text):
 
 def _label(cell, index):
     """``(grade_id or None, how to name the cell to the student)``."""
-    gid = _nbgrader(cell).get("grade_id")
+    gid = grade_id(cell)
     if gid:
         return gid, f"cell {gid}"
     first = _first_line(cell.source)
@@ -246,8 +239,7 @@ def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout
         part = part_of.get(gid, part)
         if cell.cell_type != "code":
             continue
-        meta = _nbgrader(cell)
-        is_test = bool(meta.get("grade")) and not meta.get("solution")
+        is_test = is_test_cell(cell)
         if index == died:
             findings.append(Finding(part, False, f"{label} stopped Python itself (for example with os._exit): grading marks "
                                                  "the notebook crashed and scores every test 0"))
@@ -309,7 +301,7 @@ class Plan:
     calibrated: set  # indices of the cells whose time grading calibrates (see _calibrated_cells)
 
 
-def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINSTALL, forbidden=()):
+def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINSTALL, leak_search=None):
     """Read a student's notebook and build what :func:`check_notebook` runs, without running anything.
 
     ``release_dir`` holds the release notebooks, ``<assignment>/<assignment>.ipynb``;
@@ -317,9 +309,11 @@ def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINS
     :class:`Plan`, or ``(None, findings)`` when the file is not a notebook at
     all.  Raises :class:`CheckError` when the file or the release it is
     checked against cannot be found, when the notebook shares no graded cell
-    with its assignment (another course's notebook), or when the release
-    holds any of the texts ``forbidden`` (instructor-only text: then it is
-    not a student version, and nothing of it may run).
+    with its assignment (another course's notebook), or when ``leak_search``
+    (a function of the release notebook's path that returns the
+    instructor-only text it holds, each described in words: the instructor's
+    check passes the course's leak audit) finds anything: then it is not a
+    student version, and nothing of it may run.
     """
     import nbformat
 
@@ -355,17 +349,15 @@ def plan(path, *, assignment=None, release_dir=RELEASE_DIR, how_to_release=REINS
         release_nb = nbformat.reads(release_text, as_version=4)
     except (OSError, ValueError) as exc:
         raise CheckError(f"the release notebook {release_path} cannot be read ({exc}): {how_to_release}") from None
-    leaked = [marker for marker in forbidden if marker in release_text]
+    leaked = leak_search(release_path) if leak_search is not None else []
     if leaked:
-        raise CheckError(f"the release notebook {release_path} contains instructor-only text ({leaked[0]!r}); "
+        raise CheckError(f"the release notebook {release_path} contains instructor-only text ({leaked[0]}); "
                          "it is not a student version, so nothing is run")
     if _grade_ids(release_nb) and not _grade_ids(release_nb) & _grade_ids(student):
         raise CheckError(f"{name} shares no graded cell with the assignment {assignment} of this course, so it is "
                          "not that assignment's notebook (another course's, or one whose cells lost their "
                          "metadata): download the assignment again from the course's site and copy your answers "
                          "into it")
-    from .cells import prepare_notebook
-
     titles, part_of = _parts(release_nb)
     prepared, flags, authored, answers = prepare_notebook(student, release_nb)
 
@@ -389,20 +381,14 @@ def _calibrated_cells(notebook, release_nb):
     """Indices of the code cells of ``notebook`` that come from the release and are not answer cells.
 
     Grading limits these cells' time from the instructor's solution, and
-    recognises them as :mod:`autograder.running.calibrate` does: by nbgrader id, or by
-    notebook cell id when they have none.
+    recognises them by the same key (:func:`~perceptron_course.cells.calibration_key`).
     """
-    def key(cell):
-        return _nbgrader(cell).get("grade_id") or cell.get("id")
-
-    release_keys = {key(c) for c in release_nb.cells
-                    if c.cell_type == "code" and not _nbgrader(c).get("solution")} - {None}
-    return {index for index, cell in enumerate(notebook.cells)
-            if cell.cell_type == "code" and not _nbgrader(cell).get("solution") and key(cell) in release_keys}
+    release_keys = {calibration_key(c) for c in release_nb.cells} - {None}
+    return {index for index, cell in enumerate(notebook.cells) if calibration_key(cell) in release_keys}
 
 
 def check_notebook(path, *, assignment=None, release_dir=RELEASE_DIR, limits=None, cell_seconds=None,
-                   how_to_release=REINSTALL, forbidden=()):
+                   how_to_release=REINSTALL, leak_search=None):
     """Check one notebook; return ``(assignment, list of Finding)`` in the order they are printed.
 
     ``limits`` default to the course's (:func:`~perceptron_course.limits.course_limits`),
@@ -414,7 +400,7 @@ def check_notebook(path, *, assignment=None, release_dir=RELEASE_DIR, limits=Non
     limits = course_limits() if limits is None else limits
     cell_seconds = limits.cell_seconds if cell_seconds is None else cell_seconds
     planned = plan(path, assignment=assignment, release_dir=release_dir, how_to_release=how_to_release,
-                   forbidden=forbidden)
+                   leak_search=leak_search)
     if not isinstance(planned, Plan):
         return planned
     findings = list(planned.findings)
@@ -489,7 +475,7 @@ def parser(prog=COMMAND):
 
 
 def main(argv=None, *, prog=COMMAND, release_dir=RELEASE_DIR, limits=None, how_to_release=REINSTALL,
-         forbidden=(), args=None):
+         leak_search=None, args=None):
     """Check a notebook; exit 0 when it is ready to submit, 1 when not, 2 when it cannot be checked.
 
     ``limits`` default to the course's; ``args`` are already parsed options
@@ -516,7 +502,7 @@ def main(argv=None, *, prog=COMMAND, release_dir=RELEASE_DIR, limits=None, how_t
     try:
         assignment, findings = check_notebook(os.path.expanduser(args.notebook), assignment=args.assignment,
                                               release_dir=release_dir, limits=limits, cell_seconds=cell_seconds,
-                                              how_to_release=how_to_release, forbidden=forbidden)
+                                              how_to_release=how_to_release, leak_search=leak_search)
     except CheckError as exc:
         print(f"{prog}: {exc}.", file=sys.stderr)
         return CANNOT_CHECK

@@ -1,39 +1,42 @@
 """Running a notebook with the grader's own runner, outside the sandbox: the student's check, and ``verify``.
 
-:func:`runner_job` writes the runner's instructions (the grader's worker
-writes its sandboxed jobs with it too); :func:`run_notebook` starts
-:mod:`perceptron_course.runner` in a fresh Python process on one notebook,
-reads back what it left through :mod:`perceptron_course.boundary`, and
-copies the outputs into the notebook (:func:`copy_outputs`).
+:func:`runner_job` makes the runner's instructions from the course's
+limits (the grader's worker makes its sandboxed jobs with it too);
+:func:`run_notebook` starts :mod:`perceptron_course.runner` in a fresh Python
+process on one notebook, following :mod:`perceptron_course.protocol`, reads
+back what it left through :mod:`perceptron_course.boundary`, and copies the
+outputs into the notebook (:func:`copy_outputs`).
 """
 
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
+from . import protocol
 from .limits import Limits
-from .runner import EXIT_BUDGET
 
-__all__ = ["runner_job", "copy_outputs", "run_notebook", "warm_up", "RUNNER", "LIBRARY_ROOT"]
+__all__ = ["runner_job", "copy_outputs", "run_notebook", "warm_up", "RUNNER", "RUNNER_DIR", "LIBRARY_ROOT"]
 
-RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
+RUNNER_DIR = os.path.dirname(os.path.abspath(__file__))
+RUNNER = os.path.join(RUNNER_DIR, "runner.py")  # beside the other protocol.RUNNER_FILES
 # The folder that holds perceptron_course and perceptron_lib: the repository, or site-packages once installed.
 LIBRARY_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_cell=(),
+def runner_job(*, notebook, cwd, out_dir, probe_in, limits, cell_seconds, call_seconds, cell_seconds_by_index=None,
                python_path=(), list_processes=False):
-    """The runner's instructions, exactly the keys ``perceptron_course/runner.py`` reads: where everything is, and
-    every limit it applies.  ``probe_in`` is ``None`` for a run without hidden tests (a student's check)."""
-    return {
-        "notebook": notebook, "cwd": cwd, "out_dir": out_dir, "probe_in": probe_in,
-        "notebook_seconds": limits.notebook_seconds, "cell_seconds": cell_seconds,
-        "cell_seconds_by_cell": dict(cell_seconds_by_cell), "call_seconds": call_seconds,
-        "max_cell_output_bytes": limits.cell_output_bytes, "max_total_output_bytes": limits.total_output_bytes,
-        "python_path": list(python_path), "list_processes": list_processes,
-    }
+    """The runner's :class:`~perceptron_course.protocol.RunnerJob`: where everything is, and every limit it applies,
+    from ``limits`` (:class:`~perceptron_course.limits.Limits`).  ``probe_in`` is ``None`` for a run without hidden
+    tests (a student's check); ``cell_seconds_by_index`` maps the index of a cell with a limit of its own to that
+    limit (:func:`perceptron_course.cells.cell_seconds_by_index`), every other cell gets ``cell_seconds``."""
+    return protocol.RunnerJob(
+        notebook=notebook, cwd=cwd, out_dir=out_dir, probe_in=probe_in,
+        notebook_seconds=float(limits.notebook_seconds), cell_seconds=float(cell_seconds),
+        cell_seconds_by_index={str(index): float(seconds) for index, seconds in (cell_seconds_by_index or {}).items()},
+        call_seconds=float(call_seconds), max_cell_output_bytes=int(limits.cell_output_bytes),
+        max_total_output_bytes=int(limits.total_output_bytes), python_path=tuple(python_path),
+        list_processes=bool(list_processes))
 
 
 def copy_outputs(notebook, executed):
@@ -86,22 +89,22 @@ def run_notebook(notebook, cwd, *, cell_timeout, limits=Limits()):
         nbformat.write(notebook, path)
         job = runner_job(notebook=path, cwd=cwd, out_dir=out, probe_in=None, limits=limits, cell_seconds=cell_timeout,
                          call_seconds=limits.call_seconds, python_path=[LIBRARY_ROOT])
-        with open(os.path.join(out, "job.json"), "w") as f:
-            json.dump(job, f)
+        job_file = os.path.join(out, protocol.JOB_FILE)
+        job.write(job_file)
         try:
             # The runner's own log (not the notebook's output, which it writes to a file) is of no use here.
-            code = subprocess.run([sys.executable, "-I", RUNNER, os.path.join(out, "job.json")], cwd=cwd,
+            code = subprocess.run([sys.executable, "-I", RUNNER, job_file], cwd=cwd,
                                   env=dict(os.environ), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, timeout=limits.notebook_seconds + limits.grace_seconds).returncode
         except subprocess.TimeoutExpired:
-            code = EXIT_BUDGET
+            code = protocol.EXIT_BUDGET
         kinds = [c.cell_type for c in notebook.cells]
-        report = read_runner_report(os.path.join(out, "runner.json"), len(kinds), limits.runner_report_bytes)
-        executed = read_executed_cells(os.path.join(out, "executed.ipynb"), kinds,
+        report = read_runner_report(os.path.join(out, protocol.REPORT_FILE), len(kinds), limits.runner_report_bytes)
+        executed = read_executed_cells(os.path.join(out, protocol.EXECUTED_NOTEBOOK_FILE), kinds,
                                        max_bytes=limits.executed_notebook_bytes,
                                        cell_output_chars=limits.cell_output_bytes,
                                        total_output_chars=limits.total_output_bytes)
     copy_outputs(notebook, executed)
-    stopped = report.stopped_at_cell if code == EXIT_BUDGET else None
-    died = report.stopped_at_cell if code != EXIT_BUDGET and not report.finished else None
+    stopped = report.stopped_at_cell if code == protocol.EXIT_BUDGET else None
+    died = report.stopped_at_cell if code != protocol.EXIT_BUDGET and not report.finished else None
     return set(report.interrupted_cells), stopped, died, dict(report.cell_seconds)

@@ -1,8 +1,7 @@
 """Every limit of a grading run, declared once: its name, unit, default and meaning.
 
-:class:`Limits` is the one place a limit is defined; the grader
-(:mod:`autograder.course.limits`, which adds the sandbox's share) and the student's
-check (:mod:`perceptron_course.check`) both use it.  A course changes any of
+:class:`Limits` is the one place a limit is defined; the grader and the
+student's check (:mod:`perceptron_course.check`) both use it.  A course changes any of
 them in its ``nbgrader_config.py``, in the ``Autograder`` section::
 
     c.Autograder.notebook_seconds = 120

@@ -3,9 +3,18 @@
 This module is the only grading code besides the runner that runs where
 the student's code runs: the runner imports it beside itself, before the
 notebook runs, and calls :func:`run_probes` on the notebook's namespace
-after the last cell (it imports nothing but numpy and the standard library).  It reads the probe inputs
-(``probes.json`` plus arrays in ``probes.npz``), calls each named function on
-them with a time limit, and writes ``results.json`` and ``results.npz``.
+after the last cell (it imports nothing but numpy, the standard library and
+:mod:`perceptron_course.protocol`, which names the files).  It reads the
+probe inputs (``PROBES_FILE`` plus arrays in ``PROBE_ARRAYS_FILE``), calls
+each named function on them with a time limit, and writes ``RESULTS_FILE``
+and ``RESULT_ARRAYS_FILE``.
+
+``PROBES_FILE`` is a list of calls, each ``{"id", "function", "args",
+"kwargs"}`` (``args`` a ``tuple`` value, ``kwargs`` a ``dict`` value).
+``RESULTS_FILE`` maps each id to what its call gave: ``status`` (one of
+:data:`STATUSES`), ``value`` when it returned, ``exception`` (the type's
+name) and ``detail`` (the message) when it raised, and ``seconds`` and
+``mutated`` (whether the call changed its inputs) when it was called.
 
 Both directions use one schema.  A value is a JSON object with a ``type``
 (one of :data:`KINDS`) and that kind's fields:
@@ -29,7 +38,7 @@ Nothing is pickled.  :func:`encode` writes a value in this schema;
 :func:`decode` reads one back and never trusts it: anything that does not
 follow the schema becomes an :class:`Opaque` marker, which no hidden test
 accepts.  The host decodes the results with the same :func:`decode`
-(through :mod:`autograder.boundary`), so the two sides cannot drift apart.
+(through :mod:`autograder.boundary.from_sandbox`), so the two sides cannot drift apart.
 """
 
 import copy
@@ -42,13 +51,15 @@ import zipfile  # used by np.savez: imported now, before the notebook can put a 
 
 import numpy as np
 
+from . import protocol
+
 KINDS = ("None", "bool", "int", "float", "str", "ndarray", "list", "tuple", "dict", "object", "too-deep")
 MAX_DEPTH = 4  # containers inside containers
 MAX_ITEMS = 1000  # items of one list, tuple or dict
 MAX_STRING = 2000  # characters of a string, a dict key or an exception's message
 MAX_ARRAY_ELEMENTS = 1_000_000
 NUMERIC_DTYPE_KINDS = "biuf"  # bool, signed and unsigned int, float: the only arrays kept
-STATUSES = ("returned", "raised", "timeout", "missing")  # of one call, in results.json
+STATUSES = ("returned", "raised", "timeout", "missing")  # of one call, in protocol.RESULTS_FILE
 
 _NUMPY_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 _NUMPY_FLOATS = (np.float64, np.float32, np.float16)
@@ -186,9 +197,9 @@ def run_probes(namespace, in_dir, out_dir, *, seconds_per_call, deadline=None):
     No call runs past ``deadline`` (a ``time.monotonic()`` value): when it
     comes, :class:`BudgetSpent` is raised and nothing is written.
     """
-    with open(os.path.join(in_dir, "probes.json")) as f:
+    with open(os.path.join(in_dir, protocol.PROBES_FILE)) as f:
         probes = json.load(f)
-    with np.load(os.path.join(in_dir, "probes.npz"), allow_pickle=False) as data:
+    with np.load(os.path.join(in_dir, protocol.PROBE_ARRAYS_FILE), allow_pickle=False) as data:
         inputs = {k: data[k] for k in data.files}
     arrays = {}
     results = {}
@@ -233,6 +244,6 @@ def run_probes(namespace, in_dir, out_dir, *, seconds_per_call, deadline=None):
         record["mutated"] = not (_same(before[0], args) and all(_same(before[1][k], kwargs[k]) for k in kwargs))
         results[pid] = record
     os.makedirs(out_dir, exist_ok=True)
-    np.savez(os.path.join(out_dir, "results.npz"), **arrays)
-    with open(os.path.join(out_dir, "results.json"), "w") as f:
+    np.savez(os.path.join(out_dir, protocol.RESULT_ARRAYS_FILE), **arrays)
+    with open(os.path.join(out_dir, protocol.RESULTS_FILE), "w") as f:
         json.dump(results, f)

@@ -1,11 +1,13 @@
 """Executing one notebook: a submission inside the sandbox, or a student's notebook in their own check.
 
 This is the only grading code that runs where the student's code runs.  It
-is started by :mod:`autograder.running.sandbox` (or by the student's check,
-:mod:`perceptron_course.execute`) as ``python -I runner.py JOB.json`` and is
-deliberately self-contained: it imports nothing but ``probe.py``, which sits
-beside it (inside the sandbox that folder holds only these two files), and
-it decides no grade.  It
+is started by :mod:`autograder.running.worker` in a sandbox (or by the
+student's check, :mod:`perceptron_course.execute`) as ``python -I runner.py
+JOB.json``, and speaks to them through :mod:`perceptron_course.protocol`:
+the job's fields, the files it writes, its exit status.  It is deliberately
+self-contained: it imports nothing but the standard library, IPython and the
+modules beside it, ``protocol.py`` and ``probe.py`` (inside the sandbox that
+folder holds only these files), and it decides no grade.  It
 
 1. runs the prepared notebook's code cells one after another in an IPython
    shell in this very process, as a Jupyter kernel would run them but
@@ -18,13 +20,13 @@ it decides no grade.  It
 2. keeps at most a fixed number of bytes of output per cell and per
    notebook, so a flood of printing never reaches the host;
 3. calls the student's functions on the hidden inputs through
-   ``probe.py``, which writes ``results.json`` and ``results.npz`` (plain
-   data) to the output folder;
-4. writes the executed notebook and a short report (which cell was running,
-   which cells were interrupted or had output cut, how long each cell took,
-   whether the probes ran, which processes were still running at the end,
-   and whether the run finished) to the output folder.  The report is
-   rewritten before each cell, so a notebook that ends this process
+   ``probe.py``, which writes their results (plain data) to the output folder;
+4. writes the executed notebook and a short report
+   (:class:`~perceptron_course.protocol.RunnerReport`: which cell was
+   running, which cells were interrupted or had output cut, how long each
+   cell took, whether the probes ran, which processes were still running at
+   the end, and whether the run finished) to the output folder.  The report
+   is rewritten before each cell, so a notebook that ends this process
    (``os._exit``, a fatal signal) leaves behind which cell it was in.
 
 A ``%pip`` line (downloaded notebooks open with ``%pip install`` of the
@@ -41,14 +43,16 @@ and decides the status from what it observes itself (exit status, time).
 A notebook that blocks the timer signal is stopped by the host at the end
 of the notebook's budget.
 
-Exit status: 0 when the notebook ran to the end and the probes ran, 4 when
-the time budget ran out, 5 when the shell could not be started, 2 when the
-job file is unusable (the worker reads these codes as
-``autograder.running.worker.RUNNER_*``).  Any other status, or 0 without a finished
-report, means the notebook ended the process itself.
+The exit statuses are the protocol's (``EXIT_OK``, ``EXIT_BUDGET`` ...);
+any other status, or ``EXIT_OK`` without a finished report, means the
+notebook ended the process itself.
 """
 
 import base64
+import dataclasses
+import importlib
+import importlib.machinery
+import importlib.util
 import io
 import json
 import os
@@ -56,10 +60,28 @@ import signal
 import sys
 import time
 
-EXIT_OK = 0
-EXIT_BAD_JOB = 2
-EXIT_BUDGET = 4
-EXIT_NO_SHELL = 5
+# The package the runner's own folder becomes when it runs as a script (see _import_beside).
+BESIDE_PACKAGE = "_perceptron_runner"
+
+
+def _import_beside(name):
+    """The module ``name`` from this file's folder, imported as a module of a package made of that folder alone.
+
+    ``python -I`` puts no script folder on ``sys.path``, and the notebook's
+    folder must never provide these modules; as one package, ``probe.py``
+    imports ``protocol.py`` exactly as it does in the installed package.
+    """
+    if BESIDE_PACKAGE not in sys.modules:
+        spec = importlib.machinery.ModuleSpec(BESIDE_PACKAGE, None, is_package=True)
+        spec.submodule_search_locations = [os.path.dirname(os.path.abspath(__file__))]
+        sys.modules[BESIDE_PACKAGE] = importlib.util.module_from_spec(spec)
+    return importlib.import_module(f"{BESIDE_PACKAGE}.{name}")
+
+
+if __package__:  # imported as perceptron_course.runner
+    from . import protocol
+else:  # started as a script
+    protocol = _import_beside("protocol")
 
 TRUNCATION_NOTE = "[autograder: {n} bytes of output were not kept; at most {cap} bytes are kept per cell]\n"
 # After a timed-out cell's first interruption, how often it is interrupted again while it keeps running
@@ -321,46 +343,54 @@ def _json_value(value):
     return str(value)
 
 
-def _write_report(job, report):
-    with open(os.path.join(job["out_dir"], "runner.json"), "w") as f:
-        json.dump(report, f)
+class ReportFile:
+    """The report as the run goes: a :class:`~perceptron_course.protocol.RunnerReport`, changed field by field and
+    written to the output folder."""
+
+    def __init__(self, out_dir):
+        self.path = os.path.join(out_dir, protocol.REPORT_FILE)
+        self.report = protocol.RunnerReport()
+
+    def update(self, **changes):
+        self.report = dataclasses.replace(self.report, **changes)
+
+    def write(self):
+        with open(self.path, "w") as f:
+            json.dump(self.report.to_json(), f)
 
 
 def _write_results(job, nb, report):
     """The executed notebook, then the report marked finished: the last thing the runner writes."""
-    with open(os.path.join(job["out_dir"], "executed.ipynb"), "w", encoding="utf-8") as f:
+    with open(os.path.join(job.out_dir, protocol.EXECUTED_NOTEBOOK_FILE), "w", encoding="utf-8") as f:
         json.dump(nb, f, ensure_ascii=False, default=_json_value)
-    report["finished"] = True
-    _write_report(job, report)
+    report.update(finished=True)
+    report.write()
 
 
 def _run_cells(job, nb, shell, outputs, report, deadline):
     """Run every code cell; fill ``report``; return ``EXIT_OK``, or end the process with ``EXIT_BUDGET``."""
-    default_seconds = float(job["cell_seconds"])
-    by_cell = {k: float(v) for k, v in job["cell_seconds_by_cell"].items()}
+    by_index = {int(k): float(v) for k, v in job.cell_seconds_by_index.items()}
 
     def budget_spent():
         timer.disarm()
         outputs.stop()
-        if job["list_processes"]:
-            report["processes_left"] = _running_processes({1, os.getpid()})
+        if job.list_processes:
+            report.update(processes_left=tuple(_running_processes({1, os.getpid()})))
         _write_results(job, nb, report)
-        os._exit(EXIT_BUDGET)
+        os._exit(protocol.EXIT_BUDGET)
 
     timer = CellTimer(deadline, budget_spent)
     count = 0
     for index, cell in enumerate(nb["cells"]):
         if cell.get("cell_type") != "code":
             continue
-        report["stopped_at_cell"] = index
+        report.update(stopped_at_cell=index)
         if deadline - time.monotonic() <= 0:
             budget_spent()
-        # The cell's own limit when it has one (calibrated: keyed by grade_id, else by cell id).
-        key = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id")
-        limit = by_cell.get(key, default_seconds)
+        limit = by_index.get(index, job.cell_seconds)  # the cell's own, calibrated limit when it has one
         count += 1
         cell["execution_count"] = count
-        _write_report(job, report)
+        report.write()
         outputs.start(cell)
         started = time.monotonic()
         try:
@@ -372,15 +402,16 @@ def _run_cells(job, nb, shell, outputs, report, deadline):
         except CellTimeoutError:  # raised outside the student's code, in the shell's own bookkeeping
             pass
         outputs.stop()
-        report["cell_seconds"][str(index)] = round(time.monotonic() - started, 6)
+        seconds = round(time.monotonic() - started, 6)
+        report.update(cell_seconds=report.report.cell_seconds + ((index, seconds),))
         if timer.fired:
-            report["interrupted_cells"].append(index)
+            report.update(interrupted_cells=report.report.interrupted_cells + (index,))
         if outputs.dropped:
-            report["truncated_cells"].append(index)
+            report.update(truncated_cells=report.report.truncated_cells + (index,))
             cell["outputs"].append({"output_type": "stream", "name": "stderr",
                                     "text": TRUNCATION_NOTE.format(n=outputs.dropped, cap=outputs.max_cell_bytes)})
-        report["stopped_at_cell"] = None
-    return EXIT_OK
+        report.update(stopped_at_cell=None)
+    return protocol.EXIT_OK
 
 
 def _run_probes(job, shell, probe, deadline, report):
@@ -389,81 +420,67 @@ def _run_probes(job, shell, probe, deadline, report):
     A job without hidden inputs (``probe_in`` null: a student's own check of
     the notebook) has none to call.
     """
-    if job["probe_in"] is None:
-        return EXIT_OK
+    if job.probe_in is None:
+        return protocol.EXIT_OK
     if deadline - time.monotonic() <= 1:
-        return EXIT_BUDGET
+        return protocol.EXIT_BUDGET
     started = time.monotonic()
     try:
-        probe.run_probes(shell.user_ns, job["probe_in"], job["out_dir"],
-                         seconds_per_call=float(job["call_seconds"]), deadline=deadline)
+        probe.run_probes(shell.user_ns, job.probe_in, job.out_dir, seconds_per_call=job.call_seconds,
+                         deadline=deadline)
     except probe.BudgetSpent:
-        return EXIT_BUDGET
+        return protocol.EXIT_BUDGET
     except BaseException as exc:  # the student's code may have broken anything the probes rely on
-        report["probe_error"] = type(exc).__name__[:100]
-        return EXIT_OK
+        report.update(probe_error=type(exc).__name__[:100])
+        return protocol.EXIT_OK
     finally:
-        report["probe_seconds"] = round(time.monotonic() - started, 6)
-    report["probes_ran"] = True
-    return EXIT_OK
-
-
-def _load_probe():
-    """``probe.py``, loaded from beside this file (``python -I`` puts no script folder on ``sys.path``)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("_autograder_probe",
-                                                  os.path.join(os.path.dirname(os.path.abspath(__file__)), "probe.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+        report.update(probe_seconds=round(time.monotonic() - started, 6))
+    report.update(probes_ran=True)
+    return protocol.EXIT_OK
 
 
 def _student_path(job, entries):
     """``sys.path`` as a kernel started in the notebook's folder has it: that folder first, then the course's
     library, then the standard library and the installed packages."""
-    return [""] + list(job["python_path"]) + list(entries)
+    return [""] + list(job.python_path) + list(entries)
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -I runner.py JOB.json", file=sys.stderr)
-        return EXIT_BAD_JOB
+        print(f"usage: python -I runner.py {protocol.JOB_FILE}", file=sys.stderr)
+        return protocol.EXIT_BAD_JOB
     try:
-        with open(argv[0]) as f:
-            job = json.load(f)
-        with open(job["notebook"], encoding="utf-8") as f:
+        job = protocol.RunnerJob.read(argv[0])
+        with open(job.notebook, encoding="utf-8") as f:
             nb = json.load(f)
-        os.chdir(job["cwd"])
-        os.makedirs(job["out_dir"], exist_ok=True)
+        os.chdir(job.cwd)
+        os.makedirs(job.out_dir, exist_ok=True)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"runner: cannot read the job: {exc}", file=sys.stderr)
-        return EXIT_BAD_JOB
+        return protocol.EXIT_BAD_JOB
     # Everything this script needs is imported before the notebook runs, so files the student writes
     # into the notebook's folder (a json.py, a zipfile.py) cannot stand in for it.
-    probe = _load_probe()
+    probe = _import_beside("probe")
 
-    report = {"stopped_at_cell": None, "interrupted_cells": [], "truncated_cells": [], "processes_left": [],
-              "probes_ran": False, "probe_error": None, "cell_seconds": {}, "probe_seconds": 0.0,
-              "finished": False}  # exactly the keys perceptron_course.boundary.read_runner_report reads
-    outputs = Outputs(int(job["max_cell_output_bytes"]), int(job["max_total_output_bytes"]))
+    report = ReportFile(job.out_dir)
+    outputs = Outputs(job.max_cell_output_bytes, job.max_total_output_bytes)
     sys.dont_write_bytecode = True
     try:
         shell = _make_shell(outputs)
     except Exception as exc:
         print(f"runner: cannot start the IPython shell: {exc}", file=sys.stderr)
-        return EXIT_NO_SHELL
+        return protocol.EXIT_NO_SHELL
     sys.argv = [""]
     sys.path[:] = _student_path(job, sys.path)
     sys.stdout, sys.stderr = CellStream(outputs, "stdout", 1), CellStream(outputs, "stderr", 2)
 
-    deadline = time.monotonic() + float(job["notebook_seconds"])
+    deadline = time.monotonic() + job.notebook_seconds
     status = _run_cells(job, nb, shell, outputs, report, deadline)
-    if status == EXIT_OK:
+    if status == protocol.EXIT_OK:
         status = _run_probes(job, shell, probe, deadline, report)
-    if job["list_processes"]:
-        report["processes_left"] = _running_processes({1, os.getpid()})
+    if job.list_processes:
+        report.update(processes_left=tuple(_running_processes({1, os.getpid()})))
     _write_results(job, nb, report)
     return status
 

@@ -11,11 +11,9 @@ import pytest
 from hypothesis import settings
 
 from tests.support import REPO_ROOT
-from tests.support.book import book_module, toc_docnames
+from tests.support.book import BUILT_BOOK, book_module, toc_docnames
 from tests.support.browser import CHROMIUM_HELP, find_executable
 from tests.support.released import Release, release_once, run_folder
-
-BUILT_BOOK = REPO_ROOT / "_build" / "html"
 
 # The edit loop's property tests (make test-fast, --hypothesis-profile=fast): a quarter of the examples.
 settings.register_profile("fast", max_examples=25)
@@ -26,6 +24,7 @@ settings.register_profile("fast", max_examples=25)
 # the end of the run.  The other files follow in the order pytest collects them.
 LONGEST_FIRST = (
     "tests/grader/commands/test_publish.py",
+    "tests/book/test_book_accessibility.py",
     "tests/book/test_book_browser.py",
     "tests/grader/commands/test_grade_hostile.py",
     "tests/grader/commands/test_grade.py",

@@ -17,8 +17,9 @@ stages, in a temporary folder,
 
 then builds it with ``pip wheel --no-deps --no-build-isolation --no-index``
 (setuptools from this environment, no network) into ``DIR`` and prints the
-wheel's path.  Before building it refuses a release that is missing or
-holds instructor-only text; after building it reads the wheel back and
+wheel's path.  Before building it refuses a release that is missing or in
+which the leak audit (:mod:`autograder.commands.audit`) finds instructor-only
+text; after building it reads the wheel back and
 refuses any file that is not one of the staged modules, notebooks or data,
 in particular anything of ``autograder`` and any compiled file.
 """
@@ -71,7 +72,7 @@ def _project_version():
 
 def _released(course_dir):
     """The release's assignment folders: ``{assignment: folder}``; raises when there is none or one leaks."""
-    from autograder.commands.release import find_leaks
+    from autograder.commands.audit import audit, collect_secrets
 
     release = os.path.join(course_dir, "release")
     found = {}
@@ -82,10 +83,10 @@ def _released(course_dir):
     if not found:
         raise StudentPackageError(f"no released assignment in {release}: run `python -m autograder release` "
                                   "(or `make assignments`) first")
-    leaks = find_leaks(release)
-    if leaks:
-        path, marker = leaks[0]
-        raise StudentPackageError(f"the release holds instructor-only text ({marker!r} in {path}); "
+    findings = audit([release], collect_secrets(course_dir=course_dir))
+    if findings:
+        first = findings[0]
+        raise StudentPackageError(f"the release holds instructor-only text ({first.what} in {first.path}); "
                                   "release again with `python -m autograder release` before building")
     return found
 

@@ -10,8 +10,11 @@ holds a secret:
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``, or the whole of a
   solution cell that has no markers, such as a model written answer);
 * a line of a hidden-test block (``### BEGIN HIDDEN TESTS`` ...);
-* a line of the hidden checks (``autograder/checks/``) or of the
-  known-wrong implementations (``autograder/known_wrong/``);
+* a line of the hidden checks or of the known-wrong implementations
+  (``autograder/course/assignments/<assignment>/``);
+* instructor-only text that is a leak wherever it appears, however short
+  what it surrounds (:data:`MARKERS`): nbgrader's markers of a solution or
+  hidden-test region it did not clear, and the call into the hidden checks;
 * a gradebook (any SQLite database), a saved time-limit calibration
   (``.autograder/calibration/``), or grades: a file the grader writes
   (``grades.csv``, the LMS import and feedback files), a CSV with the
@@ -19,7 +22,9 @@ holds a secret:
 
 What is secret is read from those sources each time (:func:`collect_secrets`),
 so a new assignment, solution or check is covered without changing this
-module.
+module.  This is the course's one leak search: ``python -m autograder
+release`` refuses a release it finds anything in, and ``verify``, ``check``
+and the student package's build run it on the release too.
 
 Lines are compared with all whitespace removed, so re-indented or
 re-spaced code still matches; every file is read as it is, as text with its
@@ -67,9 +72,12 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perceptron_course.cells import grade_id, is_solution
+
 from autograder.course import assignments
 
-__all__ = ["MIN_LINE_CHARS", "Secret", "Finding", "Secrets", "collect_secrets", "audit", "main"]
+__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "LeakFinding", "Secrets", "collect_secrets", "audit",
+           "audit_bytes", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = Path(assignments.HERE).relative_to(ROOT)  # the assignments' checks and known-wrong code
@@ -86,6 +94,17 @@ RUN_CHARS = 60
 RUN_GAP = 4
 # Archives inside archives are opened up to this depth; deeper nesting is itself a finding.
 MAX_DEPTH = 8
+
+# Text only the instructor's version holds, and what each one shows. Found anywhere, it is a leak, even where
+# the lines it belongs to are too short or too common to count as secrets.
+MARKERS = {
+    "BEGIN SOLUTION": "the start of a solution region nbgrader did not clear",
+    "END SOLUTION": "the end of a solution region nbgrader did not clear",
+    "BEGIN HIDDEN TESTS": "the start of a hidden-test block nbgrader did not clear",
+    "END HIDDEN TESTS": "the end of a hidden-test block nbgrader did not clear",
+    "run_in_notebook": "the call into the hidden checks",
+    "autograder.judging.checks": "the module of the hidden checks",
+}
 
 SOLUTION_BEGIN = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
 SOLUTION_END = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
@@ -121,7 +140,7 @@ class Secret:
 
 
 @dataclass(frozen=True)
-class Finding:
+class LeakFinding:
     """A secret found in a published file.
 
     ``path`` names the file, and a member inside an archive after ``!``
@@ -149,6 +168,12 @@ class Secrets:
     grade_columns: tuple[str, ...] = ()
     grading_stylesheet: str = ""
     calibration_folder: str = ""
+    # Instructor-only text -> what it shows (MARKERS).
+    markers: dict[str, str] = field(default_factory=lambda: dict(MARKERS))
+    # A secret's line at least this long shows the secret by itself.  Published pages share short
+    # lines with solutions (a loop header, an update rule), hence LONG_LINE_CHARS; a release is made
+    # from the source notebook and shares none, so verify holds it to every distinctive line.
+    single_line_chars: int = LONG_LINE_CHARS
     # line -> [(secret number, position of the line in the secret)]
     _index: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
@@ -171,8 +196,8 @@ class Secrets:
     def matches(self, view: list[str]) -> dict[int, list[str]]:
         """Secret number -> the lines by which ``view`` (a file's normalised lines, in order) shows it.
 
-        A secret shows when the view holds one of its lines of at least :data:`LONG_LINE_CHARS`
-        characters, or a run of its lines, in order, each about as far from the next as in the
+        A secret shows when the view holds one of its lines of at least :attr:`single_line_chars`
+        (:data:`LONG_LINE_CHARS`) characters, or a run of its lines, in order, each about as far from the next as in the
         secret (:data:`RUN_GAP` lines more, for comments or lines added in between), that
         holds :data:`RUN_CHARS` characters or the whole secret: a piece of a solution, not a
         common loop header such as ``for x_i, y_i in zip(X, y):`` shown in a chapter.
@@ -186,7 +211,7 @@ class Secrets:
             secret = self.secrets[number]
             lines, spacing = secret.lines, secret.spacing
             needed = min(RUN_CHARS, sum(map(len, lines)))
-            shown = {lines[p] for _, p in places if len(lines[p]) >= LONG_LINE_CHARS}
+            shown = {lines[p] for _, p in places if len(lines[p]) >= self.single_line_chars}
             # The longest chain of the secret's lines, in order, that ends at each hit (by its
             # characters), built from the secret's last line backwards.
             chain: dict[tuple[int, int], tuple[int, list[str]]] = {}
@@ -209,7 +234,6 @@ def _cell_parts(cell) -> tuple[list[tuple[str, list[str]]], list[str]]:
     """A source notebook cell split into its secret parts ``(kind, lines)`` and its public lines."""
     lines = cell.get("source", "")
     lines = ("".join(lines) if isinstance(lines, list) else lines).splitlines()
-    meta = cell.get("metadata", {}).get("nbgrader", {})
     secret: list[tuple[str, list[str]]] = []
     public: list[str] = []
     region: list[str] | None = None
@@ -228,16 +252,22 @@ def _cell_parts(cell) -> tuple[list[tuple[str, list[str]]], list[str]]:
             public.append(line)
     if region is not None:  # an unterminated region runs to the end of the cell, as nbgrader reads it
         secret.append((region_kind, region))
-    if meta.get("solution") and not secret:
+    if is_solution(cell) and not secret:
         # nbgrader replaces a solution cell without markers as a whole (a model written answer).
         kind = "written answer" if cell.get("cell_type") == "markdown" else "solution"
         return [(kind, public)], []
     return secret, public
 
 
-def collect_secrets(root: Path | str = ROOT) -> Secrets:
-    """Read what is secret, and what is public, from the repository at ``root``."""
+def collect_secrets(root: Path | str = ROOT, *, course_dir: Path | str | None = None) -> Secrets:
+    """Read what is secret, and what is public, from the repository at ``root``.
+
+    The source notebooks are those of ``course_dir`` (an nbgrader course
+    directory, ``root/notebooks`` by default): a release built from another
+    course directory is audited against its own solutions.
+    """
     root = Path(root)
+    course = Path(course_dir) if course_dir is not None else root / "notebooks"
     secrets = Secrets()
 
     library = root / "perceptron_lib"
@@ -245,7 +275,7 @@ def collect_secrets(root: Path | str = ROOT) -> Secrets:
         secrets.public.update(normalise(line) for line in path.read_text(encoding="utf-8").splitlines())
 
     notebooks: list[tuple[Path, dict]] = []
-    for path in sorted((root / "notebooks" / "source").rglob("*.ipynb")):
+    for path in sorted((course / "source").rglob("*.ipynb")):
         if ".ipynb_checkpoints" in path.parts:
             continue
         notebooks.append((path, json.loads(path.read_text(encoding="utf-8"))))
@@ -254,8 +284,8 @@ def collect_secrets(root: Path | str = ROOT) -> Secrets:
         for number, cell in enumerate(notebook.get("cells", [])):
             secret, public = _cell_parts(cell)
             secrets.public.update(map(normalise, public))
-            name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {number + 1}"
-            parts.extend((kind, f"{path.relative_to(root)}, {kind} in {name}", lines) for kind, lines in secret)
+            name = grade_id(cell) or f"cell {number + 1}"
+            parts.extend((kind, f"{_shown(path, root)}, {kind} in {name}", lines) for kind, lines in secret)
     for kind, origin, lines in parts:
         secrets.add(kind, origin, lines)
 
@@ -275,6 +305,14 @@ def collect_secrets(root: Path | str = ROOT) -> Secrets:
     secrets.grading_stylesheet = normalise(report.CSS)
     secrets.calibration_folder = calibrate.SAVED_FOLDER.replace(os.sep, "/")
     return secrets
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A source file's name as a finding gives it: relative to the repository when it is inside it."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 # --- reading published files ----------------------------------------------------------------
@@ -362,22 +400,22 @@ def _pdf_text(data: bytes) -> str | None:
     return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
 
 
-def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> list[Finding]:
+def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> list[LeakFinding]:
     """The findings in one file (``name`` says where it is), opening archives inside it."""
-    findings: list[Finding] = []
+    findings: list[LeakFinding] = []
     base = name.rsplit("!", 1)[-1]
     filename = base.rsplit("/", 1)[-1]
     if data.startswith(b"SQLite format 3\x00"):
-        findings.append(Finding(name, "an SQLite database: the gradebook (notebooks/gradebook.db) is one"))
+        findings.append(LeakFinding(name, "an SQLite database: the gradebook (notebooks/gradebook.db) is one"))
     if filename in secrets.grade_file_names:
-        findings.append(Finding(name, f"a file the grader writes ({filename}): grades or feedback"))
+        findings.append(LeakFinding(name, f"a file the grader writes ({filename}): grades or feedback"))
     if secrets.calibration_folder and secrets.calibration_folder in "/" + base:
-        findings.append(Finding(name, f"a saved time-limit calibration ({secrets.calibration_folder}/)"))
+        findings.append(LeakFinding(name, f"a saved time-limit calibration ({secrets.calibration_folder}/)"))
 
     members = _archive_members(data)
     if members is not None:
         if depth >= MAX_DEPTH:
-            return findings + [Finding(name, f"archives nested more than {MAX_DEPTH} deep: not read")]
+            return findings + [LeakFinding(name, f"archives nested more than {MAX_DEPTH} deep: not read")]
         for member, content in members:
             findings.extend(audit_bytes(f"{name}!{member}", content, secrets, depth + 1))
         return findings
@@ -386,10 +424,12 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
     if data.startswith(b"%PDF-"):
         typeset = _pdf_text(data)
         if typeset is None:
-            findings.append(Finding(name, "a PDF whose text could not be read: install pdftotext (Debian's "
+            findings.append(LeakFinding(name, "a PDF whose text could not be read: install pdftotext (Debian's "
                                           "poppler-utils) and audit again"))
         else:
             text = typeset + "\n" + text
+    findings.extend(LeakFinding(name, f"{marker!r}, {why}")
+                    for marker, why in secrets.markers.items() if marker in text)
     shown: dict[int, set[str]] = {}
     for view in text_views(text):
         for number, lines in secrets.matches(view).items():
@@ -398,7 +438,7 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         secret = secrets.secrets[number]
         quoted = sorted(lines, key=secret.lines.index)[:3]
         count = f"{len(lines)} of its {len(secret.lines)} distinctive lines"
-        findings.append(Finding(name, f"{secret.kind}: {secret.origin} ({count})", " | ".join(quoted)))
+        findings.append(LeakFinding(name, f"{secret.kind}: {secret.origin} ({count})", " | ".join(quoted)))
 
     header = next(iter(text.lstrip("\ufeff").splitlines()), "")
     if secrets.grade_columns and "," in header:
@@ -407,16 +447,17 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         except csv.Error:
             columns = set()
         if set(secrets.grade_columns[:4]) <= columns:
-            findings.append(Finding(name, "grades: a CSV with the columns of grades.csv", header.strip()))
+            findings.append(LeakFinding(name, "grades: a CSV with the columns of grades.csv", header.strip()))
     if secrets.grading_stylesheet and secrets.grading_stylesheet in normalise(text):
-        findings.append(Finding(name, "a grading report or feedback page (it carries the grading pages' stylesheet)"))
+        findings.append(LeakFinding(name, "a grading report or feedback page (it carries the grading pages' "
+                                          "stylesheet)"))
     return findings
 
 
-def audit(paths, secrets: Secrets | None = None) -> list[Finding]:
+def audit(paths, secrets: Secrets | None = None) -> list[LeakFinding]:
     """Every finding in the files under ``paths`` (folders are walked, files read; nothing skipped)."""
     secrets = secrets if secrets is not None else collect_secrets()
-    findings: list[Finding] = []
+    findings: list[LeakFinding] = []
     for top in map(Path, paths):
         if not top.exists():
             raise FileNotFoundError(f"leak audit: {top} does not exist: nothing to audit there")
@@ -424,7 +465,7 @@ def audit(paths, secrets: Secrets | None = None) -> list[Finding]:
         for path in files:
             shown = path.name if path == top else f"{top.name}/{path.relative_to(top).as_posix()}"
             if path.is_symlink() and not path.exists():
-                findings.append(Finding(shown, "a broken symbolic link: cannot be read"))
+                findings.append(LeakFinding(shown, "a broken symbolic link: cannot be read"))
                 continue
             findings.extend(audit_bytes(shown, path.read_bytes(), secrets))
     return findings
@@ -435,8 +476,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m autograder audit",
         description="Read every file under each PATH (inside zips, wheels and tarballs too) and report any "
-                    "solution, hidden test, hidden check, known-wrong implementation, gradebook, calibration "
-                    "or grades found there.")
+                    "solution, hidden test, hidden check, known-wrong implementation, instructor-only marker, "
+                    "gradebook, calibration or grades found there.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a folder or file that will be published")
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -113,7 +113,8 @@ def main(argv=None):
     from autograder.running.calibrate import calibrated_settings
     from autograder.running.calibrate import describe as describe_time_limits
     from autograder.outputs.gradebook import GradebookError, assignment_info, open_gradebook
-    from autograder.course.limits import LimitsError, load_limits
+    from autograder.course.limits import load_limits
+    from perceptron_course.limits import LimitsError
     from autograder.intake.roster import RosterError, load_roster, parse_deadline
     from autograder.intake.submissions import SubmissionsError, collect_batch
 

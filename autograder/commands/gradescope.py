@@ -139,7 +139,8 @@ def build(assignment, out_dir, *, course_dir, hidden_visibility=DEFAULT_HIDDEN_V
     from autograder.running import sandbox
     from autograder.running.calibrate import calibrated_settings
     from autograder.commands.grade import NotGradable, gradable_release
-    from autograder.course.limits import LimitsError, load_limits
+    from autograder.course.limits import load_limits
+    from perceptron_course.limits import LimitsError
     from autograder.outputs.record import write_bytes_atomic
     from autograder.results import Settings
 
@@ -284,7 +285,7 @@ def results_json(result, *, isolation, hidden_visibility=DEFAULT_HIDDEN_VISIBILI
 
 
 def _settings(config, *, use_sandbox, unprivileged_user):
-    from autograder.course.limits import Limits
+    from perceptron_course.limits import Limits
     from autograder.results import Settings
 
     return Settings(limits=Limits(**config["limits"]), use_sandbox=use_sandbox, unprivileged_user=unprivileged_user,

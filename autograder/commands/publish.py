@@ -27,6 +27,11 @@ itself, for a public repository that the book's launch buttons (Binder)
 point at.  Both folders are read in full by the leak audit
 (:mod:`autograder.commands.audit`); when it finds anything they are deleted and
 the command fails, naming each file and secret.
+
+With ``--out DIR`` everything it writes goes into ``DIR`` instead: ``site/`` and
+``public-repo/``, and the book's build with the downloads it lists
+(``DIR/_build/``), so the repository's ``_build/html`` and ``_build/published``
+stay as they are.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "_build"
 BOOK_HTML = BUILD / "html"
 PUBLISHED = BUILD / "published"
+PDF_FOLDER = BUILD / "pdf"
 SITE = BUILD / "site"
 PUBLIC_REPO = BUILD / "public-repo"
 RELEASE = ROOT / "notebooks" / "release"
@@ -289,10 +295,15 @@ def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE)
 
 # --- the site ---------------------------------------------------------------------------------
 
-def build_book() -> None:
-    """Run ``book/build.py`` (it reads the downloads just prepared); fail if the book fails."""
+def build_book(path_output: Path = ROOT) -> None:
+    """Run ``book/build.py`` into ``path_output/_build/html``; fail if the book fails.
+
+    The book reads the downloads prepared in ``path_output/_build/published`` and links the PDF
+    in ``path_output/_build/pdf``.
+    """
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run([sys.executable, str(ROOT / "book" / "build.py")], cwd=ROOT, env=env)
+    result = subprocess.run([sys.executable, str(ROOT / "book" / "build.py"), "--path-output", str(path_output)],
+                            cwd=ROOT, env=env)
     if result.returncode != 0:
         raise PublishError("the book build failed (its output is above); nothing was published.")
 
@@ -411,19 +422,30 @@ def publish(*, book: bool = True, address: str | None = None, out: Path | None =
     """Prepare the downloads, build the book, assemble the site and the public edition, audit both.
 
     ``address`` replaces ``html.baseurl`` of ``_config.yml``; ``out`` is the folder that gets
-    ``site/`` and ``public-repo/`` (default: ``_build``). Returns the manifest with timings and
-    sizes. Raises :class:`PublishError` (after deleting both folders) when the audit finds anything.
+    ``site/`` and ``public-repo/`` (default: ``_build``) and, when given, the book's build too
+    (``out/_build``: the downloads, the PDF's copy and the HTML), so that nothing in the
+    repository's ``_build`` changes. Returns the manifest with timings and sizes. Raises
+    :class:`PublishError` (after deleting both folders) when the audit finds anything.
     """
     from autograder.commands.audit import audit, collect_secrets
 
-    site, public_repo = (out / "site", out / "public-repo") if out else (SITE, PUBLIC_REPO)
+    if out:
+        out = out.resolve()
+        site, public_repo, path_output = out / "site", out / "public-repo", out
+    else:
+        site, public_repo, path_output = SITE, PUBLIC_REPO, ROOT
+    build = path_output / "_build"
     timings = {}
     start = time.perf_counter()
-    manifest = prepare(checked_address(address, "--address") if address else site_address())
+    manifest = prepare(checked_address(address, "--address") if address else site_address(), out=build / "published")
     if book:
-        build_book()
-    assemble(manifest, site=site)
-    write_public_edition(manifest, out=public_repo)
+        if out and PDF_FOLDER.is_dir():
+            # The pages link the PDF that `make pdf` built, which the book's build finds beside its output.
+            shutil.rmtree(build / "pdf", ignore_errors=True)
+            shutil.copytree(PDF_FOLDER, build / "pdf")
+        build_book(path_output)
+    assemble(manifest, html_dir=build / "html", site=site, published=build / "published")
+    write_public_edition(manifest, out=public_repo, published=build / "published")
     timings["build_seconds"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -447,12 +469,13 @@ def main(argv=None) -> int:
                     "and the public edition of the repository into _build/public-repo/, then audit both for "
                     "anything secret.")
     parser.add_argument("--no-book", action="store_true",
-                        help="use the book already in _build/html instead of building it (it must have been built "
-                             "after the downloads were prepared)")
+                        help="use the book already in _build/html (DIR/_build/html with --out) instead of building "
+                             "it (it must have been built after the downloads were prepared)")
     parser.add_argument("--address", metavar="URL",
                         help="the address the site will be served at, instead of html.baseurl in _config.yml")
     parser.add_argument("--out", metavar="DIR", type=Path,
-                        help="write site/ and public-repo/ into DIR instead of _build/")
+                        help="write site/ and public-repo/ into DIR instead of _build/, and build the book in "
+                             "DIR/_build/, leaving _build/ as it is")
     args = parser.parse_args(argv)
     try:
         result = publish(book=not args.no_book, address=args.address, out=args.out)

@@ -4,10 +4,11 @@ For each assignment, nbgrader's ``generate_assignment`` turns
 ``notebooks/source/<assignment>/`` into ``notebooks/release/<assignment>/``
 (solutions replaced by stubs, hidden tests removed, cells locked) and records
 the assignment, its notebooks and grade cells in ``notebooks/gradebook.db``,
-which the grader reads.  Then every released file is searched for anything
-that must never reach students: solution and hidden-test markers, and the
-call into the hidden checks.  A release that contains one is deleted and the
-command fails, naming the file and the marker.
+which the grader reads.  Then the leak audit (:mod:`autograder.commands.audit`)
+reads every released file for anything that must never reach students: a
+piece of a solution, hidden test or hidden check, solution and hidden-test
+markers, and the call into the hidden checks.  A release it finds one in is
+deleted and the command fails, naming the file and what it holds.
 """
 
 import argparse
@@ -19,37 +20,15 @@ import sys
 
 import nbformat
 
+from perceptron_course.cells import nbgrader_metadata
+
+from autograder.commands.audit import audit, collect_secrets
 from autograder.course import COURSE_DIR
 from autograder.course import assignments
 
-# Text that only the instructor's version may contain.
-LEAK_MARKERS = (
-    "BEGIN SOLUTION",
-    "END SOLUTION",
-    "BEGIN HIDDEN TESTS",
-    "END HIDDEN TESTS",
-    "run_in_notebook",
-    "autograder.judging.checks",
-)
 
 class ReleaseError(Exception):
     """An assignment could not be released, or its release leaked instructor-only text."""
-
-
-def find_leaks(directory):
-    """Every ``(path, marker)`` such that a file under ``directory`` contains ``marker``.
-
-    Files are read as text (undecodable bytes ignored), so notebooks, scripts
-    and data files are all searched.
-    """
-    leaks = []
-    for folder, _, files in os.walk(directory):
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8", errors="ignore") as f:
-                text = f.read()
-            leaks.extend((path, marker) for marker in LEAK_MARKERS if marker in text)
-    return leaks
 
 
 def _config(course_dir):
@@ -69,7 +48,7 @@ def _points(notebook_path):
     nb = nbformat.read(notebook_path, as_version=4)
     auto = manual = 0.0
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
+        meta = nbgrader_metadata(cell)
         if meta.get("grade"):
             if meta.get("solution"):
                 manual += meta.get("points", 0)
@@ -78,12 +57,14 @@ def _points(notebook_path):
     return auto, manual
 
 
-def release(assignment, course_dir=COURSE_DIR):
+def release(assignment, course_dir=COURSE_DIR, secrets=None):
     """Generate the student version of one assignment and check it for leaks.
 
     Returns the path of the release folder.  Raises :class:`ReleaseError` when
-    nbgrader fails or the release contains instructor-only text (the release
-    folder is then deleted).
+    nbgrader fails or the leak audit finds instructor-only text in the release
+    (the release folder is then deleted).  ``secrets`` is what the audit looks
+    for (:func:`autograder.commands.audit.collect_secrets`), read from
+    ``course_dir`` when not given.
     """
     from nbgrader.converters import GenerateAssignment
     from nbgrader.coursedir import CourseDirectory
@@ -120,10 +101,10 @@ def release(assignment, course_dir=COURSE_DIR):
         app.log.propagate = propagate
 
     target = os.path.join(course_dir, "release", assignment)
-    leaks = find_leaks(target)
-    if leaks:
+    findings = audit([target], secrets if secrets is not None else collect_secrets(course_dir=course_dir))
+    if findings:
         shutil.rmtree(target)
-        listed = "\n".join(f"  {os.path.relpath(path, course_dir)}: contains {marker!r}" for path, marker in leaks)
+        listed = "\n".join(f"  release/{finding}" for finding in findings)
         raise ReleaseError(
             f"{assignment}: the release contained instructor-only text, so it was deleted:\n{listed}\n"
             "Check that every solution and hidden test in the source notebook is in a cell nbgrader clears "
@@ -150,10 +131,11 @@ def main(argv=None):
               f"known assignments: {', '.join(known)}.", file=sys.stderr)
         return 2
 
+    secrets = collect_secrets(course_dir=args.course_dir)  # read once for every assignment
     failed = 0
     for name in names:
         try:
-            target = release(name, args.course_dir)
+            target = release(name, args.course_dir, secrets)
         except ReleaseError as exc:
             print(f"autograder release: {exc}", file=sys.stderr)
             failed += 1
@@ -172,7 +154,8 @@ def measure_time_limits(assignment, course_dir):
     """
     from autograder.running import sandbox
     from autograder.running.calibrate import calibrated_settings, describe
-    from autograder.course.limits import LimitsError, load_limits
+    from autograder.course.limits import load_limits
+    from perceptron_course.limits import LimitsError
     from autograder.results import Settings
 
     if not sandbox.sandbox_status().available:

@@ -14,7 +14,8 @@ implementations (``autograder/course/assignments/<assignment>/known_wrong.py``):
   known-wrong implementation that it catches;
 * every default argument value is exercised by a hidden case that leaves
   the argument out;
-* nothing from the solutions or the hidden checks is in the release;
+* nothing from the solutions or the hidden checks is in the release (the
+  course's leak audit, :mod:`autograder.commands.audit`);
 * the notebook's structure: each test cell says what it checks and ends with
   its hidden-checks call, grade ids are unique, the points add up to what the
   header and each part's heading say, visible cases appear in the test cells;
@@ -23,13 +24,14 @@ implementations (``autograder/course/assignments/<assignment>/known_wrong.py``):
 
 It prints one table per assignment and the problems found, and exits 1 if
 there is any.  Each requirement is a function of an :class:`Assignment`
-returning an :class:`Outcome`, so the test suite checks the same things
-(``tests/grader/course/test_assignments.py``).
+returning a :class:`RequirementVerdict`, so the test suite checks the same
+things (``tests/grader/course/test_assignments.py``).
 """
 
 import argparse
 import ast
 import copy
+import dataclasses
 import os
 import re
 import shutil
@@ -40,12 +42,16 @@ from functools import cached_property
 
 import nbformat
 
+from perceptron_course.cells import grade_id, is_solution, is_test_cell, nbgrader_metadata
+
 from autograder.commands import release as release_module
+from autograder.commands.audit import MIN_LINE_CHARS, audit, collect_secrets
 from autograder.course import COURSE_DIR
 from autograder.course.assignments import load_checks, load_known_wrong
 from autograder.judging.checks import evaluate_namespace
 
-__all__ = ["Assignment", "Outcome", "REQUIREMENTS", "RUN_REQUIREMENTS", "verify", "format_table", "main"]
+__all__ = ["Assignment", "RequirementVerdict", "REQUIREMENTS", "RUN_REQUIREMENTS", "verify", "format_table",
+           "main"]
 
 HIDDEN_CALL = (
     "### BEGIN HIDDEN TESTS\n"
@@ -53,13 +59,11 @@ HIDDEN_CALL = (
     'run_in_notebook("{assignment}", "{grade_id}", globals())\n'
     "### END HIDDEN TESTS"
 )
-# A solution line shorter than this (``return w``, ``else:``) may well appear in a release by chance.
-MIN_LEAK_LINE = 16
 EXECUTION_TIMEOUT = 120
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RequirementVerdict:
     """One row of the table: a requirement, what it covered, and the problems found (none when it holds)."""
 
     requirement: str
@@ -71,19 +75,9 @@ class Outcome:
         return not self.problems
 
 
-def _meta(cell):
-    return cell.metadata.get("nbgrader", {})
-
-
-def is_test_cell(cell):
-    """An autograded test cell: graded, not an answer."""
-    meta = _meta(cell)
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
-
-
 def is_answer_cell(cell):
     """A manually graded answer (a written answer, or code graded by hand)."""
-    meta = _meta(cell)
+    meta = nbgrader_metadata(cell)
     return bool(meta.get("grade")) and bool(meta.get("solution"))
 
 
@@ -95,7 +89,7 @@ def namespace_from(notebook):
     """
     namespace = {"__name__": "assignment"}
     for cell in notebook.cells:
-        meta = _meta(cell)
+        meta = nbgrader_metadata(cell)
         runs = meta.get("solution") or (meta.get("locked") and not meta.get("grade"))
         if cell.cell_type == "code" and runs:
             exec(compile(cell.source, f"<{meta.get('grade_id')}>", "exec"), namespace)
@@ -119,7 +113,7 @@ def errors_of(notebook):
     for index, cell in enumerate(notebook.cells):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
-                found.append((_meta(cell).get("grade_id", f"cell {index + 1}"), output["ename"], output["evalue"]))
+                found.append((grade_id(cell) or f"cell {index + 1}", output["ename"], output["evalue"]))
     return found
 
 
@@ -156,6 +150,11 @@ class Assignment:
         return nbformat.read(self.source_path, as_version=4)
 
     @cached_property
+    def secrets(self):
+        """What the leak audit looks for in this course (:func:`autograder.commands.audit.collect_secrets`)."""
+        return collect_secrets(course_dir=self.course_dir)
+
+    @cached_property
     def checks(self):
         return load_checks(self.name)
 
@@ -172,7 +171,7 @@ class Assignment:
             config = os.path.join(self.course_dir, "nbgrader_config.py")
             if os.path.isfile(config):
                 shutil.copy(config, os.path.join(self._scratch, "nbgrader_config.py"))
-            self._release_dir = release_module.release(self.name, self._scratch)
+            self._release_dir = release_module.release(self.name, self._scratch, self.secrets)
         return self._release_dir
 
     @cached_property
@@ -182,7 +181,7 @@ class Assignment:
     @cached_property
     def test_ids(self):
         """The grade ids of the autograded test cells, in notebook order."""
-        return [_meta(c)["grade_id"] for c in self.source.cells if is_test_cell(c)]
+        return [grade_id(c) for c in self.source.cells if is_test_cell(c)]
 
     def verdicts(self, notebook, extra_code=None, label="extra"):
         """``{grade_id: Verdict}`` of the hidden checks on a notebook's code (plus ``extra_code``)."""
@@ -197,7 +196,7 @@ class Assignment:
 def solution_gets_full_marks(a):
     verdicts = a.verdicts(a.source)
     problems = [f"{gid} rejects the solution: {v.message}" for gid, v in verdicts.items() if not v.passed]
-    return Outcome("the solution gets full marks", f"{len(verdicts)} grade cells", tuple(problems))
+    return RequirementVerdict("the solution gets full marks", f"{len(verdicts)} grade cells", tuple(problems))
 
 
 def blank_release_gets_zero(a):
@@ -208,7 +207,7 @@ def blank_release_gets_zero(a):
             problems.append(f"{gid} passes the blank release: its hidden cases must need the student's code")
         elif "not implemented yet" not in v.message:
             problems.append(f"{gid} fails the blank release for a reason other than the stubs: {v.message}")
-    return Outcome("the blank release gets zero", f"{len(verdicts)} grade cells", tuple(problems))
+    return RequirementVerdict("the blank release gets zero", f"{len(verdicts)} grade cells", tuple(problems))
 
 
 def known_wrong_lose_exactly_their_cells(a):
@@ -231,8 +230,8 @@ def known_wrong_lose_exactly_their_cells(a):
         if also:
             problems.append(f"{wrong.name} also fails {', '.join(also)}, which it does not name "
                             f"({verdicts[also[0]].message})")
-    return Outcome("known-wrong implementations lose exactly their cells",
-                   f"{len(a.known_wrong)} implementations", tuple(problems))
+    return RequirementVerdict("known-wrong implementations lose exactly their cells",
+                              f"{len(a.known_wrong)} implementations", tuple(problems))
 
 
 def every_cell_has_hidden_cases(a):
@@ -244,21 +243,22 @@ def every_cell_has_hidden_cases(a):
         checks = [c for c in a.checks if c.grade_id == gid]
         if checks and not any(not case.visible for c in checks for case in c.cases):
             problems.append(f"{gid} has only visible cases: add hidden ones")
-    return Outcome("every test cell has hidden cases", f"{len(a.test_ids)} test cells", tuple(problems))
+    return RequirementVerdict("every test cell has hidden cases", f"{len(a.test_ids)} test cells",
+                              tuple(problems))
 
 
 def every_cell_catches_a_known_wrong(a):
     named = {gid for wrong in a.known_wrong for gid in wrong.must_fail}
     problems = [f"no known-wrong implementation is caught by {gid}" for gid in a.test_ids if gid not in named]
-    return Outcome("every test cell catches a known-wrong implementation", f"{len(a.test_ids)} test cells",
-                   tuple(problems))
+    return RequirementVerdict("every test cell catches a known-wrong implementation", f"{len(a.test_ids)} test cells",
+                              tuple(problems))
 
 
 def _signatures(notebook):
     """``{function name: [(parameter, default source, position or None if keyword-only)]}`` of answer cells."""
     found = {}
     for cell in notebook.cells:
-        if cell.cell_type != "code" or not _meta(cell).get("solution"):
+        if cell.cell_type != "code" or not is_solution(cell):
             continue
         try:
             tree = ast.parse(cell.source)
@@ -288,76 +288,43 @@ def defaults_are_exercised(a):
             if not leaves_out:
                 problems.append(f"{function}({param}={default}): no hidden case leaves {param} out, "
                                 "so a wrong default value would pass")
-    return Outcome("every default argument value is exercised by a hidden case", f"{count} defaults",
-                   tuple(problems))
-
-
-def _solution_lines(notebook):
-    """The lines only the instructor's version has: inside solution markers, and written answers."""
-    inside, outside = set(), set()
-    for cell in notebook.cells:
-        meta = _meta(cell)
-        if meta.get("solution") and cell.cell_type == "markdown":
-            inside.update(line.strip() for line in cell.source.splitlines())
-            continue
-        hidden = False
-        for line in cell.source.splitlines():
-            text = line.strip()
-            if text.startswith("### BEGIN SOLUTION") or text.startswith("### BEGIN HIDDEN TESTS"):
-                hidden = True
-            elif text.startswith("### END SOLUTION") or text.startswith("### END HIDDEN TESTS"):
-                hidden = False
-            else:
-                (inside if hidden else outside).add(text)
-    return {line for line in inside - outside if len(line) >= MIN_LEAK_LINE}
+    return RequirementVerdict("every default argument value is exercised by a hidden case", f"{count} defaults",
+                              tuple(problems))
 
 
 def nothing_leaks(a):
-    problems = [f"{os.path.relpath(path, a.release_dir)} contains {marker!r}"
-                for path, marker in release_module.find_leaks(a.release_dir)]
-    secret = _solution_lines(a.source)
-    for folder, _, files in os.walk(a.release_dir):
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8", errors="ignore") as f:
-                text = f.read()
-            if name.endswith(".ipynb"):
-                try:
-                    text = "\n".join(cell.source for cell in nbformat.reads(text, as_version=4).cells)
-                except Exception:  # a notebook nbformat cannot read is searched as plain text
-                    pass
-            released = {line.strip() for line in text.splitlines()}
-            for line in sorted(secret & released):
-                problems.append(f"{os.path.relpath(path, a.release_dir)} contains the solution line {line!r}")
-    return Outcome("nothing from the solutions or hidden checks is released",
-                   f"{len(secret)} solution lines, {len(release_module.LEAK_MARKERS)} markers", tuple(problems))
+    # Any distinctive solution line in a release is a leak, however short.
+    findings = audit([a.release_dir], dataclasses.replace(a.secrets, single_line_chars=MIN_LINE_CHARS))
+    return RequirementVerdict("nothing from the solutions or hidden checks is released",
+                              f"{len(a.secrets.secrets)} secrets, {len(a.secrets.markers)} markers",
+                              tuple(str(finding) for finding in findings))
 
 
 def notebook_structure(a):
     problems = []
     cells = a.source.cells
-    grade_ids = [_meta(c)["grade_id"] for c in cells if "grade_id" in _meta(c)]
+    grade_ids = [grade_id(c) for c in cells if grade_id(c)]
     duplicates = sorted({g for g in grade_ids if grade_ids.count(g) > 1})
     if duplicates:
         problems.append(f"grade ids used twice: {', '.join(duplicates)}")
     tests = [c for c in cells if is_test_cell(c)]
     for cell in tests:
-        gid = _meta(cell)["grade_id"]
+        gid = grade_id(cell)
         if not cell.source.startswith("# Check that"):
             problems.append(f"{gid}: the first line must say what it checks ('# Check that ...')")
         if not cell.source.rstrip().endswith(HIDDEN_CALL.format(assignment=a.name, grade_id=gid)):
             problems.append(f"{gid}: the cell must end with the hidden-checks call for this cell:\n"
                             + HIDDEN_CALL.format(assignment=a.name, grade_id=gid))
-        if not _meta(cell).get("points", 0) > 0:
+        if not nbgrader_metadata(cell).get("points", 0) > 0:
             problems.append(f"{gid}: a test cell must be worth points")
     for cell in cells:
-        meta = _meta(cell)
+        meta = nbgrader_metadata(cell)
         if cell.cell_type == "code" and meta.get("solution") \
                 and not ("### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source):
             problems.append(f"{meta.get('grade_id')}: an answer cell needs ### BEGIN SOLUTION and ### END SOLUTION")
 
-    auto = sum(_meta(c).get("points", 0) for c in tests)
-    manual = sum(_meta(c).get("points", 0) for c in cells if is_answer_cell(c))
+    auto = sum(nbgrader_metadata(c).get("points", 0) for c in tests)
+    manual = sum(nbgrader_metadata(c).get("points", 0) for c in cells if is_answer_cell(c))
     total = re.search(r"\*\*Total: (\d+) points\*\* \((\d+) points from autograded tests, (\d+) points for "
                       r"written answers\)", cells[0].source if cells else "")
     if not total:
@@ -373,11 +340,11 @@ def notebook_structure(a):
         if heading:
             current = heading.group(1)
             parts[current] = [int(heading.group(2)), 0]
-        elif _meta(cell).get("grade"):
+        elif nbgrader_metadata(cell).get("grade"):
             if current is None:
-                problems.append(f"{_meta(cell)['grade_id']} comes before the first '## Part A: ... (N points)' heading")
+                problems.append(f"{grade_id(cell)} comes before the first '## Part A: ... (N points)' heading")
             else:
-                parts[current][1] += _meta(cell).get("points", 0)
+                parts[current][1] += nbgrader_metadata(cell).get("points", 0)
     if not parts:
         problems.append("no '## Part A: ... (N points)' heading")
     for part, (stated, counted) in parts.items():
@@ -389,18 +356,18 @@ def notebook_structure(a):
         for case in check.cases:
             if case.visible and case.describe not in tests_text:
                 problems.append(f"{check.grade_id}: the visible case {case.describe!r} is not in any test cell")
-    return Outcome("the notebook's cells, points and visible cases are consistent",
-                   f"{len(tests)} test cells, {auto + manual:g} points", tuple(problems))
+    return RequirementVerdict("the notebook's cells, points and visible cases are consistent",
+                              f"{len(tests)} test cells, {auto + manual:g} points", tuple(problems))
 
 
 def source_runs_cleanly(a):
     with tempfile.TemporaryDirectory() as cwd:
         executed = execute(a.source, cwd)
     problems = [f"{where} raised {name}: {value}" for where, name, value in errors_of(executed)]
-    not_run = [_meta(c)["grade_id"] for c in executed.cells if is_test_cell(c) and not c.get("execution_count")]
+    not_run = [grade_id(c) for c in executed.cells if is_test_cell(c) and not c.get("execution_count")]
     if not_run:
         problems.append(f"test cells that did not run: {', '.join(not_run)}")
-    return Outcome("the source notebook runs without an error", "1 run", tuple(problems))
+    return RequirementVerdict("the source notebook runs without an error", "1 run", tuple(problems))
 
 
 def release_fails_only_on_stubs(a):
@@ -412,7 +379,7 @@ def release_fails_only_on_stubs(a):
     passing = [gid for gid in a.test_ids if gid not in failing]
     if passing:
         problems.append(f"visible tests that pass on the blank release: {', '.join(passing)}")
-    return Outcome("the release fails only on its stubs", "1 run", tuple(problems))
+    return RequirementVerdict("the release fails only on its stubs", "1 run", tuple(problems))
 
 
 REQUIREMENTS = (
@@ -440,8 +407,8 @@ def verify(assignment, *, run_notebooks=True):
         try:
             outcomes.append(requirement(assignment))
         except Exception as exc:  # a broken notebook or check module may raise anything
-            outcomes.append(Outcome(requirement.__name__.replace("_", " "), "",
-                                    (f"could not be checked: {type(exc).__name__}: {exc}",)))
+            outcomes.append(RequirementVerdict(requirement.__name__.replace("_", " "), "",
+                                               (f"could not be checked: {type(exc).__name__}: {exc}",)))
     return outcomes
 
 

@@ -18,26 +18,36 @@ Beside it goes the visible tests' helpers the release's test cells import,
 package of their own (:func:`build_test_helpers`): nothing else of the
 student package (its check, runner or probe) is there.
 
-The static scan (:mod:`autograder.judging.integrity`) still flags code that tries
-(``reference-solution``), and the feedback explains the failure.  A release
-that imports a reference implementation itself cannot be graded this way:
-:func:`plan_library` refuses it with a :class:`LibraryError`.
+Which is which is read from the library's source, never kept by hand
+(:func:`library_parts`): the data loaders are those of
+``perceptron_lib.datasets`` (:data:`DATA_MODULE`), which may use the modules
+it imports; every other module, and every public name those define, is the
+reference implementation.  The static scan (:mod:`autograder.judging.integrity`)
+flags code that reaches for it (``reference-solution``), and the feedback
+explains the failure.  A release that imports a reference implementation
+itself cannot be graded this way: :func:`plan_library` refuses it with a
+:class:`LibraryError`.
 """
 
 import ast
-import importlib
+import importlib.machinery
 import os
 import shutil
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from perceptron_course.cells import library_imports
 
 from autograder.course import ROOT
 
-__all__ = ["LibraryError", "release_imports", "plan_library", "build_library", "build_test_helpers",
-           "unavailable_message", "PACKAGE", "TEST_HELPERS_PACKAGE"]
+__all__ = ["LibraryError", "LibraryParts", "library_parts", "release_imports", "plan_library", "build_library",
+           "build_test_helpers", "unavailable_message", "PACKAGE", "DATA_MODULE", "TEST_HELPERS_PACKAGE"]
 
 PACKAGE = "perceptron_lib"
 PACKAGE_DIR = os.path.join(ROOT, PACKAGE)
+# The module of perceptron_lib that holds the course's data loaders: a graded notebook may be handed them (and
+# the modules they import); every other module is the reference implementation.
+DATA_MODULE = "datasets"
 TEST_HELPERS_PACKAGE = "perceptron_course"
 TEST_HELPERS_MODULE = "test_helpers"
 TEST_HELPERS_SOURCE = os.path.join(os.path.dirname(PACKAGE_DIR), TEST_HELPERS_PACKAGE, f"{TEST_HELPERS_MODULE}.py")
@@ -90,21 +100,154 @@ def release_imports(release_nb):
     return tuple(sorted(names))
 
 
-def _package_imports(module_name):
-    """The modules of the package that ``module_name`` imports (relatively or by the package's name)."""
-    path = os.path.join(PACKAGE_DIR, module_name.split(".")[-1] + ".py")
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read())
+@dataclass(frozen=True)
+class LibraryParts:
+    """``perceptron_lib`` read from its source: what a graded notebook may be handed, and what it may not.
+
+    Attributes
+    ----------
+    data_modules : frozenset of str
+        :data:`DATA_MODULE`, where the course's data loaders live, and every
+        module of the package it imports, directly or not.
+    reference_modules : frozenset of str
+        Every other module: the reference implementation (a compiled module,
+        known by its C source, counts too).
+    reference_names : frozenset of str
+        The public names (functions, classes, other top-level names and those
+        of a module's ``__all__``) that the reference modules define.
+    exports : dict of str to str
+        Each name of the package's ``__all__`` and the module that defines it.
+    imports : dict of str to frozenset of str
+        Each module and the modules of the package it imports.
+    """
+
+    data_modules: frozenset
+    reference_modules: frozenset
+    reference_names: frozenset
+    exports: dict = field(repr=False)
+    imports: dict = field(repr=False)
+
+
+def _module_name(entry):
+    """The module a file of the package holds, or None: ``theory.py``, and ``_kernel.c``, a compiled module's
+    source, both count; so does the compiled module itself (``_kernel.cpython-311-x86_64-linux-gnu.so``)."""
+    for suffix in (".py", ".c", *importlib.machinery.EXTENSION_SUFFIXES):
+        if entry.endswith(suffix) and entry[:-len(suffix)].isidentifier():
+            return entry[:-len(suffix)]
+    return None
+
+
+def _statements(body):
+    """The statements of a module's top level, including those inside its ``if``, ``try`` and ``with`` blocks."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            yield from _statements([child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)])
+
+
+def _bound_names(target):
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*map(_bound_names, target.elts))
+    return set()
+
+
+def _public_names(tree):
+    """The names a module's top level defines and does not mark private, and those of its ``__all__``."""
+    names, declared = set(), set()
+    for node in _statements(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = set().union(*map(_bound_names, targets))
+            names |= bound
+            if "__all__" in bound and node.value is not None:
+                try:
+                    declared |= set(ast.literal_eval(node.value))
+                except ValueError:  # an __all__ computed at import time names nothing that can be read here
+                    pass
+    return {name for name in names if not name.startswith("_")} | declared
+
+
+def _package_imports(tree, package):
+    """The modules of the package that a module's code imports (relatively or by the package's name)."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level == 1 and node.module:
                 found.add(node.module.split(".")[0])
-            elif node.level == 0 and (node.module or "").startswith(PACKAGE + "."):
+            elif node.level == 0 and (node.module or "").startswith(package + "."):
                 found.add(node.module.split(".")[1])
             elif node.level == 1 and not node.module:
                 found.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith(package + "."))
     return found
+
+
+@lru_cache(maxsize=8)
+def library_parts(package_dir=PACKAGE_DIR):
+    """Split the library in ``package_dir`` into its data loaders' modules and its reference implementation.
+
+    Nothing of it is imported: every module's source is read with :mod:`ast`,
+    so a function or module added to the library is classified as soon as it
+    is written.  The data loaders' modules are :data:`DATA_MODULE` and what it
+    imports; everything else is the reference implementation.
+
+    Returns
+    -------
+    LibraryParts
+
+    Raises
+    ------
+    LibraryError
+        If ``package_dir`` has no ``__init__.py`` or no :data:`DATA_MODULE`.
+    """
+    package = os.path.basename(os.path.normpath(package_dir))
+    init = os.path.join(package_dir, "__init__.py")
+    if not os.path.isfile(init):
+        raise LibraryError(f"{package_dir} is not the {PACKAGE} package: it has no __init__.py")
+    trees = {}  # module -> its syntax tree; None for a compiled module
+    for entry in sorted(os.listdir(package_dir)):
+        module = _module_name(entry)
+        if module is None or module == "__init__":
+            continue
+        if entry.endswith(".py"):
+            with open(os.path.join(package_dir, entry), encoding="utf-8") as f:
+                trees[module] = ast.parse(f.read(), filename=os.path.join(package_dir, entry))
+        else:
+            trees.setdefault(module, None)
+    if DATA_MODULE not in trees:
+        raise LibraryError(f"{package_dir} has no module {DATA_MODULE}.py: the course's data loaders are expected "
+                           "there")
+    imports = {module: frozenset(_package_imports(tree, package) & set(trees)) if tree else frozenset()
+               for module, tree in trees.items()}
+    data, todo = set(), [DATA_MODULE]
+    while todo:
+        module = todo.pop()
+        if module not in data:
+            data.add(module)
+            todo.extend(imports[module])
+    reference = frozenset(trees) - data
+    defined = {module: _public_names(tree) for module, tree in trees.items() if tree is not None}
+    with open(init, encoding="utf-8") as f:
+        init_tree = ast.parse(f.read(), filename=init)
+    # The module an export comes from: the one __init__ imports it from, or else (a name loaded on first use)
+    # the one that defines it.
+    imported_from = {alias.asname or alias.name: node.module.split(".")[0]
+                     for node in _statements(init_tree.body)
+                     if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module for alias in node.names}
+    exports = {}
+    for name in sorted(_public_names(init_tree)):
+        module = imported_from.get(name) or next((m for m, names in sorted(defined.items()) if name in names), None)
+        if module is not None:
+            exports[name] = module
+    return LibraryParts(
+        data_modules=frozenset(data), reference_modules=reference,
+        reference_names=frozenset(name for module in reference for name in defined.get(module, ())),
+        exports=exports, imports=imports)
 
 
 def plan_library(names):
@@ -113,24 +256,20 @@ def plan_library(names):
     Raises :class:`LibraryError` when a name is not in the package or needs
     one of the reference implementation's modules.
     """
-    from autograder.judging.integrity import REFERENCE_MODULES
-
-    package = importlib.import_module(PACKAGE)
+    parts = library_parts()
     exports = {}
     for name in names:
-        value = getattr(package, name, None)
-        module = getattr(value, "__module__", None) or ""
-        if not module.startswith(PACKAGE + "."):
+        if name not in parts.exports:
             raise LibraryError(f"the release imports {name!r} from {PACKAGE}, which defines no such function or class")
-        exports[name] = module.split(".")[1]
+        exports[name] = parts.exports[name]
     modules, todo = set(), list(exports.values())
     while todo:
         module = todo.pop()
         if module in modules:
             continue
         modules.add(module)
-        todo.extend(_package_imports(module))
-    reference = sorted(modules & REFERENCE_MODULES)
+        todo.extend(parts.imports[module])
+    reference = sorted(modules & parts.reference_modules)
     if reference:
         raise LibraryError(f"the release imports from {PACKAGE} something that needs its reference implementation "
                            f"(module {', '.join(reference)}); a graded notebook cannot be given that")

@@ -1,36 +1,26 @@
-"""The course's limits as the grader uses them: read from ``nbgrader_config.py``, and the sandbox's share.
+"""Reading the course's limits from its ``nbgrader_config.py``.
 
-The limits themselves are declared once, in :mod:`perceptron_course.limits`
-(the student's check holds a submission to the same ones).  This module
-adds what only the grader needs: :func:`load_limits`, which reads a course's
-values from its ``nbgrader_config.py``, and :meth:`Limits.sandbox_limits`,
-the resource limits of one sandbox.
+The limits themselves are declared once, in :class:`perceptron_course.limits.Limits`
+(the student's check holds a submission to the same ones); :func:`load_limits`
+is the one place the grader reads a course's values for them.  The resource
+limits of one sandboxed process are derived from them by
+:meth:`autograder.running.sandbox.ProcessLimits.of`.
 """
 
 import os
 
-from perceptron_course.limits import CONFIG_SECTION, MiB, LimitsError
-from perceptron_course.limits import Limits as _DeclaredLimits
+from perceptron_course.limits import CONFIG_SECTION, Limits, LimitsError
 
-__all__ = ["Limits", "LimitsError", "load_limits", "CONFIG_SECTION", "MiB"]
-
-
-class Limits(_DeclaredLimits):
-    """The limits every submission of a run is held to (see :mod:`perceptron_course.limits`)."""
-
-    def sandbox_limits(self, cpu_seconds):
-        """The resource limits of one sandbox (:class:`autograder.running.sandbox.Limits`), with ``cpu_seconds`` of CPU."""
-        from autograder.running.sandbox import Limits as SandboxLimits
-
-        return SandboxLimits(memory_bytes=self.memory_bytes, processes=self.processes, file_bytes=self.file_bytes,
-                             cpu_seconds=int(cpu_seconds), open_files=self.open_files, tmp_bytes=self.tmp_bytes)
+__all__ = ["load_limits"]
 
 
 def load_limits(course_dir, **overrides):
-    """The course's :class:`Limits`: defaults, then ``c.Autograder`` in ``nbgrader_config.py``, then ``overrides``.
+    """The course's :class:`~perceptron_course.limits.Limits`: defaults, then ``c.Autograder`` in
+    ``nbgrader_config.py``, then ``overrides``.
 
     ``overrides`` whose value is ``None`` are ignored (a command-line option
-    that was not given).
+    that was not given).  Raises :class:`~perceptron_course.limits.LimitsError`
+    naming the file for an unknown limit or a bad value.
     """
     limits = Limits()
     config_file = os.path.join(course_dir, "nbgrader_config.py")

@@ -18,14 +18,27 @@ LMS names things its own way:
   naming each submission's submitters and its time.
 * Plain: ``<student_id>.ipynb`` files or ``<student_id>/`` folders.
 
+Each of these naming schemes is one :class:`Layout` in the table
+:data:`LAYOUTS`: what a matching name is (a folder that holds a submission,
+one file of an attempt, a file the LMS adds about the submissions), the
+pattern of the name, and a function that says what the name means (who
+submitted, when, where feedback goes back).  A new LMS layout is one more
+entry there, and its display name one more in :data:`LMS_NAMES`; the entries
+are tried in order and the first whose pattern matches the whole name wins,
+so an entry goes before any more general one that would match its names too.
+What no entry matches is a plain submission (:data:`PLAIN_LAYOUTS`).  A
+file the new LMS adds about its submissions gets its reader in
+:mod:`autograder.boundary.lms_files`, and a route for feedback its writer in
+:mod:`autograder.outputs.lms_feedback`.
+
 :func:`scan` turns a folder into :class:`Entry` records (one per submitted
 attempt, whatever the layout) and :class:`Unused` records (everything else:
 receipts and metadata that were read, files that are no submission, each
 with the reason).  Nothing here runs or parses a notebook: it only reads
 names; receipts and the metadata file are read and parsed by the trust
-boundary (:func:`autograder.boundary.read_blackboard_receipt`,
-:func:`autograder.boundary.read_gradescope_metadata`), which gives frozen
-records.
+boundary (:func:`autograder.boundary.lms_files.read_blackboard_receipt`,
+:func:`autograder.boundary.lms_files.read_gradescope_metadata`), which gives
+frozen records.
 
 Each graded entry also carries its :class:`FeedbackRoute`: what its LMS
 needs to take feedback back for that person (Canvas's file name, Moodle's
@@ -38,22 +51,19 @@ import hashlib
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
-from autograder.boundary import IGNORED_MEMBERS, read_blackboard_receipt, read_gradescope_metadata
+from autograder.boundary.archive import IGNORED_MEMBERS
+from autograder.boundary.lms_files import read_blackboard_receipt, read_gradescope_metadata
 
-__all__ = ["Entry", "Unused", "FeedbackRoute", "scan", "safe_id", "is_safe_student_id", "is_submission_folder", "notebook_stem",
-           "IGNORED"]
+__all__ = ["Entry", "Unused", "FeedbackRoute", "Layout", "Submitter", "Download", "LAYOUTS", "PLAIN_LAYOUTS",
+           "LMS_NAMES", "scan", "layout_of", "safe_id", "is_safe_student_id", "is_submission_folder", "notebook_stem",
+           "choose_notebook", "IGNORED"]
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,99}")
 IGNORED = IGNORED_MEMBERS  # the operating systems' litter, never a submission nor reported
 
-CANVAS = re.compile(r"^(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$")
-MOODLE_FOLDER = re.compile(r"^(?P<name>[^_]+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?$")
-MOODLE_FILE = re.compile(r"^(?P<name>[^_]+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.+)$")
-BLACKBOARD = re.compile(r"^(?P<prefix>.+)_attempt_(?P<stamp>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2})(?:_(?P<file>.+)|(?P<receipt>\.txt))$")
-GRADESCOPE_FOLDER = re.compile(r"^submission_(?P<id>\d+)$")
-GRADESCOPE_METADATA = "submission_metadata.yml"
 COPY_MARKER = re.compile(r"^(?P<base>.+?) \((?P<n>\d+)\)$")  # "Name (2)": a second download of the same thing
 RESUBMISSION = re.compile(r"^(?P<base>.+?)-(?P<n>\d+)$")  # Canvas: "ps1-1.ipynb"
 
@@ -115,11 +125,6 @@ class Unused:
     name: str
     reason: str
     kind: str = "skipped"  # "read": receipts and metadata; "superseded": an earlier attempt; "skipped": the rest
-
-
-def is_submission_folder(name):
-    """Whether a folder's name says it holds one submission (Moodle's participant folder, Gradescope's)."""
-    return bool(MOODLE_FOLDER.match(name) or GRADESCOPE_FOLDER.match(name))
 
 
 # -- names and ids -------------------------------------------------------------------
@@ -200,57 +205,232 @@ def choose_notebook(names, assignment):
 
 # -- the layouts -----------------------------------------------------------------------
 
-@dataclass
-class _Group:
-    """The files of one attempt of one person in a flat layout (Canvas, Moodle files, Blackboard)."""
+# What a name that matches a layout is.
+SUBMISSION_FOLDER = "a folder that holds one submission"
+ATTEMPT_FILE = "one file of an attempt, graded together with the attempt's other files"
+SUBMISSION_FILE = "a file that is one submission on its own"
+LMS_FILE = "a file the LMS adds about the submissions, read but never graded"
 
-    lms: str
+
+@dataclass(frozen=True)
+class Submitter:
+    """What a name in the download says about the submission it belongs to.
+
+    ``identity`` identifies the person within that LMS's download (with the
+    LMS as prefix: ``canvas:104233``); ``suggested_id`` is the student id to
+    use when no roster says otherwise; ``name``, ``email``, ``co_submitters``,
+    ``submitted_at``, ``marked_late``, ``order``, ``receipt`` and ``route``
+    become the :class:`Entry`'s.  For a file of an attempt, ``attempt`` tells
+    the attempts of one person apart (files with the same identity and
+    attempt are graded together) and ``file`` is the file's own name, without
+    what the LMS added to it.
+    """
+
     identity: str
     suggested_id: str
     name: str = ""
-    files: dict = field(default_factory=dict)  # original file name -> path
-    sources: list = field(default_factory=list)
-    marked_late: bool = False
+    email: str = ""
+    co_submitters: tuple = ()
     submitted_at: datetime.datetime = None
+    marked_late: bool = False
     order: tuple = ()
     receipt: str = ""
-    route: FeedbackRoute = None  # for Canvas, made once the graded file is known
+    route: FeedbackRoute = None
+    attempt: str = ""
+    file: str = ""
 
 
-def _entry_from_files(group, assignment, unused, problems):
-    names = sorted(group.files)
-    chosen, problem, earlier = choose_notebook(names, assignment)
-    notebook = group.files[chosen] if chosen else None
-    if notebook in problems:
-        notebook, problem = None, problems[notebook]
-    for name in earlier:
-        unused.append(Unused(_shown(group, name), f"an earlier upload of the same notebook by "
-                                                  f"{group.name or group.identity}; the later {_shown(group, chosen)} "
-                                                  "was graded", "superseded"))
-    extra = tuple(n for n in names if n != chosen and n not in earlier)
-    source = _shown(group, chosen) if chosen else ", ".join(sorted(group.sources)[:3])
-    order = group.order + ((notebook_stem(chosen)[1],) if chosen else ())
-    route = group.route
-    if group.lms == "canvas":
-        # Canvas reads the user id and the file's id from the name, so any file of the attempt will do.
-        route = FeedbackRoute("canvas", _shown(group, chosen) if chosen else sorted(group.sources)[0])
-    return Entry(lms=group.lms, source=source, identity=group.identity, suggested_id=group.suggested_id,
-                 name=group.name, notebook=notebook, problem=problem,
-                 submitted_at=group.submitted_at, marked_late=group.marked_late, order=order,
-                 extra_files=extra, receipt=group.receipt, members=tuple(sorted(group.sources)), route=route)
+@dataclass(frozen=True)
+class Layout:
+    """One way an LMS names an entry of its download, and what such a name means.
+
+    ``lms`` is the LMS's key in :data:`LMS_NAMES`; ``kind`` what a matching
+    name is (:data:`SUBMISSION_FOLDER`, :data:`ATTEMPT_FILE`,
+    :data:`SUBMISSION_FILE` or :data:`LMS_FILE`; the first is matched against
+    folders only, the next two against files only, the last against both);
+    ``pattern`` a regular expression the whole name must match.
+    ``read(match, download)`` gets the match and the :class:`Download`, and
+    returns a :class:`Submitter`, or a sentence saying why the name is not
+    graded; for an :data:`LMS_FILE`, a list of :class:`Unused` records (the
+    file itself, read, and anything it tells about the rest).  An attempt's
+    feedback goes back by the route its first file gives, or with
+    ``route_by_file`` by the route of the file that is graded (one that names
+    the file itself).
+    """
+
+    lms: str
+    kind: str
+    pattern: str  # compiled when the layout is made
+    read: Callable
+    route_by_file: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "pattern", re.compile(self.pattern))
+
+    def matches(self, name, is_folder):
+        """The match of ``name`` (a folder's when ``is_folder``), or ``None`` when this layout does not apply."""
+        if self.kind != LMS_FILE and is_folder != (self.kind == SUBMISSION_FOLDER):
+            return None
+        return self.pattern.fullmatch(name)
 
 
-def _shown(group, name):
-    path = group.files.get(name)
-    return os.path.basename(path) if path else name
+class Download:
+    """The folder being scanned: its names, and the files its LMS added, each read once, when first needed."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.names = sorted(os.listdir(folder))
+        self._present = set(self.names)
+        self._read = {}
+
+    def has(self, name):
+        return name in self._present
+
+    def lms_file(self, name, reader):
+        """What ``reader`` gives for the file ``name`` of the download, or ``None`` when there is no such file."""
+        if name not in self._present:
+            return None
+        if name not in self._read:
+            self._read[name] = reader(os.path.join(self.folder, name))
+        return self._read[name]
 
 
-def _blackboard_time(stamp):
+# Canvas ----------------------------------------------------------------------------
+
+def _canvas_file(match, download):
+    # The route is the file's name, from which Canvas's re-upload reads the user id and the submission id.
+    return Submitter(f"canvas:{match['user']}", safe_id(match["name"]), name=match["name"],
+                     marked_late=bool(match["late"]), file=match["file"], route=FeedbackRoute("canvas", match.string))
+
+
+# Moodle ----------------------------------------------------------------------------
+
+def _moodle_participant(match, folder, file=""):
+    if match["plugin"] != "file":
+        return f"Moodle's {match['plugin']} submission of {match['name']}: only uploaded files are graded"
+    return Submitter(f"moodle:{match['participant']}", safe_id(match["name"]), name=match["name"], file=file,
+                     route=FeedbackRoute("moodle", folder, match["participant"]))
+
+
+def _moodle_folder(match, download):
+    return _moodle_participant(match, match.string)
+
+
+def _moodle_file(match, download):
+    folder = f"{match['name']}_{match['participant']}_assignsubmission_file_"
+    return _moodle_participant(match, folder, match["file"])
+
+
+# Blackboard ------------------------------------------------------------------------
+
+def _blackboard_receipt(match, download):
+    info = download.lms_file(match.string, read_blackboard_receipt)
+    return [Unused(match.string, "Blackboard's receipt of this attempt: read for the student's name and the "
+                                 "original file names" if info else
+                                 "Blackboard's receipt of this attempt, which could not be read", "read")]
+
+
+def _blackboard_file(match, download):
+    prefix, stamp = match["prefix"], match["stamp"]
+    receipt = f"{prefix}_attempt_{stamp}.txt"
+    info = download.lms_file(receipt, read_blackboard_receipt)
+    username = info.username if info else ""
+    # The username ends the prefix, after the assignment's title; the receipt settles one with an underscore.
+    user = username if username and prefix.endswith("_" + username) else prefix.rsplit("_", 1)[-1]
+    title = prefix[:-len(user) - 1] if prefix.endswith("_" + user) else prefix
     try:
-        return datetime.datetime.strptime(stamp, "%Y-%m-%d-%H-%M-%S")
+        submitted_at = datetime.datetime.strptime(stamp, "%Y-%m-%d-%H-%M-%S")
     except ValueError:
-        return None
+        submitted_at = None
+    return Submitter(f"blackboard:{user}", safe_id(user), name=info.name if info else "", submitted_at=submitted_at,
+                     order=(stamp,), receipt=receipt if download.has(receipt) else "",
+                     route=FeedbackRoute("blackboard", title, user), attempt=stamp,
+                     file=(info.original_name(match.string) if info else None) or match["file"])
 
+
+# Gradescope ------------------------------------------------------------------------
+
+GRADESCOPE_METADATA = "submission_metadata.yml"
+
+
+def _gradescope_metadata(match, download):
+    metadata, problem = download.lms_file(match.string, read_gradescope_metadata)
+    read = Unused(match.string, f"Gradescope's metadata file, which could not be used: {problem}" if problem else
+                  f"Gradescope's metadata file: read for the names, ids and times of its {len(metadata)} "
+                  "submission(s)", "read")
+    return [read] + [Unused(name, "listed in Gradescope's metadata file, but no such folder is in the download")
+                     for name in sorted(metadata) if not download.has(name)]
+
+
+def _gradescope_folder(match, download):
+    folder = match.string
+    metadata, _ = download.lms_file(GRADESCOPE_METADATA, read_gradescope_metadata) or ({}, None)
+    record = metadata.get(folder)
+    submitted_at = record.created_at if record else None
+    if not (record and record.submitters):
+        return Submitter(f"gradescope:{folder}", folder, submitted_at=submitted_at)
+    (person, sid, email), others = record.submitters[0], record.submitters[1:]
+    return Submitter(f"gradescope:{sid or email or person or folder}",
+                     safe_id(sid or (email.split("@")[0] if email else "") or person or folder),
+                     name=person, email=email, co_submitters=others, submitted_at=submitted_at)
+
+
+# Plain -----------------------------------------------------------------------------
+
+def _plain(stem):
+    """``<student_id>``, perhaps with a download's `` (N)``, which orders copies of one name."""
+    copy = COPY_MARKER.match(stem)
+    base, n = (copy["base"], int(copy["n"])) if copy else (stem, 0)
+    return Submitter(f"plain:{base}", safe_id(base), name=base, order=(n,))
+
+
+def _plain_folder(match, download):
+    return _plain(match.string)
+
+
+def _plain_file(match, download):
+    name = match.string
+    return _plain(name[:-len(".ipynb")] if name.lower().endswith(".ipynb") else os.path.splitext(name)[0])
+
+
+STAMP = r"\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}"
+MOODLE_PARTICIPANT = r"(?P<name>[^_]+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)"
+
+# Every layout of every LMS, tried in this order: the first whose pattern matches the whole name wins, so each
+# comes before any more general one that would match its names too (Blackboard's files, then Moodle's, then Canvas's).
+LAYOUTS = (
+    Layout("gradescope", LMS_FILE, re.escape(GRADESCOPE_METADATA), _gradescope_metadata),
+    Layout("blackboard", LMS_FILE, rf"(?P<prefix>.+)_attempt_(?P<stamp>{STAMP})\.txt", _blackboard_receipt),
+    Layout("gradescope", SUBMISSION_FOLDER, r"submission_(?P<id>\d+)", _gradescope_folder),
+    Layout("moodle", SUBMISSION_FOLDER, MOODLE_PARTICIPANT + "_?", _moodle_folder),
+    Layout("blackboard", ATTEMPT_FILE, rf"(?P<prefix>.+)_attempt_(?P<stamp>{STAMP})_(?P<file>.+)", _blackboard_file),
+    Layout("moodle", ATTEMPT_FILE, MOODLE_PARTICIPANT + "_(?P<file>.+)", _moodle_file),
+    Layout("canvas", ATTEMPT_FILE, r"(?P<name>.+?)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)",
+           _canvas_file, route_by_file=True),
+)
+
+# What no layout of an LMS matches: <student_id>/ or <student_id>.ipynb (or any other file, which is then no notebook).
+PLAIN_LAYOUTS = (
+    Layout("plain", SUBMISSION_FOLDER, r"(?s).+", _plain_folder),
+    Layout("plain", SUBMISSION_FILE, r"(?s).+", _plain_file),
+)
+
+
+def layout_of(name, is_folder):
+    """``(layout, match)`` of the first layout that matches ``name``, a plain one when no LMS's does."""
+    for layout in LAYOUTS + PLAIN_LAYOUTS:
+        match = layout.matches(name, is_folder)
+        if match:
+            return layout, match
+    raise AssertionError(f"the plain layouts match every name, but not {name!r}")
+
+
+def is_submission_folder(name):
+    """Whether a folder's name says it holds one submission (Moodle's participant folder, Gradescope's ...)."""
+    return any(layout.kind == SUBMISSION_FOLDER and layout.matches(name, True) for layout in LAYOUTS)
+
+
+# -- the scan ---------------------------------------------------------------------------
 
 def scan(folder, assignment, *, extraction_problems=None):
     """Every submission in ``folder``: ``(entries, unused)``.
@@ -259,148 +439,117 @@ def scan(folder, assignment, *, extraction_problems=None):
     zip file to the reason; such a path is reported, never read.
     """
     problems = extraction_problems or {}
+    download = Download(folder)
     entries, unused = [], []
-    groups = {}
-    names = sorted(os.listdir(folder))
-    metadata, metadata_problem = {}, None
-    if GRADESCOPE_METADATA in names:
-        metadata, metadata_problem = read_gradescope_metadata(os.path.join(folder, GRADESCOPE_METADATA))
-        unused.append(Unused(GRADESCOPE_METADATA, metadata_problem and
-                             f"Gradescope's metadata file, which could not be used: {metadata_problem}" or
-                             f"Gradescope's metadata file: read for the names, ids and times of its "
-                             f"{len(metadata)} submission(s)", "read"))
-    receipts = {}
-    for name in names:
-        match = BLACKBOARD.match(name)
-        if match and match["receipt"]:
-            info = read_blackboard_receipt(os.path.join(folder, name))
-            receipts[(match["prefix"], match["stamp"])] = (name, info)
-
-    for name in names:
-        path = os.path.join(folder, name)
-        if name in IGNORED or name == GRADESCOPE_METADATA:
+    attempts = {}
+    for name in download.names:
+        if name in IGNORED:
             continue
         if name.startswith("."):
             unused.append(Unused(name, "a hidden file or folder, not a submission"))
             continue
-        is_dir = os.path.isdir(path) and not os.path.islink(path)
-
-        if is_dir and GRADESCOPE_FOLDER.match(name):
-            record = metadata.get(name)
-            if record and record.submitters:
-                (person, sid, email), others = record.submitters[0], record.submitters[1:]
-                identity = f"gradescope:{sid or email or person or name}"
-                suggested = safe_id(sid or (email.split("@")[0] if email else "") or person or name)
-            else:
-                person = sid = email = ""
-                others = ()
-                identity, suggested = f"gradescope:{name}", name
-            entries.append(_folder_entry("gradescope", path, name, identity, suggested, assignment, problems,
-                                         unused, name=person, email=email, co_submitters=others,
-                                         submitted_at=record.created_at if record else None))
-            continue
-
-        match = MOODLE_FOLDER.match(name) if is_dir else None
-        if match:
-            if match["plugin"] != "file":
-                unused.append(Unused(name, f"Moodle's {match['plugin']} submission of {match['name']}: "
-                                           "only uploaded files are graded"))
-                continue
-            entries.append(_folder_entry("moodle", path, name, f"moodle:{match['participant']}",
-                                         safe_id(match["name"]), assignment, problems, unused,
-                                         name=match["name"],
-                                         route=FeedbackRoute("moodle", name, match["participant"])))
-            continue
-
-        if not is_dir:
-            match = BLACKBOARD.match(name)
-            if match:
-                key = (match["prefix"], match["stamp"])
-                receipt_name, info = receipts.get(key, (None, None))
-                if match["receipt"]:
-                    unused.append(Unused(name, "Blackboard's receipt of this attempt: read for the student's name "
-                                               "and the original file names" if info else
-                                               "Blackboard's receipt of this attempt, which could not be read", "read"))
-                    continue
-                username = info.username if info else ""
-                prefix = match["prefix"]
-                user = username if username and prefix.endswith("_" + username) else prefix.rsplit("_", 1)[-1]
-                group = groups.setdefault(("blackboard", user, match["stamp"]), _Group(
-                    "blackboard", f"blackboard:{user}", safe_id(user), name=info.name if info else "",
-                    submitted_at=_blackboard_time(match["stamp"]), order=(match["stamp"],),
-                    receipt=receipt_name or "",
-                    route=FeedbackRoute("blackboard", prefix[:-len(user) - 1] if prefix.endswith("_" + user)
-                                        else prefix, user)))
-                original = (info.original_name(name) if info else None) or match["file"]
-                group.files[original] = path
-                group.sources.append(name)
-                continue
-            match = MOODLE_FILE.match(name)
-            if match:
-                if match["plugin"] != "file":
-                    unused.append(Unused(name, f"Moodle's {match['plugin']} submission of {match['name']}: "
-                                               "only uploaded files are graded"))
-                    continue
-                group = groups.setdefault(("moodle", match["participant"]), _Group(
-                    "moodle", f"moodle:{match['participant']}", safe_id(match["name"]), name=match["name"],
-                    route=FeedbackRoute("moodle", f"{match['name']}_{match['participant']}_assignsubmission_file_",
-                                        match["participant"])))
-                group.files[match["file"]] = path
-                group.sources.append(name)
-                continue
-            match = CANVAS.match(name)
-            if match:
-                group = groups.setdefault(("canvas", match["user"]), _Group(
-                    "canvas", f"canvas:{match['user']}", safe_id(match["name"]), name=match["name"]))
-                group.files[match["file"]] = path
-                group.sources.append(name)
-                group.marked_late = group.marked_late or bool(match["late"])
-                continue
-
-        # A plain entry: <student_id>.ipynb or <student_id>/, perhaps with a download's " (N)".
-        stem = name if is_dir else (name[:-len(".ipynb")] if name.lower().endswith(".ipynb")
-                                    else os.path.splitext(name)[0])
-        copy_match = COPY_MARKER.match(stem)
-        base, copy = (copy_match["base"], int(copy_match["n"])) if copy_match else (stem, 0)
-        identity = f"plain:{base}"
-        if is_dir:
-            entries.append(_folder_entry("plain", path, name, identity, safe_id(base), assignment, problems,
-                                         unused, order=(copy,), name=base))
-            continue
-        if path in problems:
-            notebook, problem = None, problems[path]
-        elif os.path.islink(path):
-            notebook, problem = None, "it is a symbolic link, not a regular file"
-        elif not name.lower().endswith(".ipynb"):
-            notebook, problem = None, f"it is not a notebook: expected {safe_id(base)}.ipynb, found {name}"
+        path = os.path.join(folder, name)
+        layout, match = layout_of(name, os.path.isdir(path) and not os.path.islink(path))
+        found = layout.read(match, download)
+        if layout.kind == LMS_FILE:
+            unused += found
+        elif isinstance(found, str):
+            unused.append(Unused(name, found))
+        elif layout.kind == SUBMISSION_FOLDER:
+            entries.append(_folder_entry(layout.lms, path, name, found, assignment, problems, unused))
+        elif layout.kind == SUBMISSION_FILE:
+            entries.append(_file_entry(layout.lms, path, name, found, problems))
         else:
-            notebook, problem = path, None
-        entries.append(Entry("plain", name, identity, safe_id(base), name=base, notebook=notebook, problem=problem,
-                             order=(copy,), members=(name,)))
-
-    for group in groups.values():
-        entries.append(_entry_from_files(group, assignment, unused, problems))
-    for name in sorted(n for n in metadata if n not in names):
-        unused.append(Unused(name, "listed in Gradescope's metadata file, but no such folder is in the download"))
+            attempt = attempts.setdefault((found.identity, found.attempt), _Attempt(layout, found))
+            attempt.add(name, path, found)
+    for attempt in attempts.values():
+        entries.append(_attempt_entry(attempt, assignment, unused, problems))
     return entries, unused
 
 
-def _folder_entry(lms, path, folder_name, identity, suggested, assignment, problems, unused, *, order=(), **extra):
-    person = extra.pop("name", "")
+def _entry(lms, source, who, **from_files):
+    """An :class:`Entry` of ``who`` (a :class:`Submitter`), with the fields that come from its files."""
+    from_files.setdefault("order", who.order)
+    from_files.setdefault("route", who.route)
+    return Entry(lms, source, who.identity, who.suggested_id, name=who.name, email=who.email,
+                 co_submitters=who.co_submitters, submitted_at=who.submitted_at, marked_late=who.marked_late,
+                 receipt=who.receipt, **from_files)
+
+
+def _file_entry(lms, path, name, who, problems):
+    if path in problems:
+        notebook, problem = None, problems[path]
+    elif os.path.islink(path):
+        notebook, problem = None, "it is a symbolic link, not a regular file"
+    elif not name.lower().endswith(".ipynb"):
+        notebook, problem = None, f"it is not a notebook: expected {who.suggested_id}.ipynb, found {name}"
+    else:
+        notebook, problem = path, None
+    return _entry(lms, name, who, notebook=notebook, problem=problem, members=(name,))
+
+
+def _folder_entry(lms, path, folder_name, who, assignment, problems, unused):
     try:
         files = _files_under(path)
     except OSError as exc:
-        return Entry(lms, folder_name, identity, suggested, name=person, order=order, members=(folder_name,),
-                     problem=f"the folder cannot be read ({exc.strerror})", **extra)
+        return _entry(lms, folder_name, who, members=(folder_name,),
+                      problem=f"the folder cannot be read ({exc.strerror})")
     chosen, problem, earlier = choose_notebook(files, assignment)
     notebook = os.path.join(path, chosen) if chosen else None
     if notebook in problems:
         notebook, problem = None, problems[notebook]
     for earlier_name in earlier:
         unused.append(Unused(f"{folder_name}/{earlier_name}", f"an earlier upload of the same notebook; the later "
-                                                       f"{folder_name}/{chosen} was graded", "superseded"))
+                                                              f"{folder_name}/{chosen} was graded", "superseded"))
     extra_files = tuple(f for f in files if f != chosen and f not in earlier)
-    return Entry(lms, folder_name, identity, suggested, name=person, notebook=notebook, problem=problem,
-                 members=(folder_name,),
-                 order=order + ((notebook_stem(os.path.basename(chosen))[1],) if chosen else ()),
-                 extra_files=extra_files, **extra)
+    return _entry(lms, folder_name, who, notebook=notebook, problem=problem, members=(folder_name,),
+                  order=who.order + ((notebook_stem(os.path.basename(chosen))[1],) if chosen else ()),
+                  extra_files=extra_files)
+
+
+@dataclass
+class _Attempt:
+    """The files of one attempt of one person in a flat layout (Canvas, Moodle files, Blackboard).
+
+    Who submitted is what its first file says, with the late mark of any of
+    its files.
+    """
+
+    layout: Layout
+    who: Submitter
+    files: dict = field(default_factory=dict)  # the file's own name -> path
+    sources: list = field(default_factory=list)  # names in the download
+    routes: dict = field(default_factory=dict)  # name in the download -> FeedbackRoute
+
+    def add(self, name, path, found):
+        self.files[found.file] = path
+        self.sources.append(name)
+        self.routes[name] = found.route
+        if found.marked_late and not self.who.marked_late:
+            self.who = replace(self.who, marked_late=True)
+
+    def shown(self, file):
+        """The name in the download of the attempt's file ``file``."""
+        path = self.files.get(file)
+        return os.path.basename(path) if path else file
+
+
+def _attempt_entry(attempt, assignment, unused, problems):
+    names = sorted(attempt.files)
+    chosen, problem, earlier = choose_notebook(names, assignment)
+    notebook = attempt.files[chosen] if chosen else None
+    if notebook in problems:
+        notebook, problem = None, problems[notebook]
+    who = attempt.who
+    for name in earlier:
+        unused.append(Unused(attempt.shown(name), f"an earlier upload of the same notebook by "
+                                                  f"{who.name or who.identity}; the later {attempt.shown(chosen)} "
+                                                  "was graded", "superseded"))
+    source = attempt.shown(chosen) if chosen else ", ".join(sorted(attempt.sources)[:3])
+    route = who.route
+    if attempt.layout.route_by_file:
+        route = attempt.routes[attempt.shown(chosen) if chosen else sorted(attempt.sources)[0]]
+    return _entry(attempt.layout.lms, source, who, notebook=notebook, problem=problem,
+                  order=who.order + ((notebook_stem(chosen)[1],) if chosen else ()),
+                  extra_files=tuple(n for n in names if n != chosen and n not in earlier),
+                  members=tuple(sorted(attempt.sources)), route=route)

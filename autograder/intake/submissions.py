@@ -11,9 +11,9 @@ no notebook in the folder ...).  Everything else in the download (receipts,
 metadata, earlier attempts) becomes a :class:`Skipped` with the reason.
 
 A ``.zip`` is extracted at the trust boundary
-(:func:`autograder.boundary.extract_zip`): no absolute paths or ``..``, no
+(:func:`autograder.boundary.archive.extract_zip`): no absolute paths or ``..``, no
 links (a link member becomes an ungradable entry), at most so many members
-and bytes (the course's :class:`~autograder.course.limits.Limits`), each member
+and bytes (the course's :class:`~perceptron_course.limits.Limits`), each member
 read with a size cap whatever its header says.
 """
 
@@ -22,7 +22,7 @@ import stat
 import zipfile
 from dataclasses import dataclass, field
 
-from autograder.boundary import ArchiveError, extract_zip
+from autograder.boundary.archive import ArchiveError, extract_zip
 from autograder.intake.lms import IGNORED, LMS_NAMES, is_safe_student_id, is_submission_folder, scan
 from autograder.intake.roster import resolve
 
@@ -167,13 +167,13 @@ def collect_batch(source, assignment, work_dir, *, max_notebook_bytes=None, limi
     """Every submission in ``source`` (a folder or a ``.zip``), as a :class:`Batch` sorted by student id.
 
     A zip is extracted under ``work_dir``.  ``limits`` (default: the default
-    :class:`~autograder.course.limits.Limits`) caps the zip and, unless
+    :class:`~perceptron_course.limits.Limits`) caps the zip and, unless
     ``max_notebook_bytes`` is given, each notebook.  ``roster`` (a list of
     :class:`~autograder.intake.roster.RosterStudent`) and ``deadline`` (an aware
     datetime) are applied as :func:`autograder.intake.roster.resolve` says.
     Raises :class:`SubmissionsError` when ``source`` cannot be read at all.
     """
-    from autograder.course.limits import Limits
+    from perceptron_course.limits import Limits
 
     limits = limits or Limits()
     max_notebook_bytes = max_notebook_bytes or limits.notebook_bytes

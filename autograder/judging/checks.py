@@ -12,7 +12,7 @@ The same checks run two ways, with the same verdicts:
 * in the sandbox: :func:`write_probes` turns the cases into data files, the
   student's kernel runs :mod:`perceptron_course.probe` on them, the host reads the
   returned data at the trust boundary
-  (:func:`autograder.boundary.read_probe_results`) and
+  (:func:`autograder.boundary.from_sandbox.read_probe_results`) and
   :func:`verdicts_from_results` judges it;
 * in-process, for the instructor's own notebooks and for tests:
   :func:`evaluate_namespace` calls the functions directly, and
@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from perceptron_course import probe as _probe
+from perceptron_course import protocol
 from perceptron_course.probe import Opaque
 
 __all__ = ["Case", "Check", "Verdict", "probe_ids", "write_probes", "verdicts_from_results",
@@ -105,7 +106,8 @@ def probe_ids(checks):
 
 
 def write_probes(checks, directory):
-    """Write every case of ``checks`` as ``probes.json`` and ``probes.npz`` in ``directory``."""
+    """Write every case of ``checks`` into ``directory`` as the probe's calls
+    (:data:`~perceptron_course.protocol.PROBES_FILE` and its arrays)."""
     arrays = {}
     probes = []
     for i, check in enumerate(checks):
@@ -117,8 +119,8 @@ def write_probes(checks, directory):
                 "kwargs": _probe.encode(dict(case.kwargs), arrays),
             })
     os.makedirs(directory, exist_ok=True)
-    np.savez(os.path.join(directory, "probes.npz"), **arrays)
-    with open(os.path.join(directory, "probes.json"), "w") as f:
+    np.savez(os.path.join(directory, protocol.PROBE_ARRAYS_FILE), **arrays)
+    with open(os.path.join(directory, protocol.PROBES_FILE), "w") as f:
         json.dump(probes, f)
 
 
@@ -204,7 +206,7 @@ def _show(value):
 def _judge_case(check, case, record):
     """``(message, is_wrong_answer)`` saying why this case failed, or ``None`` when it passed.
 
-    ``record`` is the case's :class:`~autograder.boundary.ProbeRecord`, or ``None`` when it was never reached.
+    ``record`` is the case's :class:`~autograder.boundary.from_sandbox.ProbeRecord`, or ``None`` when it was never reached.
     """
     name = check.function
     if record is None:
@@ -236,7 +238,7 @@ def _judge_case(check, case, record):
 
 
 def verdicts_from_results(checks, results):
-    """Judge :class:`~autograder.boundary.ProbeResults`; one :class:`Verdict` per grade_id, in the checks' order."""
+    """Judge :class:`~autograder.boundary.from_sandbox.ProbeResults`; one :class:`Verdict` per grade_id, in the checks' order."""
     verdicts = {}
     for i, check in enumerate(checks):
         verdict = verdicts.setdefault(check.grade_id, Verdict(check.grade_id, True, "passed"))
@@ -256,8 +258,8 @@ def verdicts_from_results(checks, results):
 
 def evaluate_namespace(checks, namespace, *, seconds_per_call=10):
     """Run the checks in this process against functions in ``namespace``; same verdicts as the sandbox."""
-    from autograder.boundary import read_probe_results
-    from autograder.course.limits import Limits
+    from autograder.boundary.from_sandbox import read_probe_results
+    from perceptron_course.limits import Limits
 
     with tempfile.TemporaryDirectory() as tmp:
         write_probes(checks, os.path.join(tmp, "in"))

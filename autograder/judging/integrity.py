@@ -25,20 +25,19 @@ import re
 import sys
 from functools import lru_cache
 
-from perceptron_course.cells import _grade_id, _nbgrader, prepare_notebook
+from perceptron_course.cells import grade_id, nbgrader_metadata, prepare_notebook
 
+from autograder.course.library import library_parts
 from autograder.results import Flag
 
-__all__ = ["prepare_notebook", "scan_code", "scan_folder", "answer_checksum", "grade_cells", "REFERENCE_NAMES"]
+__all__ = ["prepare_notebook", "scan_code", "scan_folder", "answer_checksum", "grade_cells", "REFERENCE_NAMES",
+           "REFERENCE_MODULES"]
 
-# perceptron_lib's implementations of what the assignments ask students to write.
-REFERENCE_NAMES = frozenset({
-    "Perceptron", "VotedPerceptron", "AveragedPerceptron", "perceptron_update", "train_perceptron",
-    "margin", "signed_distance", "absorb_offset", "split_offset", "is_separated", "mistake_bound", "radius",
-    "trace_perceptron", "sign", "TrainingResult",
-})
-REFERENCE_MODULES = frozenset({"perceptron", "voted", "averaged", "theory", "trace", "_engine", "_base", "estimators",
-                               "multiclass", "bounds", "_kernel"})
+# perceptron_lib's reference implementation: every module but the data loaders' and the public names those
+# modules define, read from the library's source (autograder.course.library), so a function added to it is
+# recognised without a change here.
+REFERENCE_NAMES = library_parts().reference_names
+REFERENCE_MODULES = library_parts().reference_modules
 
 # %pip is here because the runner replaces it with a message and installs nothing (downloaded notebooks
 # open with a %pip install of the course's package).
@@ -86,8 +85,8 @@ def grade_cells(release_nb):
     """``(autograded, manual)``: lists of ``(grade_id, points)`` of the release's grade cells, in order."""
     autograded, manual = [], []
     for cell in release_nb.get("cells", []):
-        meta = _nbgrader(cell)
-        gid = _grade_id(cell)
+        meta = nbgrader_metadata(cell)
+        gid = grade_id(cell)
         if gid and (meta.get("grade") or meta.get("task")):
             points = float(meta.get("points", 0) or 0)
             (manual if meta.get("solution") or meta.get("task") else autograded).append((gid, points))

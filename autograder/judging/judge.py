@@ -1,7 +1,7 @@
 """The judge, on the host: turn what a submission's functions returned into points.
 
 The worker brings back the hidden tests' results as plain records
-(:class:`~autograder.boundary.ProbeResults`); :func:`judge` compares them with
+(:class:`~autograder.boundary.from_sandbox.ProbeResults`); :func:`judge` compares them with
 the answers :mod:`perceptron_lib` gives, through the assignment's hidden
 checks (:mod:`autograder.judging.checks`), and scores each autograded cell.  It runs
 only in the process that writes the grades, so no verdict depends on a
@@ -38,7 +38,7 @@ def judge(result):
     A result that never ran (ungradable) already carries its cells; its
     score is summed all the same.
     """
-    from autograder.boundary import ProbeResults
+    from autograder.boundary.from_sandbox import ProbeResults
     from autograder.course.assignments import load_checks
 
     if result.autograded_cells is not None:

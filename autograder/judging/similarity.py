@@ -54,6 +54,8 @@ import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from perceptron_course.cells import is_solution
+
 __all__ = ["SharedLine", "SimilarPair", "ReferenceFunction", "ReferenceCopy", "normalise", "find_similar",
            "reference_functions", "find_reference_copies", "release_stubs", "similarity_html",
            "reference_copies_html", "reference_copy_text"]
@@ -233,8 +235,7 @@ def release_stubs(release_nb):
     """The sources of a release notebook's code answer cells: the ``stubs`` :func:`find_similar` leaves out."""
     stubs = []
     for cell in release_nb.get("cells", []):
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.get("cell_type") == "code" and meta.get("solution"):
+        if cell.get("cell_type") == "code" and is_solution(cell):
             source = cell.get("source", "")
             stubs.append("".join(source) if isinstance(source, list) else source)
     return stubs

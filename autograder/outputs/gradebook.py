@@ -10,6 +10,14 @@ new one, so a regrade never keeps a stale score and a crash half-way
 leaves the previous record intact.  Manual scores and comments that an
 instructor gave a written answer are carried over when that answer's text
 is unchanged, so regrading does not throw away manual grading.
+
+Everything is read through nbgrader's :class:`nbgrader.api.Gradebook` and its
+records.  Replacing a submission is the one exception: nbgrader's
+``remove_submission`` and ``add_submission`` (and ``add_student``) each
+commit on their own, so a crash between them would lose the previous record
+or leave an empty one.  :func:`record_result` therefore does what they do,
+with nbgrader's own record classes, in a single transaction of the
+gradebook's session.
 """
 
 import os
@@ -22,23 +30,22 @@ class GradebookError(Exception):
 
 
 def open_gradebook(course_dir):
-    """Open ``course_dir/gradebook.db`` with nbgrader; raise :class:`GradebookError` if it does not exist."""
+    """Open ``course_dir/gradebook.db`` with nbgrader; raise :class:`GradebookError` if it does not exist or
+    cannot be read."""
     from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SQLAlchemyError
 
     path = os.path.join(course_dir, "gradebook.db")
     if not os.path.isfile(path):
         raise GradebookError(f"there is no gradebook at {path}; release the assignment first with "
                              "'python -m autograder release' (it creates the gradebook)")
-    # Reuse the course id the assignment was released under, so no second course appears.
-    import sqlite3
-
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-            rows = conn.execute("SELECT DISTINCT course_id FROM assignment").fetchall()
-    except sqlite3.Error as exc:
-        raise GradebookError(f"cannot read the gradebook {path}: {exc}") from None
-    course_id = rows[0][0] if len(rows) == 1 and rows[0][0] else "default_course"
-    return Gradebook(f"sqlite:///{os.path.abspath(path)}", course_id=course_id)
+        # nbgrader needs a course id only to add an assignment, which the grader never does.  With the empty id
+        # it records no course; any other id would add a second course beside the one the release recorded.
+        return Gradebook(f"sqlite:///{os.path.abspath(path)}", course_id="")
+    except SQLAlchemyError as exc:
+        # The database's own words ("file is not a database"), without the SQL statement that met them.
+        raise GradebookError(f"cannot read the gradebook {path}: {getattr(exc, 'orig', None) or exc}") from None
 
 
 def assignment_info(gb, assignment):
@@ -87,16 +94,17 @@ def record_result(gb, result, notebook_name, *, unchanged_answers=()):
     is the same as in the submission being replaced; their manual grades and
     comments are kept.
     """
-    from nbgrader.api import Assignment, MissingEntry, Student
+    from nbgrader.api import MissingEntry, Student
 
     session = gb.db
     passed = {c.grade_id: c for c in result.cells}
     manual = {gid for gid, _, _ in result.manual_cells}
     blank = {gid for gid, _, checksum in result.manual_cells if checksum is None}
     try:
-        assignment = session.query(Assignment).filter(Assignment.name == result.assignment).one()
-        student = session.query(Student).filter(Student.id == result.student_id).one_or_none()
-        if student is None:
+        assignment = gb.find_assignment(result.assignment)
+        try:
+            student = gb.find_student(result.student_id)
+        except MissingEntry:
             student = Student(id=result.student_id)
             session.add(student)
         kept = {}
@@ -106,6 +114,7 @@ def record_result(gb, result, notebook_name, *, unchanged_answers=()):
             old = None
         if old is not None:
             kept = _carry_over(old, notebook_name, set(unchanged_answers))
+            # What nbgrader's remove_submission deletes, without its commits.
             for nb in old.notebooks:
                 for grade in nb.grades:
                     session.delete(grade)
@@ -124,7 +133,7 @@ def record_result(gb, result, notebook_name, *, unchanged_answers=()):
 
 
 def _add_submission(session, assignment, student, result, passed, manual, blank, kept):
-    """Mirror nbgrader's ``add_submission`` and fill in the scores, without committing."""
+    """What nbgrader's ``add_submission`` adds, without its commit, with the scores filled in."""
     from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
 
     submission = SubmittedAssignment(assignment=assignment, student=student)

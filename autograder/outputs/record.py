@@ -58,7 +58,7 @@ def write_grades_csv(path, results):
 
 def _previous_answers(path, manual_ids, max_bytes):
     """Checksums of the manually graded answers in a previously written autograded notebook."""
-    from autograder.boundary import parse_notebook, read_untrusted_file
+    from autograder.boundary.notebook import parse_notebook, read_untrusted_file
     from autograder.judging.integrity import answer_checksum
 
     data, problem = read_untrusted_file(path, max_bytes)

@@ -11,12 +11,12 @@ each hidden-test call took is read back.  Then
   its own limit: ``calibration_factor`` times what the solution needed
   there, at least ``min_cell_seconds`` and at most ``cell_seconds``.  A
   cell is recognised by its nbgrader id, or by its notebook cell id when it
-  has none;
+  has none (:func:`perceptron_course.cells.calibration_key`);
 * each call of a student's function by a hidden test gets
   ``calibration_factor`` times the solution's slowest call, at least
   ``min_call_seconds`` and at most ``call_seconds``;
 
-(all from the course's :class:`~autograder.course.limits.Limits`).  Cells the
+(all from the course's :class:`~perceptron_course.limits.Limits`).  Cells the
 student added and answer cells keep the ``cell_seconds`` ceiling: their
 cost is not known in advance.  When the solution cannot be run or does not
 pass every hidden test, the ceilings are used, and the report says why.
@@ -40,7 +40,9 @@ import re
 import sys
 import tempfile
 
-from perceptron_course.execute import RUNNER
+from perceptron_course.cells import calibration_key, grade_id, is_solution
+from perceptron_course.execute import RUNNER_DIR
+from perceptron_course.protocol import RUNNER_FILES
 
 from autograder.course import assignments
 
@@ -57,14 +59,11 @@ def solution_notebook(release_nb, source_nb):
 
     import nbformat
 
-    def grade_id(cell):
-        return cell.metadata.get("nbgrader", {}).get("grade_id")
-
     solutions = {grade_id(c): "\n".join(line for line in c.source.splitlines() if not SOLUTION_MARKERS.match(line))
-                 for c in source_nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
+                 for c in source_nb.cells if is_solution(c)}
     nb = copy.deepcopy(release_nb)
     for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution") and grade_id(cell) in solutions:
+        if is_solution(cell) and grade_id(cell) in solutions:
             cell.source = solutions[grade_id(cell)]
     return nbformat.writes(nb)
 
@@ -84,7 +83,7 @@ def _fingerprint(settings, course_dir, assignment):
     for path in (os.path.join(course_dir, "release", assignment, f"{assignment}.ipynb"),
                  os.path.join(course_dir, "source", assignment, f"{assignment}.ipynb"),
                  assignments.checks_file(assignment),
-                 RUNNER, os.path.join(os.path.dirname(RUNNER), "probe.py")):
+                 *(os.path.join(RUNNER_DIR, name) for name in RUNNER_FILES)):
         try:
             with open(path, "rb") as f:
                 digest.update(hashlib.sha256(f.read()).digest())
@@ -151,7 +150,7 @@ def calibrated_settings(settings, course_dir, assignment, *, reuse=True):
 def _measure(settings, course_dir, assignment):
     import nbformat
 
-    from autograder.boundary import parse_notebook
+    from autograder.boundary.notebook import parse_notebook
     from autograder.judging.integrity import prepare_notebook
     from autograder.results import GRADED, Job
     from autograder.running.worker import run_submission
@@ -181,9 +180,8 @@ def _measure(settings, course_dir, assignment):
     seconds = dict(result.runner_report.cell_seconds)
     by_cell = []
     for index, cell in enumerate(prepared.cells):
-        meta = cell.metadata.get("nbgrader", {})
-        key = meta.get("grade_id") or cell.get("id")
-        if cell.cell_type != "code" or meta.get("solution") or not key or index not in seconds:
+        key = calibration_key(cell)
+        if key is None or index not in seconds:
             continue
         by_cell.append((key, round(_clamp(factor * seconds[index], limits.min_cell_seconds, settings.cell_seconds), 3)))
     slowest_cell = max((seconds[i] for i in seconds), default=0.0)

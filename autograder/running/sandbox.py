@@ -37,7 +37,9 @@ import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-__all__ = ["Limits", "Mount", "Outcome", "SandboxStatus", "sandbox_status", "sandbox_uid",
+from perceptron_course.limits import Limits
+
+__all__ = ["ProcessLimits", "ProcessOutcome", "Mount", "SandboxStatus", "sandbox_status", "sandbox_uid",
            "run_sandboxed", "run_unsandboxed", "run_as_user", "user_isolation_status", "USER_ISOLATION_TEXT"]
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf",
@@ -48,11 +50,11 @@ OUTPUT_TAIL_BYTES = 16_384
 
 
 @dataclass(frozen=True)
-class Limits:
+class ProcessLimits:
     """Resource limits for everything the sandbox starts (each process gets its own copy).
 
     There are no defaults here: the values come from the course's
-    :class:`autograder.course.limits.Limits` (:meth:`~autograder.course.limits.Limits.sandbox_limits`).
+    :class:`~perceptron_course.limits.Limits` (:meth:`of`).
     """
 
     memory_bytes: int
@@ -61,6 +63,12 @@ class Limits:
     cpu_seconds: int
     open_files: int
     tmp_bytes: int
+
+    @classmethod
+    def of(cls, limits, *, cpu_seconds):
+        """The resource limits of one sandbox under the course's ``limits``, with ``cpu_seconds`` of CPU."""
+        return cls(memory_bytes=limits.memory_bytes, processes=limits.processes, file_bytes=limits.file_bytes,
+                   cpu_seconds=int(cpu_seconds), open_files=limits.open_files, tmp_bytes=limits.tmp_bytes)
 
     def prlimit_args(self):
         return [f"--as={self.memory_bytes}", f"--nproc={self.processes}", f"--fsize={self.file_bytes}",
@@ -77,8 +85,8 @@ class Mount:
 
 
 @dataclass
-class Outcome:
-    """What the host saw of one sandboxed run."""
+class ProcessOutcome:
+    """How one sandboxed (or :func:`run_unsandboxed`) process ended, as the host saw it."""
 
     returncode: int
     timed_out: bool
@@ -328,9 +336,9 @@ def _run(argv, *, timeout, cwd=None, preexec_fn=None, env=None, on_stop=None, wa
             break
     reader.join(timeout=10)
     returncode = proc.returncode
-    return Outcome(returncode=returncode if returncode >= 0 else 128 - returncode, timed_out=timed_out,
-                   seconds=time.monotonic() - started, output=collected.get("text", ""),
-                   stopped_reason=stopped_reason)
+    return ProcessOutcome(returncode=returncode if returncode >= 0 else 128 - returncode, timed_out=timed_out,
+                          seconds=time.monotonic() - started, output=collected.get("text", ""),
+                          stopped_reason=stopped_reason)
 
 
 def _counting_my_processes(limits):
@@ -402,11 +410,9 @@ def user_isolation_status():
         return SandboxStatus(False, "running student code as another user id needs Linux and root")
     if not shutil.which("setpriv"):
         return SandboxStatus(False, "setpriv (util-linux) is not installed")
-    from autograder.course.limits import Limits as CourseLimits
-
     try:
         outcome = run_as_user(["/bin/true"], cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=30,
-                              limits=CourseLimits().sandbox_limits(cpu_seconds=30))
+                              limits=ProcessLimits.of(Limits(), cpu_seconds=30))
     except OSError as exc:
         return SandboxStatus(False, f"setpriv could not be started: {exc}")
     if outcome.returncode != 0:
@@ -422,11 +428,9 @@ def sandbox_status():
         return SandboxStatus(False, f"bubblewrap sandboxes need Linux; this is {sys.platform}")
     if not shutil.which("bwrap"):
         return SandboxStatus(False, "bubblewrap (bwrap) is not installed; install it with 'apt-get install bubblewrap'")
-    from autograder.course.limits import Limits as CourseLimits
-
     try:
         outcome = run_sandboxed(["/bin/true"], mounts=[], cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=30,
-                                limits=CourseLimits().sandbox_limits(cpu_seconds=30))
+                                limits=ProcessLimits.of(Limits(), cpu_seconds=30))
     except OSError as exc:
         return SandboxStatus(False, f"bubblewrap could not be started: {exc}")
     if outcome.returncode != 0:

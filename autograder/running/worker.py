@@ -3,12 +3,13 @@
 :func:`run_submission` is what an executor's worker process (a local
 process pool, or a Dask worker) calls for each :class:`~autograder.results.Job`.
 It reads the submitted file and parses it at the trust boundary
-(:mod:`autograder.boundary`), rebuilds the notebook around the release's
+(:mod:`autograder.boundary.notebook`), rebuilds the notebook around the release's
 locked cells and scans the student's code (:mod:`autograder.judging.integrity`),
 lays out a private folder for the run, executes the notebook there in a
-new sandbox (:mod:`autograder.running.sandbox`, :mod:`perceptron_course.runner`), and reads
-back, again through the boundary, the runner's report, the executed
-notebook and the hidden tests' results.  It returns a
+new sandbox (:mod:`autograder.running.sandbox`, :mod:`perceptron_course.runner`,
+which it speaks to through :mod:`perceptron_course.protocol`), and reads
+back, again through the boundary (:mod:`autograder.boundary.from_sandbox`),
+the runner's report, the executed notebook and the hidden tests' results.  It returns a
 :class:`~autograder.results.Result` carrying those results for the host's
 judge (:mod:`autograder.judging.judge`); it writes nothing outside its own
 temporary folder, which it removes.
@@ -19,7 +20,6 @@ status and time); the runner's report only adds detail and flags.
 
 import functools
 import glob
-import json
 import os
 import shutil
 import subprocess
@@ -27,14 +27,13 @@ import sys
 import tempfile
 import time
 
-from perceptron_course.execute import RUNNER, copy_outputs, runner_job
+from perceptron_course import protocol
+from perceptron_course.cells import cell_seconds_by_index, grade_id, is_solution
+from perceptron_course.execute import RUNNER, RUNNER_DIR, copy_outputs, runner_job
 
 from autograder.results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
 
 __all__ = ["run_submission", "runner_job", "copy_outputs", "warm_up", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
-
-# The runner and the probe it loads, which the student's check runs too (perceptron_course).
-RUNNER_DIR = os.path.dirname(RUNNER)
 
 # Where things are inside the sandbox.
 SANDBOX_GRADER = "/grader"
@@ -42,9 +41,9 @@ SANDBOX_IN = "/grading/in"
 SANDBOX_OUT = "/grading/out"
 SANDBOX_HOME = "/home/student"
 SANDBOX_MATPLOTLIB = "/tmp/matplotlib"
-
-# Exit statuses of perceptron_course/runner.py, which imports nothing but the probe.
-RUNNER_OK, RUNNER_BAD_JOB, RUNNER_BUDGET, RUNNER_NO_SHELL = 0, 2, 4, 5
+# The folder of the runner and the modules beside it (protocol.RUNNER_FILES), under SANDBOX_GRADER, or under the
+# notebook's library folder when another user id runs the notebook.
+RUNNER_FOLDER = "autograder"
 
 
 def run_submission(job):
@@ -82,7 +81,7 @@ def reference_note(release_nb):
 
 def _run_into(job, release_nb, autograded, manual, result):
     """Fill ``result`` from a sandboxed run; return why the submission cannot be run, or ``None``."""
-    from autograder.boundary import parse_notebook, read_untrusted_file
+    from autograder.boundary.notebook import parse_notebook, read_untrusted_file
     from autograder.course.assignments import load_checks
     from autograder.judging.integrity import answer_checksum, prepare_notebook, scan_code
 
@@ -99,8 +98,7 @@ def _run_into(job, release_nb, autograded, manual, result):
     result.authored_code = tuple(source for _, source in authored)
     if any(flag.code == "reference-solution" for flag in flags):
         result.notes.append(reference_note(release_nb))
-    release_answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in release_nb.cells
-                       if c.metadata.get("nbgrader", {}).get("solution")}
+    release_answers = {grade_id(c): c.source for c in release_nb.cells if is_solution(c)}
     result.manual_cells = [(gid, pts, None if not answers.get(gid, "").strip()
                             or answers.get(gid) == release_answers.get(gid) else answer_checksum(answers[gid]))
                            for gid, pts in manual]
@@ -123,19 +121,20 @@ def _run_into(job, release_nb, autograded, manual, result):
 
 def _read_back(job, prepared, checks, outcome, folders, result, flags):
     """Everything the run left behind, read through the trust boundary into ``result`` and ``flags``."""
-    from autograder.boundary import read_executed_cells, read_probe_results, read_runner_report
+    from autograder.boundary.from_sandbox import read_executed_cells, read_probe_results, read_runner_report
     from autograder.judging.checks import probe_ids
     from autograder.judging.integrity import scan_folder
 
     limits = job.settings.limits
     out, work, original = folders
-    report = read_runner_report(os.path.join(out, "runner.json"), len(prepared.cells), limits.runner_report_bytes)
+    report = read_runner_report(os.path.join(out, protocol.REPORT_FILE), len(prepared.cells),
+                                limits.runner_report_bytes)
     result.status, result.reason = _status_from_outcome(outcome, report, job.settings)
     result.probe_results = read_probe_results(out, limits.probe_results_bytes, probe_ids(checks)) \
         if result.status == GRADED else None
     result.runner_report = report
-    executed = read_executed_cells(os.path.join(out, "executed.ipynb"), [c.cell_type for c in prepared.cells],
-                                   max_bytes=limits.executed_notebook_bytes,
+    executed = read_executed_cells(os.path.join(out, protocol.EXECUTED_NOTEBOOK_FILE),
+                                   [c.cell_type for c in prepared.cells], max_bytes=limits.executed_notebook_bytes,
                                    cell_output_chars=limits.cell_output_bytes,
                                    total_output_chars=limits.total_output_bytes)
     result.autograded_notebook = _autograded_notebook(prepared, executed)
@@ -235,12 +234,13 @@ def _lay_out(job, release_nb, prepared, checks, job_dir):
     return work, probe_in, out, lib, mpl
 
 
-def _job_file(job, cwd, paths):
-    """The runner's instructions for ``job``."""
+def _job_file(job, prepared, cwd, paths):
+    """The runner's instructions for running ``prepared``, the notebook of ``job``."""
     settings = job.settings
     return runner_job(notebook=f"{cwd}/{job.assignment}.ipynb", cwd=cwd, out_dir=paths["out"], probe_in=paths["in"],
                       limits=settings.limits, cell_seconds=settings.cell_seconds, call_seconds=settings.call_seconds,
-                      cell_seconds_by_cell=settings.cell_seconds_by_cell, python_path=[paths["lib"]],
+                      cell_seconds_by_index=cell_seconds_by_index(prepared.cells, settings.cell_seconds_by_cell),
+                      python_path=[paths["lib"]],
                       # Without a pid namespace every process of the machine is visible: listing them means nothing.
                       list_processes=settings.use_sandbox)
 
@@ -257,17 +257,16 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
     if settings.use_sandbox:
         cwd = f"{SANDBOX_HOME}/{job.assignment}"
         paths = {"in": SANDBOX_IN, "out": SANDBOX_OUT, "lib": SANDBOX_GRADER,
-                 "runner": f"{SANDBOX_GRADER}/autograder/runner.py"}
+                 "runner": f"{SANDBOX_GRADER}/{RUNNER_FOLDER}/{os.path.basename(RUNNER)}"}
     else:
         cwd = work
         # The other user id cannot read the grader's folders: it runs a copy beside the notebook's library.
-        runner = os.path.join(lib, "autograder", "runner.py") if settings.unprivileged_user else RUNNER
+        runner = os.path.join(lib, RUNNER_FOLDER, os.path.basename(RUNNER)) if settings.unprivileged_user else RUNNER
         paths = {"in": probe_in, "out": out, "lib": lib, "runner": runner}
-    with open(os.path.join(probe_in, "job.json"), "w") as f:
-        json.dump(_job_file(job, cwd, paths), f)
+    _job_file(job, prepared, cwd, paths).write(os.path.join(probe_in, protocol.JOB_FILE))
 
     wall_seconds = limits.notebook_seconds + limits.grace_seconds
-    resources = limits.sandbox_limits(cpu_seconds=wall_seconds + limits.grace_seconds)
+    resources = sandbox.ProcessLimits.of(limits, cpu_seconds=wall_seconds + limits.grace_seconds)
 
     def watch():
         size, entries = _folder_usage(work, limits.work_files)
@@ -292,12 +291,11 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
             sandbox.Mount(probe_in, SANDBOX_IN),
             sandbox.Mount(os.path.join(lib, PACKAGE), f"{SANDBOX_GRADER}/{PACKAGE}"),
             sandbox.Mount(os.path.join(lib, TEST_HELPERS_PACKAGE), f"{SANDBOX_GRADER}/{TEST_HELPERS_PACKAGE}"),
-            sandbox.Mount(os.path.join(RUNNER_DIR, "probe.py"), f"{SANDBOX_GRADER}/autograder/probe.py"),
-            sandbox.Mount(RUNNER, paths["runner"]),
-        ]
+        ] + [sandbox.Mount(os.path.join(RUNNER_DIR, name), f"{SANDBOX_GRADER}/{RUNNER_FOLDER}/{name}")
+             for name in protocol.RUNNER_FILES]
         env = sandbox_env(SANDBOX_HOME, "/tmp", SANDBOX_MATPLOTLIB, SANDBOX_GRADER,
                           f"{os.path.join(sys.prefix, 'bin')}:/usr/local/bin:/usr/bin:/bin")
-        outcome = sandbox.run_sandboxed([python, "-I", paths["runner"], f"{SANDBOX_IN}/job.json"],
+        outcome = sandbox.run_sandboxed([python, "-I", paths["runner"], f"{SANDBOX_IN}/{protocol.JOB_FILE}"],
                                         mounts=mounts, cwd=cwd, env=env, timeout=wall_seconds,
                                         limits=resources, watch=watch)
     else:
@@ -305,7 +303,7 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
         os.makedirs(home)
         os.makedirs(tmp)
         env = sandbox_env(home, tmp, mpl, lib, os.environ.get("PATH", "/usr/bin:/bin"))
-        command = [python, "-I", paths["runner"], os.path.join(probe_in, "job.json")]
+        command = [python, "-I", paths["runner"], os.path.join(probe_in, protocol.JOB_FILE)]
         if settings.unprivileged_user:
             _open_to_user(job_dir, writable=(work, out, mpl, home, tmp), readable=(probe_in, lib), grader_dir=lib)
             outcome = sandbox.run_as_user(command, cwd=cwd, env=env, timeout=wall_seconds, limits=resources,
@@ -319,16 +317,16 @@ def _run_notebook(job, release_nb, prepared, checks, job_dir):
 def _open_to_user(job_dir, *, writable, readable, grader_dir):
     """Let :func:`autograder.running.sandbox.run_as_user`'s user id into the run's folders, and into nothing else of ours.
 
-    The runner and its probes are copied beside the notebook's library, as
-    the sandbox mounts them, because the grader's own folder (with the hidden
-    checks) stays closed to that user.
+    The runner and the modules beside it are copied beside the notebook's
+    library, as the sandbox mounts them, because the grader's own folder
+    (with the hidden checks) stays closed to that user.
     """
     from autograder.running import sandbox
 
     uid = sandbox.sandbox_uid()
-    os.makedirs(os.path.join(grader_dir, "autograder"), exist_ok=True)
-    for name in ("runner.py", "probe.py"):
-        shutil.copyfile(os.path.join(RUNNER_DIR, name), os.path.join(grader_dir, "autograder", name))
+    os.makedirs(os.path.join(grader_dir, RUNNER_FOLDER), exist_ok=True)
+    for name in protocol.RUNNER_FILES:
+        shutil.copyfile(os.path.join(RUNNER_DIR, name), os.path.join(grader_dir, RUNNER_FOLDER, name))
     os.chmod(job_dir, 0o711)  # the user may pass through to its folders, not list the others
     for folder in writable:
         for root, dirs, files in os.walk(folder):
@@ -358,11 +356,11 @@ def _status_from_outcome(outcome, report, settings):
         return TIMEOUT, (f"the notebook did not finish within its time budget of {budget:g} seconds "
                          "and was stopped, with everything it started")
     code = outcome.returncode
-    if code == RUNNER_BUDGET:
+    if code == protocol.EXIT_BUDGET:
         return TIMEOUT, f"the notebook used up its time budget of {budget:g} seconds{where}"
-    if code == RUNNER_NO_SHELL:
+    if code == protocol.EXIT_NO_SHELL:
         return CRASHED, "the Python shell that runs the notebook could not be started in the sandbox"
-    if code == RUNNER_OK and report.finished:
+    if code == protocol.EXIT_OK and report.finished:
         return GRADED, ""
     if code > 128:
         return CRASHED, (f"the Python process running the notebook was killed by signal {code - 128}{where}, "

@@ -4,8 +4,10 @@
 ``_build/published/`` before it builds the book: the student package's wheel
 (``packages/``), each assignment's notebook and LMS zip (``assignments/``),
 and ``manifest.json``, which says what they are and the command that installs
-the package from the site. (In the public edition of the repository the same
-folder is ``published/``.) This extension
+the package from the site. The folder sits beside the build's output
+(``_build/html``), so a book built elsewhere (``book/build.py --path-output``)
+reads the downloads prepared for it there. (In the public edition of the
+repository the same folder is ``published/``, at its root.) This extension
 
 * copies that folder into the root of the built site (``html_extra_path``),
   so ``packages/`` and ``assignments/`` sit next to ``book/``;
@@ -31,21 +33,22 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util.docutils import SphinxDirective
 
-# Where the downloads are, in the instructor's repository and in the public edition.
-PUBLISHED_FOLDERS = ("_build/published", "published")
+# The folder of downloads: beside the build's output in the instructor's repository, and at
+# the root of the public edition.
+PUBLISHED_FOLDER = "published"
 
 
-def find_published(root: Path) -> tuple[Path, dict] | None:
-    """The folder of downloads under ``root`` and its manifest, or None before the first publish."""
-    for name in PUBLISHED_FOLDERS:
-        manifest = root / name / "manifest.json"
+def find_published(app: Sphinx) -> tuple[Path, dict] | None:
+    """The folder of downloads for this build and its manifest, or None before the first publish."""
+    for folder in (Path(app.outdir).parent / PUBLISHED_FOLDER, Path(app.confdir) / PUBLISHED_FOLDER):
+        manifest = folder / "manifest.json"
         if manifest.is_file():
-            return root / name, json.loads(manifest.read_text(encoding="utf-8"))
+            return folder, json.loads(manifest.read_text(encoding="utf-8"))
     return None
 
 
 def add_published_folder(app: Sphinx, config: Config) -> None:
-    found = find_published(Path(app.confdir))
+    found = find_published(app)
     config.course_manifest = found[1] if found else None
     if found:
         config.html_extra_path = [*config.html_extra_path, str(found[0])]
@@ -53,7 +56,7 @@ def add_published_folder(app: Sphinx, config: Config) -> None:
 
 def remove_old_downloads(app: Sphinx) -> None:
     """Delete what an earlier build copied from the downloads: Sphinx copies, it never removes."""
-    found = find_published(Path(app.confdir))
+    found = find_published(app)
     if not found:
         return
     for entry in found[0].iterdir():

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from posixpath import relpath
 
@@ -45,6 +44,11 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
+
+# The lab's presets, defined once by the lab's extension beside this one (book/_ext is on the path
+# of Sphinx, which loads both, and of the scripts that load this module by its path).
+from perceptron_lab import LAB_PRESETS
+
 # The PDF's file name, in _build/pdf/ and at the top of the HTML build.
 PDF_NAME = "perceptron-course.pdf"
 
@@ -52,38 +56,6 @@ _LAB_DIV = re.compile(r'<div\s+class="perceptron-lab"(?P<attributes>[^>]*)>')
 _ATTRIBUTE = re.compile(r'(?P<name>data-[a-z-]+)="(?P<value>[^"]*)"')
 
 
-@dataclass(frozen=True)
-class LabPreset:
-    """One data set of the lab, as ``perceptron_lib`` makes it."""
-
-    title: str
-    fit_intercept: bool
-    view: tuple[float, float, float, float]  # x_min, x_max, y_min, y_max of the lab's plot
-    lifted: bool = False
-
-    def data(self, name: str):
-        import perceptron_lib as lib
-
-        if name == "four-point":
-            return lib.four_point_example()
-        if name in ("one-dimensional", "one-dimensional-lifted"):
-            X, y = lib.one_dimensional_example()
-            return (lib.absorb_offset(X), y) if self.lifted else (X, y)
-        if name == "xor":
-            return lib.make_xor(4, spread=0.0)
-        raise KeyError(name)
-
-
-# The lab's presets (PRESETS in book/_static/lab/perceptron_lab.js), with their titles there.
-LAB_PRESETS = {
-    "four-point": LabPreset("Four points of the notes", fit_intercept=False,
-                            view=(-3, 3, -3, 3)),
-    "one-dimensional": LabPreset("1-D example (needs an offset)", fit_intercept=True,
-                                 view=(-1, 6, -1, 1)),
-    "one-dimensional-lifted": LabPreset("1-D example lifted to (x, 1)", fit_intercept=False,
-                                        view=(-1, 6, -2, 2), lifted=True),
-    "xor": LabPreset("XOR (not separable)", fit_intercept=True, view=(-3, 3, -3, 3)),
-}
 # The lab stops after this many epochs unless the reader changes it.
 LAB_MAX_EPOCHS = 100
 
@@ -113,7 +85,7 @@ def draw_lab_run(preset_name: str, averaged: bool, path: Path) -> list[nodes.Nod
     from perceptron_lib.plotting import plot_data, plot_hyperplane
 
     preset = LAB_PRESETS[preset_name]
-    X, y = preset.data(preset_name)
+    X, y = preset.data()
     steps = trace_perceptron(X, y, fit_intercept=preset.fit_intercept, max_epochs=LAB_MAX_EPOCHS)
     w, b = steps[-1].w, steps[-1].b
     mistakes = sum(step.mistake for step in steps)

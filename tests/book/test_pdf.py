@@ -13,7 +13,6 @@ the perceptron lab is found in a chapter.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -28,7 +27,7 @@ from tests.support import REPO_ROOT
 from tests.support.book import BOOK, book_module, toc_docnames
 
 
-build_pdf = book_module("build_pdf.py")
+build_pdf = book_module("build_pdf.py")  # puts book/_ext, whose extensions import one another, on the path
 pdf_book = book_module("_ext/pdf_book.py")
 
 # {prf:theorem} Title, with a fence of backticks or colons (colon_fence).
@@ -279,21 +278,3 @@ def test_every_lab_preset_of_the_chapters_can_be_printed(tmp_path):
             figure = tmp_path / f"{preset}.pdf"
             caption = pdf_book.draw_lab_run(preset, attributes.get("data-averaged") == "on", figure)
             assert figure.stat().st_size > 1000 and "mistakes" in caption[0].astext()
-
-
-def test_the_lab_presets_match_the_lab_script():
-    script = (BOOK / "_static" / "lab" / "perceptron_lab.js").read_text(encoding="utf-8")
-    block = script[script.index("var PRESETS = {"):script.index("var MENU_PRESETS")]
-    in_script = dict(re.findall(r'"([a-z-]+)": \{\s*title: "([^"]+)"', block))
-    assert in_script == {name: preset.title for name, preset in pdf_book.LAB_PRESETS.items()}
-    for name, preset in pdf_book.LAB_PRESETS.items():
-        entry = block[block.index(f'"{name}"'):]
-        fit_intercept = re.search(r"fitIntercept: (true|false)", entry)[1] == "true"
-        assert fit_intercept == preset.fit_intercept, name
-        view = json.loads(re.search(r"view: (\[[^\]]*\])", entry)[1])
-        assert tuple(view) == preset.view, name
-        # The points, as [[x, y], ...] (JSON as well as JavaScript), are the library's data.
-        points = json.loads(re.search(r"points: (\[.*\])\s*$", entry, re.M)[1])
-        X, y = preset.data(name)
-        assert [[list(map(float, x)), float(label)] for x, label in points] == \
-            [[list(row), float(label)] for row, label in zip(X, y)], name

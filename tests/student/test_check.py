@@ -20,24 +20,22 @@ import sys
 import nbformat
 import pytest
 
+from autograder.commands import audit as leak_audit
 from autograder.commands import check
-from autograder.commands.release import LEAK_MARKERS
+from perceptron_course.cells import grade_id, is_solution, is_test_cell
 
 from tests.support import COURSE, ROOT
 from tests.support.grading import solved_release
 from tests.support.released import copy_course
 PS4 = "ps4_offset"
 CELL_TIMEOUT = 3
+SECRETS = leak_audit.collect_secrets()
 
 pytestmark = pytest.mark.timeout(300)
 
 TESTS = ("absorb_offset_values", "split_offset_values", "train_through_origin_values",
          "lifting_one_dimensional", "lifting_general")
 FUNCTIONS = ("absorb_offset", "split_offset", "train_through_origin", "train_with_lifting")
-
-
-def meta(cell):
-    return cell.metadata.get("nbgrader", {})
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +75,7 @@ def fixes(lines):
 
 def assert_no_hidden_checks(lines):
     text = "\n".join(lines)
-    assert not any(marker in text for marker in LEAK_MARKERS)
+    assert leak_audit.audit_bytes("the check's output", text.encode(), SECRETS) == []
     assert "hidden case" not in text and "expected (" not in text
 
 
@@ -115,9 +113,9 @@ def test_the_blank_release_lists_every_stub_test_and_written_answer(release_nb, 
 @pytest.mark.slow
 def test_an_edited_test_cell_is_reported_and_runs_as_released(correct_nb, course, tmp_path):
     nb = copy.deepcopy(correct_nb)
-    edited = next(c for c in nb.cells if meta(c).get("grade_id") == "split_offset_values")
+    edited = next(c for c in nb.cells if grade_id(c) == "split_offset_values")
     edited.source = "# Check that split_offset works.\nassert True"
-    nb.cells = [c for c in nb.cells if meta(c).get("grade_id") != "test_helpers"]
+    nb.cells = [c for c in nb.cells if grade_id(c) != "test_helpers"]
     code, lines, _ = run_check(save(nb, tmp_path), course)
     assert code == 1
     assert fixes(lines) == [
@@ -150,7 +148,7 @@ HANGING = '''def train_with_lifting(X, y, *, max_epochs=100):
 @pytest.mark.slow
 def test_a_function_that_never_returns_is_interrupted_and_the_rest_still_runs(correct_nb, course, tmp_path):
     nb = copy.deepcopy(correct_nb)
-    next(c for c in nb.cells if meta(c).get("grade_id") == "train_with_lifting").source = HANGING
+    next(c for c in nb.cells if grade_id(c) == "train_with_lifting").source = HANGING
     code, lines, _ = run_check(save(nb, tmp_path), course)
     assert code == 1
     interrupted = (f"ran for more than {CELL_TIMEOUT} s and was interrupted: look for a loop that never ends "
@@ -169,7 +167,7 @@ def test_a_function_slower_than_grading_allows_is_reported_though_it_passes(corr
     # Grading limits each release cell to a multiple of the model solution's time (at least 3 s);
     # here the first call of split_offset takes 3.5 s, within the 10 s this check allows a cell.
     nb = copy.deepcopy(correct_nb)
-    cell = next(c for c in nb.cells if meta(c).get("grade_id") == "split_offset")
+    cell = next(c for c in nb.cells if grade_id(c) == "split_offset")
     cell.source = (cell.source.replace("def split_offset(", "def _split_offset(") + "\n\n"
                    "_first_call = [True]\n\n\n"
                    "def split_offset(theta):\n"
@@ -207,10 +205,10 @@ def test_the_instructors_notebook_runs_no_hidden_check(course):
     source_copy.parent.mkdir(exist_ok=True)
     shutil.copy(os.path.join(COURSE, "source", PS4, f"{PS4}.ipynb"), source_copy)
     planned = check.plan(str(source_copy), course_dir=str(course))
-    tests = [c for c in planned.notebook.cells if meta(c).get("grade") and not meta(c).get("solution")]
-    assert [meta(c)["grade_id"] for c in tests] == list(TESTS)
+    tests = [c for c in planned.notebook.cells if is_test_cell(c)]
+    assert [grade_id(c) for c in tests] == list(TESTS)
     for cell in planned.notebook.cells:
-        if not meta(cell).get("solution"):
+        if not is_solution(cell):
             assert "run_in_notebook" not in cell.source and "HIDDEN TESTS" not in cell.source
     # Nor is the hidden checks' module ever loaded, directly or through another module.
     probe = ("import sys\nfrom autograder.commands import check\n"

@@ -20,12 +20,13 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.running import worker
-from perceptron_course import probe
-from autograder.boundary import read_executed_cells, read_runner_report
-from autograder.course.limits import Limits
+from perceptron_course import probe, protocol
+from perceptron_course.cells import cell_seconds_by_index
+from perceptron_course.limits import Limits
+from autograder.boundary.from_sandbox import read_executed_cells, read_runner_report
 from autograder.results import Settings
 from tests.support import ROOT
-from autograder.running.sandbox import Outcome
+from autograder.running.sandbox import ProcessOutcome
 
 RUNNER = os.path.join(ROOT, "perceptron_course", "runner.py")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -50,8 +51,9 @@ def run(tmp_path, cells, *, probes=(), functions=None, cell_seconds=5.0, noteboo
     limits = Limits(notebook_seconds=notebook_seconds, cell_output_bytes=cell_bytes, total_output_bytes=total_bytes)
     job = worker.runner_job(notebook=str(work / "nb.ipynb"), cwd=str(work), out_dir=str(out), probe_in=str(probe_in),
                             limits=limits, cell_seconds=cell_seconds, call_seconds=call_seconds,
-                            cell_seconds_by_cell=(by_cell or {}).items(), python_path=[str(lib)])
-    (probe_in / "job.json").write_text(json.dumps(job))
+                            cell_seconds_by_index=cell_seconds_by_index(nb.cells, (by_cell or {}).items()),
+                            python_path=[str(lib)])
+    job.write(str(probe_in / "job.json"))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "MPLBACKEND": "Agg",
            "MPLCONFIGDIR": str(tmp_path / "mpl"), "IPYTHONDIR": str(tmp_path / "ipython")}
     done = subprocess.run([sys.executable, "-I", RUNNER, str(probe_in / "job.json")], cwd=str(work), env=env,
@@ -75,7 +77,7 @@ def test_cells_show_what_a_kernel_shows(tmp_path):
         "1 / 0",
         "def broken(:\n    pass",
     ])
-    assert code == worker.RUNNER_OK and report.finished and report.probes_ran
+    assert code == protocol.EXIT_OK and report.finished and report.probes_ran
     assert executed[0] is None
     assert [c.execution_count for c in executed[1:]] == [1, 2, 3, 4, 5]
     assert outputs(executed[1]) == [{"output_type": "stream", "name": "stdout", "text": "one\ntwo\n"},
@@ -99,7 +101,7 @@ def test_magics_that_notebooks_use_work_and_inline_figures_become_images(tmp_pat
         "%time total = sum(range(10))\ntotal",
         "%gui tk",
     ])
-    assert code == worker.RUNNER_OK and report.finished
+    assert code == protocol.EXIT_OK and report.finished
     assert outputs(executed[0]) == [] and outputs(executed[2]) == []
     figure = outputs(executed[1])
     assert [o["output_type"] for o in figure] == ["display_data"]
@@ -113,7 +115,7 @@ def test_a_cell_past_its_limit_is_interrupted_in_the_students_code_and_the_next_
     cell = new_code_cell(loop, metadata={"nbgrader": {"grade_id": "slow"}})
     code, report, executed, _ = run(tmp_path, ["x = 1", cell, "try:\n    spin()\nexcept Exception:\n    pass", "x + 1"],
                                     cell_seconds=0.6, by_cell={"slow": 0.3})
-    assert code == worker.RUNNER_OK and report.finished
+    assert code == protocol.EXIT_OK and report.finished
     assert report.interrupted_cells == (1, 2)
     first = outputs(executed[1])[0]
     assert first["ename"] == "CellTimeoutError" and "more than 0.3 seconds" in first["evalue"]
@@ -130,7 +132,7 @@ def test_a_cell_that_swallows_its_interruption_is_ended_by_the_budget_with_what_
     swallow = "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass"
     code, report, executed, _ = run(tmp_path, ["print('before')", swallow, "print('never')"], cell_seconds=0.3,
                                     notebook_seconds=2.5)
-    assert code == worker.RUNNER_BUDGET
+    assert code == protocol.EXIT_BUDGET
     assert report.stopped_at_cell == 1 and report.finished and not report.probes_ran
     assert outputs(executed[0]) == [{"output_type": "stream", "name": "stdout", "text": "before\n"}]
     assert outputs(executed[2]) == []
@@ -141,14 +143,14 @@ def test_a_notebook_that_ends_the_process_leaves_the_cell_it_was_in(tmp_path):
     assert code == 0 and not report.finished and report.stopped_at_cell == 1
     assert executed == (None, None, None)  # nothing written after the process ended
     status, reason = worker._status_from_outcome(
-        Outcome(returncode=code, timed_out=False, seconds=1.0, output=""), report, Settings())
+        ProcessOutcome(returncode=code, timed_out=False, seconds=1.0, output=""), report, Settings())
     assert status == "crashed" and "while running cell 2" in reason and "os._exit" in reason
 
 
 def test_output_past_the_caps_is_counted_not_kept(tmp_path):
     code, report, executed, _ = run(tmp_path, ["print('x' * 5000)", "for i in range(3000):\n    print(i)", "print('ok')"],
                                     cell_bytes=1000, total_bytes=2500)
-    assert code == worker.RUNNER_OK and report.truncated_cells == (0, 1)
+    assert code == protocol.EXIT_OK and report.truncated_cells == (0, 1)
     assert "[autograder: 5000 bytes of output were not kept" in outputs(executed[0])[-1]["text"]
     kept = outputs(executed[1])[0]["text"]
     assert kept.startswith("0\n1\n") and len(kept) <= 1000
@@ -160,7 +162,7 @@ def test_probes_call_the_notebooks_functions_and_stop_at_their_limit(tmp_path):
              "def hang(v):\n    while True:\n        pass"]
     code, report, _, run_dir = run(tmp_path, cells, call_seconds=0.3,
                                    probes=[("double", [np.arange(3)]), ("hang", [1]), ("hang", [2]), ("absent", [])])
-    assert code == worker.RUNNER_OK and report.probes_ran and report.finished
+    assert code == protocol.EXIT_OK and report.probes_ran and report.finished
     results = json.loads((run_dir / "out" / "results.json").read_text())
     assert [results[p]["status"] for p in ("p0", "p1", "p2", "p3")] == ["returned", "timeout", "timeout", "missing"]
     with np.load(run_dir / "out" / "results.npz") as arrays:
@@ -170,21 +172,33 @@ def test_probes_call_the_notebooks_functions_and_stop_at_their_limit(tmp_path):
 
 
 def test_the_notebooks_folder_comes_first_on_the_path_and_cannot_replace_the_runners_modules(tmp_path):
-    shadows = {name: "raise RuntimeError('the student\\'s module')\n" for name in ("json.py", "zipfile.py", "io.py")}
+    shadows = {name: "raise RuntimeError('the student\\'s module')\n" for name in ("json.py", "zipfile.py", "io.py", "protocol.py", "probe.py")}
     shadows["helper.py"] = "VALUE = 42\n"
     code, report, executed, run_dir = run(
         tmp_path, ["import helper, sys\nprint(helper.VALUE, sys.path[0] == '', sys.path[1].endswith('lib'))",
                    "def f(v):\n    return v"], files=shadows, probes=[("f", [3])])
-    assert code == worker.RUNNER_OK and report.finished and report.probes_ran
+    assert code == protocol.EXIT_OK and report.finished and report.probes_ran
     assert outputs(executed[0])[0]["text"] == "42 True True\n"
     assert json.loads((run_dir / "out" / "results.json").read_text())["p0"]["status"] == "returned"
     assert not (run_dir / "work" / "__pycache__").exists()
 
 
+def test_a_job_is_read_back_as_written_and_one_with_other_keys_is_refused(tmp_path):
+    job = worker.runner_job(notebook="nb.ipynb", cwd=str(tmp_path), out_dir="out", probe_in=None, limits=Limits(),
+                            cell_seconds=3, call_seconds=1, cell_seconds_by_index={3: 2}, python_path=["lib"])
+    job.write(str(tmp_path / "job.json"))
+    assert protocol.RunnerJob.read(str(tmp_path / "job.json")) == job
+    data = json.loads((tmp_path / "job.json").read_text())
+    del data["call_seconds"]
+    (tmp_path / "job.json").write_text(json.dumps({**data, "cell_timeout": 3}))
+    with pytest.raises(ValueError, match="lacks call_seconds and has unknown keys cell_timeout"):
+        protocol.RunnerJob.read(str(tmp_path / "job.json"))
+
+
 def test_an_unusable_job_is_refused(tmp_path):
     (tmp_path / "job.json").write_text("{}")
     done = subprocess.run([sys.executable, "-I", RUNNER, str(tmp_path / "job.json")], capture_output=True, text=True)
-    assert done.returncode == worker.RUNNER_BAD_JOB and "cannot read the job" in done.stderr
+    assert done.returncode == protocol.EXIT_BAD_JOB and "cannot read the job" in done.stderr
 
 
 def test_a_pip_line_installs_nothing_and_says_so(tmp_path):
@@ -193,7 +207,7 @@ def test_a_pip_line_installs_nothing_and_says_so(tmp_path):
         "# Install the course's package (Colab, JupyterHub).\n%pip install --quiet https://example.edu/x.whl",
         "print('after')",
     ])
-    assert code == worker.RUNNER_OK and report.finished
+    assert code == protocol.EXIT_OK and report.finished
     assert outputs(executed[0]) == [{"output_type": "stream", "name": "stdout", "text": (
         "%pip install --quiet https://example.edu/x.whl: not run here. This run already has the course's package "
         "and everything the notebook needs, and nothing is installed while a notebook is checked or graded.\n")}]

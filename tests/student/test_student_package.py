@@ -25,7 +25,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from perceptron_course import check as student_check
-from perceptron_course.cells import locked_fingerprint
+from perceptron_course.cells import grade_id, locked_fingerprint
 from perceptron_course.limits import Limits, LimitsError, course_limits
 from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, StudentPackageError, build_wheel, check_wheel,
                                    stage)
@@ -41,8 +41,6 @@ READY = "Ready to submit: every visible test passes, nothing is missing, and the
 pytestmark = pytest.mark.timeout(900)
 
 
-def meta(cell):
-    return cell.metadata.get("nbgrader", {})
 
 
 def with_install_cell(nb):
@@ -161,7 +159,7 @@ def test_no_module_of_the_student_side_imports_the_grader():
     # And loading every module of it loads nothing of the grader.
     probe = ("import sys\nimport perceptron_course.check, perceptron_course.execute, perceptron_course.cells, "
              "perceptron_course.boundary, perceptron_course.limits, perceptron_course.test_helpers, "
-             "perceptron_course.probe, perceptron_course.runner\n"
+             "perceptron_course.probe, perceptron_course.protocol, perceptron_course.runner\n"
              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'autograder'))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert loaded.returncode == 0, loaded.stderr
@@ -312,7 +310,7 @@ def test_the_installed_check_names_another_courses_notebook_without_a_traceback(
 @pytest.mark.slow
 def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(released_course, tmp_path):
     from autograder.judging.judge import judge
-    from autograder.course.limits import Limits as GradingLimits
+    from perceptron_course.limits import Limits as GradingLimits
     from autograder.results import Job, Settings
     from autograder.running.sandbox import sandbox_status
     from autograder.running.worker import run_submission
@@ -334,7 +332,7 @@ def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(released_
 def test_imports_of_the_reference_implementation_are_reported_though_they_work_here(ps4_course, tmp_path):
     release_nb = nbformat.read(str(ps4_course / "release" / PS4 / f"{PS4}.ipynb"), as_version=4)
     nb = copy.deepcopy(release_nb)
-    answer = next(c for c in nb.cells if meta(c).get("grade_id") == "absorb_offset")
+    answer = next(c for c in nb.cells if grade_id(c) == "absorb_offset")
     answer.source = "from perceptron_lib import absorb_offset, make_separable"
     nb.cells.insert(nb.cells.index(answer) + 1, new_code_cell("import perceptron_lib as pl"))
     path = tmp_path / f"{PS4}.ipynb"

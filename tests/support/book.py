@@ -1,4 +1,5 @@
-"""The book's sources as the tests read them: its table of contents, and its build scripts as modules."""
+"""The book as the tests read it: its table of contents, its build scripts as modules, and the pages of
+the built book in ``_build/html``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import yaml
 from tests.support import REPO_ROOT
 
 BOOK = REPO_ROOT / "book"
+BUILT_BOOK = REPO_ROOT / "_build" / "html"
 
 
 def toc_docnames(toc_file: Path) -> list[str]:
@@ -43,3 +45,23 @@ def book_module(relative_path: str):
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+def site_pages(built_book: Path) -> dict[str, Path]:
+    """Every page of a built book by name (``book/index``, ``search``): the chapters and the pages
+    Sphinx adds, without the folders of assets and reports and the pages that only redirect elsewhere."""
+    pages = {}
+    for path in sorted(built_book.rglob("*.html")):
+        parts = path.relative_to(built_book).parts
+        if any(part.startswith("_") or part == "reports" for part in parts[:-1]):
+            continue
+        if 'http-equiv="Refresh"' in path.read_text(encoding="utf-8")[:500]:
+            continue
+        pages[path.relative_to(built_book).with_suffix("").as_posix()] = path
+    return pages
+
+
+def article_html(path: Path) -> str:
+    """The ``<article>`` of a built page, the part that is the page's own (no navigation)."""
+    html = path.read_text(encoding="utf-8")
+    return html[html.find("<article"):html.rfind("</article>")]

@@ -2,7 +2,8 @@
 
 The fixtures that start the browser are in ``tests/conftest.py``; this module
 has what they and the tests share: viewport sizes, opening a page and waiting
-for MathJax and the images, and running axe-core's WCAG 2.1 A and AA rules.
+for MathJax and the images, screenshots, running axe-core's WCAG 2.1 A and AA
+rules, and the check that a page fits a phone's screen.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from pathlib import Path
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
 
 DESKTOP = {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+
+# The pages whose screenshots the book's browser tests save in test-artifacts/.
+SCREENSHOT_PAGES = ("book/index", "book/introduction", "book/hyperplanes")
 
 AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
 
@@ -70,6 +74,20 @@ def open_page(driver, path: Path, viewport: dict) -> list[dict]:
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
+def save_screenshots(driver, name: str, label: str, artifacts: Path) -> None:
+    """Screenshots of the loaded page: its top, and its first figure if it has one."""
+    stem = f"{name.replace('/', '-')}-{label}"
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(str(artifacts / f"{stem}.png"))
+    has_figure = driver.execute_script(
+        """const figure = document.querySelector("article figure img");
+           if (figure) { figure.scrollIntoView({block: "center"}); }
+           return Boolean(figure);"""
+    )
+    if has_figure:
+        driver.save_screenshot(str(artifacts / f"{stem}-figure.png"))
+
+
 def run_axe(driver, axe_source: str, context: str = "document") -> dict:
     """Run axe-core's WCAG 2.0/2.1 A and AA rules on the page (or a CSS selector's part)."""
     if not driver.execute_script("return Boolean(window.axe)"):
@@ -94,3 +112,50 @@ def run_axe(driver, axe_source: str, context: str = "document") -> dict:
     if "error" in result:
         raise AssertionError(f"axe-core failed: {result['error']}")
     return result
+
+
+PHONE_LAYOUT_JS = """
+const viewport = document.documentElement.clientWidth;
+const wide = [...document.querySelectorAll("article img, article figure")]
+    .map(node => [node.tagName.toLowerCase() + " " + (node.getAttribute("src") || node.id || ""),
+                  node.getBoundingClientRect()])
+    .filter(([, box]) => box.width > 0 && (box.left < -1 || box.right > viewport + 1))
+    .map(([label, box]) => label + " spans " + Math.round(box.left) + ".." + Math.round(box.right));
+// Elements that stick out of the screen and are not inside a box that
+// scrolls or clips on its own: these make the page scroll sideways.
+const clipped = node => {
+    for (let up = node.parentElement; up && up !== document.body; up = up.parentElement) {
+        if (["auto", "scroll", "hidden", "clip"].includes(getComputedStyle(up).overflowX)) {
+            return true;
+        }
+    }
+    return false;
+};
+const culprits = [...document.querySelectorAll("body *")]
+    .filter(node => {
+        const box = node.getBoundingClientRect();
+        return box.width > 0 && box.right > viewport + 1 && !clipped(node);
+    })
+    .slice(0, 8)
+    .map(node => node.tagName.toLowerCase() + "." + [...node.classList].join(".")
+         + " (" + (node.textContent || "").trim().slice(0, 40) + ")");
+return {viewport: viewport, page: document.documentElement.scrollWidth,
+        body: document.body.scrollWidth, wide: wide, culprits: culprits};
+"""
+
+
+def phone_layout_problems(driver) -> list[str]:
+    """What is wrong with the layout of the page open at phone width (``PHONE``): a layout viewport
+    wider than the phone, a page that scrolls sideways (with the elements that stick out), and
+    images or figures that do not fit the screen."""
+    layout = driver.execute_script(PHONE_LAYOUT_JS)
+    problems = []
+    if layout["viewport"] > PHONE["width"]:
+        problems.append(f"the layout viewport is {layout['viewport']} px wide, not {PHONE['width']}: "
+                        "the page ignores the phone's width")
+    widest = max(layout["page"], layout["body"])
+    if widest > layout["viewport"]:
+        problems.append(f"the page is {widest} px wide on a {layout['viewport']} px screen, so it scrolls "
+                        f"sideways; too wide: {layout['culprits']}")
+    problems += [f"{item} on a {layout['viewport']} px screen" for item in layout["wide"]]
+    return problems

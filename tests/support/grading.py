@@ -20,13 +20,10 @@ import psutil
 from autograder.course.assignments import load_known_wrong
 from autograder.outputs.gradebook import dump, open_gradebook
 from autograder.running import sandbox
+from perceptron_course.cells import grade_id, is_solution, is_test_cell, nbgrader_metadata
 from tests.support import ROOT
 
 PS1 = "ps1_hyperplanes"
-
-
-def nbgrader_meta(cell):
-    return cell.metadata.get("nbgrader", {})
 
 
 def without_markers(source):
@@ -36,12 +33,11 @@ def without_markers(source):
 
 def correct_submission(release_nb, source_nb):
     """The release notebook with every answer cell holding the source's solution."""
-    solutions = {nbgrader_meta(c)["grade_id"]: without_markers(c.source)
-                 for c in source_nb.cells if nbgrader_meta(c).get("solution")}
+    solutions = {grade_id(c): without_markers(c.source) for c in source_nb.cells if is_solution(c)}
     nb = copy.deepcopy(release_nb)
     for cell in nb.cells:
-        if nbgrader_meta(cell).get("solution"):
-            cell.source = solutions[nbgrader_meta(cell)["grade_id"]]
+        if is_solution(cell):
+            cell.source = solutions[grade_id(cell)]
     return nb
 
 
@@ -49,7 +45,7 @@ def replace_function(nb, code):
     """Put ``code`` (one or more function definitions) in the answer cell defining its first function."""
     name = re.search(r"def (\w+)\(", code).group(1)
     for cell in nb.cells:
-        if nbgrader_meta(cell).get("solution") and f"def {name}(" in cell.source:
+        if is_solution(cell) and f"def {name}(" in cell.source:
             cell.source = code
             return nb
     raise LookupError(name)
@@ -84,8 +80,7 @@ def solved_release(course, assignment):
 
 def autograded_points(release_nb):
     """``{grade_id: points}`` of the release's autograded test cells."""
-    return {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"]) for c in release_nb.cells
-            if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")}
+    return {grade_id(c): float(nbgrader_metadata(c)["points"]) for c in release_nb.cells if is_test_cell(c)}
 
 
 def gradebook_rows(course, assignment):

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 import nbformat
 from nbformat.v4 import new_code_cell
 
+from perceptron_course.cells import is_solution, is_test_cell
+
 __all__ = ["Kit", "Entry", "Expect", "CASES", "broken_function"]
 
 
@@ -69,15 +71,14 @@ def broken_function(name):
 def _replace_answer(nb, function, source):
     """Put ``source`` in the answer cell that defines ``function``."""
     for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution") and f"def {function}(" in cell.source:
+        if is_solution(cell) and f"def {function}(" in cell.source:
             cell.source = source
             return nb
     raise LookupError(f"no answer cell defines {function}")
 
 
 def _test_cells(nb):
-    return [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
-            and not c.metadata["nbgrader"].get("solution")]
+    return [c for c in nb.cells if is_test_cell(c)]
 
 
 # -- time and processes ----------------------------------------------------------
@@ -305,7 +306,7 @@ def reference_pasted(kit):
     nb = kit.solved()
     name = kit.functions[0]
     helper = re.sub(r"\barr\b", "points", inspect.getsource(_validation.check_X).replace("check_X", "as_points"))
-    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution") and f"def {name}(" in c.source)
+    answer = next(c for c in nb.cells if is_solution(c) and f"def {name}(" in c.source)
     _replace_answer(nb, name, helper + "\n\n" + answer.source.replace("np.asarray(X, dtype=float)", "as_points(X)"))
     return Entry("notebook", nb)
 

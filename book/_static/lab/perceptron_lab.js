@@ -119,33 +119,11 @@
 
   /* ---------------------------------------------------------------- the presets */
 
-  var PRESETS = {
-    "four-point": {
-      title: "Four points of the notes",
-      dim: 2, fitIntercept: false, view: [-3, 3, -3, 3],
-      // perceptron_lib.four_point_example(), in the notes' order p1, p2, p3, p4.
-      points: [[[1, 0], 1], [[0, -1], -1], [[0, 1], 1], [[-1, 0], -1]]
-    },
-    "one-dimensional": {
-      title: "1-D example (needs an offset)",
-      dim: 1, fitIntercept: true, view: [-1, 6, -1, 1],
-      // perceptron_lib.one_dimensional_example().
-      points: [[[1], 1], [[2], 1], [[3], -1], [[4], -1]]
-    },
-    "one-dimensional-lifted": {
-      title: "1-D example lifted to (x, 1)",
-      dim: 2, lift: true, fitIntercept: false, view: [-1, 6, -2, 2],
-      // absorb_offset(one_dimensional_example()[0]): the second coordinate is fixed at 1.
-      points: [[[1, 1], 1], [[2, 1], 1], [[3, 1], -1], [[4, 1], -1]]
-    },
-    "xor": {
-      title: "XOR (not separable)",
-      dim: 2, fitIntercept: true, view: [-3, 3, -3, 3],
-      // perceptron_lib.make_xor(4, spread=0.0).
-      points: [[[1, 1], 1], [[1, -1], -1], [[-1, 1], -1], [[-1, -1], 1]]
-    }
-  };
-  var MENU_PRESETS = ["four-point", "one-dimensional", "xor"];
+  /* The data sets, made by perceptron_lib when the book is built: book/_ext/perceptron_lab.py
+     writes them into lab/presets.js, which every page loads before this script, as
+     name -> {title, dim, fitIntercept, lift, menu, view, points: [[x, y], ...]}. */
+  var PRESETS = window.PerceptronLabPresets || {};
+  var MENU_PRESETS = Object.keys(PRESETS).filter(function (name) { return PRESETS[name].menu; });
 
   /* ---------------------------------------------------------------- formatting */
 
@@ -1047,6 +1025,11 @@
 
   function init() {
     var roots = document.querySelectorAll(".perceptron-lab");
+    if (roots.length && !MENU_PRESETS.length) {
+      // The labs keep their "needs JavaScript" text; the console says what is missing.
+      throw new Error("perceptron lab: no data sets. lab/presets.js, which the book build writes " +
+                      "from perceptron_lib (book/_ext/perceptron_lab.py), did not load.");
+    }
     for (var k = 0; k < roots.length; k++) {
       if (!roots[k].perceptronLab) {
         roots[k].perceptronLab = new Lab(roots[k]);

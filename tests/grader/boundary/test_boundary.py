@@ -24,13 +24,16 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder import boundary
-from autograder.boundary import (ArchiveError, ExecutedCell, ProbeRecord, ProbeResults, RunnerReport,
-                                 SubmittedCell, SubmittedNotebook, extract_zip, parse_notebook, read_executed_cells,
-                                 read_probe_results, read_runner_report, read_untrusted_file, safe_member_path)
+from autograder.boundary.archive import (LINK_PLACEHOLDER, MAX_MEMBER_DEPTH, ArchiveError, extract_zip,
+                                         safe_member_path)
+from autograder.boundary.from_sandbox import (ExecutedCell, ProbeRecord, ProbeResults, read_executed_cells,
+                                              read_probe_results, read_runner_report)
+from autograder.boundary.notebook import SubmittedCell, SubmittedNotebook, parse_notebook, read_untrusted_file
 from autograder.judging.integrity import prepare_notebook
 from perceptron_course import boundary as notebook_boundary  # the readers the student's check shares
 from perceptron_course import probe
+from perceptron_course.cells import grade_id, nbgrader_metadata
+from perceptron_course.protocol import REPORT_FILE, REPORT_KINDS, RunnerReport
 
 # 150 and 400 examples under hypothesis's default profile (100); in proportion under another
 # (make test-fast loads a profile with fewer).
@@ -142,13 +145,12 @@ def test_lying_notebooks_parse_to_well_typed_cells_and_always_rebuild(nb):
     nbformat.validate(prepared)
     nbformat.writes(prepared).encode("utf-8")  # what the sandbox is given can always be written
     # Locked and test cells are the release's, whatever the submission said.
-    release_sources = {c.metadata["nbgrader"]["grade_id"]: c.source for c in RELEASE.cells}
+    release_sources = {grade_id(c): c.source for c in RELEASE.cells}
     for cell in prepared.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        gid = grade_id(cell)
         if gid in ("imports", "test_f"):
             assert cell.source == release_sources[gid]
-    assert [c.metadata.get("nbgrader", {}).get("grade_id") for c in prepared.cells
-            if c.metadata.get("nbgrader")] == ["imports", "f", "test_f", "why"]
+    assert [grade_id(c) for c in prepared.cells if nbgrader_metadata(c)] == ["imports", "f", "test_f", "why"]
     assert all(isinstance(label, str) and isinstance(source, str) for label, source in authored)
     assert set(answers) == {"f", "why"}
 
@@ -238,6 +240,21 @@ def test_runner_reports_become_checked_records(tmp_path_factory, report, n_cells
     assert read.probe_error is None or (isinstance(read.probe_error, str) and len(read.probe_error) <= 100)
     assert all(type(i) is int and 0 <= i < n_cells and 0 <= s < 1e7 for i, s in read.cell_seconds)
     assert 0 <= read.probe_seconds < 1e7
+
+
+def test_the_report_the_runner_writes_is_read_back_as_written(tmp_path):
+    written = RunnerReport(stopped_at_cell=2, interrupted_cells=(1, 3), truncated_cells=(0,),
+                           processes_left=("sleep", "python3"), probes_ran=True, probe_error="NameError",
+                           cell_seconds=((0, 0.5), (3, 2.25)), probe_seconds=1.5, finished=True)
+    assert all(getattr(written, key) != getattr(RunnerReport(), key) for key, _ in REPORT_KINDS)
+    (tmp_path / REPORT_FILE).write_text(json.dumps(written.to_json()))
+    assert read_runner_report(str(tmp_path / REPORT_FILE), 4, 1 << 20) == written
+
+
+def test_cell_timings_keyed_by_digits_that_are_not_ascii_are_dropped(tmp_path):
+    # "²" and "١" are digits to str.isdigit; int() refuses the first and reads the second as 1.
+    (tmp_path / REPORT_FILE).write_text(json.dumps({"cell_seconds": {"²": 1.0, "١": 2.0, "0": 3.0}}))
+    assert read_runner_report(str(tmp_path / REPORT_FILE), 4, 1 << 20).cell_seconds == ((0, 3.0),)
 
 
 def test_oversized_or_linked_reports_are_ignored(tmp_path):
@@ -475,7 +492,7 @@ def test_member_paths_never_escape(name):
     if parts is not None:
         assert parts and all(p not in ("", ".", "..") and "/" not in p and "\\" not in p for p in parts)
         assert not re.match(r"[A-Za-z]:", name) and not name.replace("\\", "/").startswith("/")
-        assert len(parts) <= boundary.MAX_MEMBER_DEPTH and "\x00" not in name
+        assert len(parts) <= MAX_MEMBER_DEPTH and "\x00" not in name
 
 
 @FAST
@@ -498,7 +515,7 @@ def test_extracted_archives_stay_inside_their_folder(tmp_path_factory, members):
     for path in base.rglob("*"):
         assert path == archive or path == target or str(path).startswith(str(target) + os.sep), path
         if path.is_symlink():
-            assert os.readlink(path) == boundary.LINK_PLACEHOLDER
+            assert os.readlink(path) == LINK_PLACEHOLDER
         elif path.is_file() and path != archive:
             assert path.stat().st_size <= 21
 

@@ -17,6 +17,7 @@ import pytest
 
 from autograder.commands import audit as leak_audit
 from autograder.outputs.record import GRADES_COLUMNS
+from perceptron_course import cells
 
 from tests.support import REPO_ROOT
 SOURCE = REPO_ROOT / "notebooks" / "source"
@@ -32,9 +33,8 @@ def source_regions():
     regions = []
     for path in sorted(SOURCE.rglob("*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
             for kind, lines in leak_audit._cell_parts(cell)[0]:
-                regions.append((path.name, grade_id, kind, lines))
+                regions.append((path.name, cells.grade_id(cell) or "", kind, lines))
     return regions
 
 

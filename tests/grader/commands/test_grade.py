@@ -29,19 +29,20 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 from autograder.commands import grade as grade_module
 from autograder.running import sandbox
 from autograder.running.batch import grade_submissions, reference_copies, similar_pairs
-from autograder.boundary import parse_notebook
+from autograder.boundary.notebook import parse_notebook
 from autograder.course.assignments import load_checks
 from autograder.judging.checks import evaluate_namespace
 from autograder.outputs.gradebook import open_gradebook
 from autograder.judging.integrity import prepare_notebook, scan_code
-from autograder.course.limits import Limits
+from perceptron_course.cells import grade_id, is_solution, is_test_cell, nbgrader_metadata
+from perceptron_course.limits import Limits
 from autograder.outputs.record import write_grades_csv
 from autograder.results import Result, Settings
 from autograder.intake.submissions import collect
 from tests.support import COURSE, ROOT
-from tests.support.grading import (PS1, autograded_points, correct_submission, gradebook_rows, nbgrader_meta,
-                                   notebooks_of, partial_submission, read_grades, replace_function, run_grade,
-                                   sandbox_processes, without_markers)
+from tests.support.grading import (PS1, autograded_points, correct_submission, gradebook_rows, notebooks_of,
+                                   partial_submission, read_grades, replace_function, run_grade, sandbox_processes,
+                                   without_markers)
 from tests.support.released import copy_course
 from autograder.course import assignments as registry
 from autograder.course.assignments import load_known_wrong
@@ -57,13 +58,12 @@ def in_process_points(nb, assignment, release_nb):
     """The autograded points the hidden checks give this notebook's code when run here, without a sandbox."""
     namespace = {"__name__": "submission"}
     for cell in nb.cells:
-        meta = nbgrader_meta(cell)
+        meta = nbgrader_metadata(cell)
         if cell.cell_type == "code" and (meta.get("solution") or meta.get("locked") and not meta.get("grade")):
             exec(compile(cell.source, f"<{meta.get('grade_id')}>", "exec"), namespace)
     verdicts = {v.grade_id: v.passed for v in evaluate_namespace(load_checks(assignment), namespace)}
-    return sum(float(nbgrader_meta(c)["points"]) for c in release_nb.cells
-               if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")
-               and verdicts.get(nbgrader_meta(c)["grade_id"]))
+    return sum(float(nbgrader_metadata(c)["points"]) for c in release_nb.cells
+               if is_test_cell(c) and verdicts.get(grade_id(c)))
 
 
 # -- fixtures ---------------------------------------------------------------------------
@@ -99,8 +99,8 @@ def basic(course, tmp_path_factory, sandbox_ready):
     gradebook_after_folder = gradebook_rows(course, PS1)
     # An instructor grades alice's written answers by hand before the regrades.
     gb = open_gradebook(str(course))
-    manual_id = next(nbgrader_meta(c)["grade_id"] for c in release_nb.cells
-                     if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("solution"))
+    manual_id = next(grade_id(c) for c in release_nb.cells
+                     if nbgrader_metadata(c).get("grade") and is_solution(c))
     grade = gb.find_grade(manual_id, PS1, PS1, "alice")
     grade.manual_score = 1.5
     grade.needs_manual_grade = False  # as the formgrader does when a score is entered
@@ -242,7 +242,7 @@ def test_similar_pairs_compare_own_code_but_not_the_stubs(course):
            "    result = shifted / norm\n"
            "    return result\n"]
     renamed = [own[0].replace("norm", "length").replace("scores", "s")]
-    stubs = [c.source for c in release_nb.cells if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
+    stubs = [c.source for c in release_nb.cells if is_solution(c) and c.cell_type == "code"]
     results = [Result("ann", PS1, "graded", authored_code=tuple(own)),
                Result("ben", PS1, "graded", authored_code=tuple(renamed)),
                Result("cat", PS1, "graded", authored_code=tuple(stubs)),
@@ -257,7 +257,7 @@ def test_reference_copies_find_a_pasted_library_function_but_not_the_solution(co
     release_nb, source_nb = notebooks_of(course, PS1)
     release_path = os.path.join(course, "release", PS1, f"{PS1}.ipynb")
     answers = [c.source for c in correct_submission(release_nb, source_nb).cells
-               if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
+               if is_solution(c) and c.cell_type == "code"]
     with open(os.path.join(ROOT, "perceptron_lib", "_validation.py"), encoding="utf-8") as f:
         check_x = re.search(r"^def check_X\(.*?(?=^def )", f.read(), re.MULTILINE | re.DOTALL).group(0)
     pasted = check_x.replace("check_X", "as_points").replace("arr", "points") + "\n\n" + answers[0].replace(
@@ -464,7 +464,8 @@ def test_sandbox_hides_the_repository_and_the_network(tmp_path, sandbox_ready):
               sandbox.Mount(os.path.join(ROOT, "perceptron_lib"), "/grader/perceptron_lib")]
     outcome = sandbox.run_sandboxed([sandbox.python_executable(), "-c", SANDBOX_PROBE, ROOT], mounts=mounts,
                                     cwd="/home/student/work", env={"PATH": "/usr/bin:/bin", "PYTHONPATH": "/grader"},
-                                    timeout=60, limits=replace(Limits().sandbox_limits(60), processes=50))
+                                    timeout=60,
+                                    limits=replace(sandbox.ProcessLimits.of(Limits(), cpu_seconds=60), processes=50))
     assert outcome.returncode == 0, outcome.output
     seen = json.loads(outcome.output.strip().splitlines()[-1])
     assert seen["uid"] != 0 and seen["pid"] < 10
@@ -488,7 +489,7 @@ def test_sandbox_reads_mounts_nested_under_its_private_tmp(tmp_path, sandbox_rea
     target = "/tmp/checkout/nested/lib"
     outcome = sandbox.run_sandboxed(["/bin/cat", f"{target}/data.txt"], mounts=[sandbox.Mount(str(shared), target)],
                                     cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=60,
-                                    limits=Limits().sandbox_limits(60))
+                                    limits=sandbox.ProcessLimits.of(Limits(), cpu_seconds=60))
     assert outcome.returncode == 0, outcome.output
     assert outcome.output.strip() == "visible"
 
@@ -508,10 +509,11 @@ def test_sandbox_is_stopped_by_its_watch_and_its_timeout(tmp_path, sandbox_ready
 
     outcome = sandbox.run_sandboxed(["/bin/sh", "-c", fill], mounts=mounts, cwd="/home/student/work",
                                     env={"PATH": "/usr/bin:/bin"}, timeout=60, watch=watch,
-                                    limits=Limits().sandbox_limits(60))
+                                    limits=sandbox.ProcessLimits.of(Limits(), cpu_seconds=60))
     assert outcome.stopped_reason == "too many bytes" and not outcome.timed_out
     sleeper = sandbox.run_sandboxed(["/bin/sh", "-c", "sleep 100 & sleep 100"], mounts=[], cwd="/",
-                                    env={"PATH": "/usr/bin:/bin"}, timeout=1, limits=Limits().sandbox_limits(60))
+                                    env={"PATH": "/usr/bin:/bin"}, timeout=1,
+                                    limits=sandbox.ProcessLimits.of(Limits(), cpu_seconds=60))
     assert sleeper.timed_out and sleeper.seconds < 10
     assert sleeper.leftover_processes == 0 and sandbox_processes() == []
 
@@ -670,8 +672,8 @@ def test_tamper_scan_finds(source, code):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_tamper_scan_is_quiet_on_the_solutions_and_stubs(assignment):
     source_nb = nbformat.read(os.path.join(COURSE, "source", assignment, f"{assignment}.ipynb"), as_version=4)
-    solutions = [(f"answer {nbgrader_meta(c)['grade_id']}", without_markers(c.source))
-                 for c in source_nb.cells if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
+    solutions = [(f"answer {grade_id(c)}", without_markers(c.source))
+                 for c in source_nb.cells if is_solution(c) and c.cell_type == "code"]
     stubs = [("stub", "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"),
              ("plot", "%matplotlib inline\nimport matplotlib.pyplot as plt\nfrom perceptron_lib import make_xor"),
              # the first cell of a downloaded notebook; the runner installs nothing

@@ -41,7 +41,8 @@ from nbformat.v4 import new_code_cell
 from autograder.commands import gradescope
 from autograder.course.assignments import load_checks
 from autograder.judging.integrity import scan_code
-from autograder.course.limits import Limits
+from perceptron_course.cells import is_test_cell, nbgrader_metadata
+from perceptron_course.limits import Limits
 from autograder.results import GRADED, TIMEOUT, CellResult, Flag, Result, Settings
 from tests.support.hostile import Kit, infinite_loop_swallowing_interrupts
 from tests.support.grading import PS1, correct_submission, notebooks_of
@@ -225,8 +226,7 @@ def built(course, tmp_path_factory, sandbox_ready):  # noqa: F811 (pytest fixtur
     hang_zip = gradescope.build(PS1, str(out / "short"), course_dir=str(course), settings=short)
     release_nb, source_nb = notebooks_of(course, PS1)
     correct = correct_submission(release_nb, source_nb)
-    max_score = sum(float(c.metadata["nbgrader"]["points"]) for c in release_nb.cells
-                    if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution"))
+    max_score = sum(float(nbgrader_metadata(c)["points"]) for c in release_nb.cells if is_test_cell(c))
     return {"zip": str(out / "default" / gradescope.ZIP_NAME), "hang_zip": hang_zip, "run": run,
             "release": release_nb, "correct": correct, "max_score": max_score}
 
@@ -257,7 +257,8 @@ def test_zip_holds_the_scripts_the_grader_and_this_assignment_only(built):
             "perceptron_lib/__init__.py", f"notebooks/release/{PS1}/{PS1}.ipynb"} <= names
     # Only this assignment's checks; no solution, known-wrong code, gradebook or saved measurement.
     assert {n for n in names if n.startswith("autograder/course/assignments/")} == {
-        "autograder/course/assignments/__init__.py", f"autograder/course/assignments/{PS1}/checks.py"}
+        "autograder/course/assignments/__init__.py", f"autograder/course/assignments/{PS1}/__init__.py",
+        f"autograder/course/assignments/{PS1}/checks.py"}
     assert not [n for n in names if "known_wrong" in n or "/source/" in n or n.endswith((".db", ".pyc", ".so"))]
     assert config["assignment"] == PS1 and config["hidden_visibility"] == "after_published"
     assert config["cell_seconds_by_cell"], "the time limits calibrated from the solution should ship"

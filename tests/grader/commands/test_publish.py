@@ -1,10 +1,16 @@
 """Tests of the published course (``python -m autograder publish``, ``make site``).
 
 The fast tests build the downloads from small stand-ins. The slow ones publish the real
-course once per session, serve it on 127.0.0.1, and follow a student who has never seen the
-repository: a fresh virtual environment, the install command the student page shows, every
-chapter's notebook and every assignment downloaded over HTTP, the installed check, and the
-instructor's grader on the filled-in notebooks.
+course once per session (into a temporary folder, where its book is built too), serve it on
+127.0.0.1, and follow a student who has never seen the repository: a fresh virtual
+environment, the install command the student page shows, every chapter's notebook and every
+assignment downloaded over HTTP, the installed check, and the instructor's grader on the
+filled-in notebooks.
+
+The chapters are run here, and only here, in the test suite: each one as a student downloads
+it, in the student's environment, and what it shows must be what the book shows (the outputs
+that the book's build stored in the download). The book's build is the other run of each
+chapter (``make book``; its jupyter-cache runs a chapter again only when its code changes).
 """
 
 from __future__ import annotations
@@ -34,8 +40,13 @@ from autograder.commands import publish
 from autograder.course.assignments import names as assignment_names
 
 from tests.support import REPO_ROOT
+from tests.support.book import toc_docnames
+from tests.support.browser import PHONE, open_page, phone_layout_problems
 
 ASSIGNMENTS = assignment_names()
+# The tests of the published course share one publication, one student environment and one run
+# of the chapters: under pytest-xdist (--dist loadgroup) they go to one worker, which makes them once.
+PUBLISHED_COURSE = pytest.mark.xdist_group("published-course")
 
 
 # --- fast: the pieces -------------------------------------------------------------------------
@@ -250,8 +261,10 @@ def student(published, tmp_path_factory):
     page = page_text(fetch(f"{published.address}/book/students.html"))
     commands = [line.strip() for line in page.splitlines() if line.strip().startswith("pip install")]
     assert commands and published.address in commands[0], f"no install command from the site on the page: {commands}"
+    # Nothing of this test run's environment that a student's would not have: the grading tests set
+    # MPLBACKEND=Agg for themselves, and with it a notebook's figures are never displayed.
     env = {key: value for key, value in os.environ.items()
-           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME") and not key.startswith("JUPYTER")}
+           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME") and not key.startswith(("JUPYTER", "MPL"))}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", JUPYTER_DATA_DIR=str(home / "jupyter"),
                HOME=str(home), PIP_DISABLE_PIP_VERSION_CHECK="1")
     env["PIP_CACHE_DIR"] = os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
@@ -262,12 +275,14 @@ def student(published, tmp_path_factory):
 
 
 @pytest.mark.slow
+@PUBLISHED_COURSE
 def test_the_published_course_holds_nothing_secret(published):
     findings = leak_audit.audit([published.site, published.public], leak_audit.collect_secrets(REPO_ROOT))
     assert findings == [], "\n".join(map(str, findings))
 
 
 @pytest.mark.slow
+@PUBLISHED_COURSE
 def test_the_site_links_only_relatively(published):
     absolute = []
     for page in sorted(published.site.rglob("*.html")):
@@ -279,29 +294,151 @@ def test_the_site_links_only_relatively(published):
     assert not absolute, "links that break when the site moves:\n" + "\n".join(absolute[:20])
 
 
-@pytest.mark.slow
-def test_every_chapter_downloaded_from_the_site_runs(published, student):
-    chapters = []
+def chapters_with_code() -> list[str]:
+    """The chapters of ``_toc.yml`` that have code, as their notebooks are named (``hyperplanes``)."""
+    return [Path(name).name for name in toc_docnames(REPO_ROOT / "_toc.yml")
+            if (REPO_ROOT / f"{name}.md").is_file()
+            and "```{code-cell}" in (REPO_ROOT / f"{name}.md").read_text(encoding="utf-8")]
+
+
+@pytest.fixture(scope="session")
+def chapter_runs(published, student) -> dict[str, SimpleNamespace]:
+    """Every chapter's notebook that the site's pages offer, downloaded and run in the student's environment.
+
+    Keyed by the download's link; each has ``downloaded`` (the file as the site serves it, with the outputs
+    of the book's build), ``ran`` (the same notebook run top to bottom by ``jupyter nbconvert --execute``)
+    and ``error`` (the end of nbconvert's output when the run failed, else empty).
+    """
+    links = set()
     for page in sorted((published.site / "book").glob("*.html")):
-        chapters += re.findall(r'href="\.\./(_sources/book/[\w-]+\.ipynb)"', page.read_text(encoding="utf-8"))
-    assert len(chapters) >= 5, f"too few chapter notebooks offered: {chapters}"
+        links.update(re.findall(r'href="\.\./(_sources/book/[\w-]+\.ipynb)"', page.read_text(encoding="utf-8")))
     folder = student.home / "chapters"
     folder.mkdir()
-    failures = []
-    for link in sorted(set(chapters)):
-        path = folder / Path(link).name
-        path.write_bytes(fetch(f"{published.address}/{link}"))
-        notebook = nbformat.read(path, as_version=4)
-        assert publish.INSTALL_TAG in notebook.cells[0].metadata.get("tags", []), f"{link} has no install cell"
+    runs = {}
+    for link in sorted(links):
+        downloaded = folder / Path(link).name
+        downloaded.write_bytes(fetch(f"{published.address}/{link}"))
+        ran = folder / f"{downloaded.stem}.run.ipynb"
         result = subprocess.run([str(student.venv / "bin" / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
-                                 "--ExecutePreprocessor.timeout=600", "--output", f"{path.stem}.run.ipynb", str(path)],
+                                 "--ExecutePreprocessor.timeout=600", "--output", ran.name, str(downloaded)],
                                 cwd=folder, env=student.env, capture_output=True, text=True)
-        if result.returncode != 0:
-            failures.append(f"{link}:\n{result.stderr[-3000:]}")
+        runs[link] = SimpleNamespace(downloaded=downloaded, ran=ran,
+                                     error="" if result.returncode == 0 else result.stderr[-3000:])
+    return runs
+
+
+@pytest.mark.slow
+@PUBLISHED_COURSE
+def test_the_published_students_page_fits_a_phone_screen(published, browser):
+    """With the downloads listed (the wheel's long file name among them), the page does not scroll sideways."""
+    page = published.site / "book" / "students.html"
+    assert published.address in page.read_text(encoding="utf-8"), f"{page} does not show the install command"
+    errors = open_page(browser, page, PHONE)
+    problems = [f"console error: {entry['message']}" for entry in errors]
+    problems += phone_layout_problems(browser)
+    assert not problems, "the published students' page at phone width:\n" + "\n".join(problems)
+
+
+@pytest.mark.slow
+@PUBLISHED_COURSE
+def test_every_chapter_downloaded_from_the_site_runs(chapter_runs):
+    offered = sorted(Path(link).stem for link in chapter_runs)
+    assert offered == sorted(chapters_with_code()), (
+        f"the site's pages offer the notebooks of {offered}; the chapters of _toc.yml with code are "
+        f"{sorted(chapters_with_code())}")
+    for link, run in chapter_runs.items():
+        notebook = nbformat.read(run.downloaded, as_version=4)
+        assert publish.INSTALL_TAG in notebook.cells[0].metadata.get("tags", []), f"{link} has no install cell"
+    failures = [f"{link}:\n{run.error}" for link, run in chapter_runs.items() if run.error]
     assert not failures, "chapters that fail in the student's environment:\n" + "\n".join(failures)
 
 
+# How a cell's outputs are compared, as nbval compares a notebook with the outputs it holds: streams
+# (consecutive pieces joined) and the text of each display, in order, with what changes from run to run
+# made neutral. An image counts by its kind only: its bytes change with the plotting library's version.
+# myst-nb's glue records (the numbers the book's text quotes) are left out: a downloaded chapter's
+# stand-in for glue records nothing.
+GLUE_RECORD = "application/papermill.record/"
+TEXT_KINDS = ("text/plain", "text/markdown", "text/html", "text/latex")
+RUN_TO_RUN = (
+    (re.compile(r"data:image/\w+;base64,[^\"']*"), "data:image/…"),  # images inside HTML (an animation's frames)
+    (re.compile(r"\b0x[0-9a-f]+\b"), "0x…"),  # object addresses
+    (re.compile(r"[0-9a-f]{32}"), "…"),  # random element ids (an animation's)
+)
+
+
+def neutral(text) -> str:
+    text = "".join(text) if isinstance(text, list) else text
+    for pattern, replacement in RUN_TO_RUN:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def shown_outputs(cell) -> list[tuple]:
+    """What a reader sees of a code cell's outputs, comparable between two runs."""
+    shown: list[tuple] = []
+    for output in cell.get("outputs", []):
+        kind = output["output_type"]
+        if kind == "stream":
+            if shown and shown[-1][:2] == ("stream", output["name"]):
+                shown[-1] = ("stream", output["name"], shown[-1][2] + neutral(output["text"]))
+            else:
+                shown.append(("stream", output["name"], neutral(output["text"])))
+        elif kind in ("display_data", "execute_result"):
+            data = {key: value for key, value in output["data"].items() if not key.startswith(GLUE_RECORD)}
+            if data:
+                shown.append((kind, sorted(data), [(key, neutral(data[key])) for key in TEXT_KINDS if key in data]))
+        else:
+            shown.append((kind, output.get("ename"), output.get("evalue")))
+    return shown
+
+
+def difference(expected: list[tuple], got: list[tuple]) -> str:
+    """Where two cells' outputs (``shown_outputs``) first differ, with a little context."""
+    if len(expected) != len(got):
+        return (f"the book shows {len(expected)} outputs {[output[:2] for output in expected]}, the student gets "
+                f"{len(got)} {[output[:2] for output in got]}")
+    for number, (book, student) in enumerate(zip(expected, got)):
+        if book != student:
+            book, student = repr(book), repr(student)
+            at = next((i for i, (a, b) in enumerate(zip(book, student)) if a != b), min(len(book), len(student)))
+            start = max(0, at - 100)
+            return (f"output {number}: the book shows ...{book[start:at + 200]}\n"
+                    f"        the student gets ...{student[start:at + 200]}")
+    return "no difference"
+
+
 @pytest.mark.slow
+@PUBLISHED_COURSE
+def test_every_chapter_shows_in_the_students_environment_what_the_book_shows(chapter_runs):
+    assert chapter_runs, "the site offers no chapter notebook"
+    problems = []
+    for link, run in sorted(chapter_runs.items()):
+        if run.error:
+            problems.append(f"{link} did not run (see test_every_chapter_downloaded_from_the_site_runs)")
+            continue
+        book = nbformat.read(run.downloaded, as_version=4).cells
+        student = nbformat.read(run.ran, as_version=4).cells
+        assert len(book) == len(student), f"{link}: {len(book)} cells downloaded, {len(student)} after the run"
+        code = [(index, cell) for index, cell in enumerate(book)
+                if cell.cell_type == "code" and publish.INSTALL_TAG not in cell.metadata.get("tags", [])]
+        unexecuted = [index for index, cell in code if cell.get("execution_count") is None]
+        if unexecuted:
+            problems.append(f"{link}: cells {unexecuted} hold no outputs of the book's build, so there is nothing "
+                            "to compare with (book/build.py takes them from its jupyter-cache)")
+            continue
+        for index, cell in code:
+            expected, got = shown_outputs(cell), shown_outputs(student[index])
+            if expected != got:
+                first_line = (cell.source.splitlines() or [""])[0]
+                problems.append(f"{link}, cell {index} ({first_line[:60]!r}):\n    {difference(expected, got)}")
+    assert not problems, ("chapters whose outputs in the student's environment differ from the book's (run "
+                          "`make book` after clearing _build/.jupyter_cache if the book's are out of date):\n"
+                          + "\n".join(problems))
+
+
+@pytest.mark.slow
+@PUBLISHED_COURSE
 def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(published, student, tmp_path):
     from autograder.running.calibrate import solution_notebook
 
@@ -338,6 +475,7 @@ def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(pu
 
 
 @pytest.mark.slow
+@PUBLISHED_COURSE
 def test_the_public_edition_builds_the_book_by_itself(published, tmp_path):
     edition = tmp_path / "public-repo"
     shutil.copytree(published.public, edition)

@@ -101,7 +101,18 @@ def test_a_solution_line_in_the_release_is_a_leak(ps4, tmp_path):
     # The import is in a read-only cell too; the return line only in a solution.
     (tmp_path / "notes.txt").write_text("import numpy as np\nreturn theta[:-1].copy(), float(theta[-1])\n")
     outcome = verify.nothing_leaks(ps4)
-    assert outcome.problems == ("notes.txt contains the solution line 'return theta[:-1].copy(), float(theta[-1])'",)
+    assert outcome.problems == (
+        f"{tmp_path.name}/notes.txt: solution: notebooks/source/{PS4}/{PS4}.ipynb, solution in split_offset "
+        "(1 of its 2 distinctive lines)\n    found: returntheta[:-1].copy(),float(theta[-1])",)
+
+
+def test_a_short_solution_line_alone_in_the_release_is_a_leak(ps4, tmp_path):
+    # 19 characters: too common for a published page to count alone, but a release has no reason to hold it.
+    (tmp_path / "notes.txt").write_text("theta = theta + y_i * x_i\n")
+    (problem,) = verify.nothing_leaks(ps4).problems
+    assert problem.startswith(f"{tmp_path.name}/notes.txt: solution: notebooks/source/{PS4}/{PS4}.ipynb, "
+                              "solution in train_through_origin")
+    assert problem.endswith("found: theta=theta+y_i*x_i")
 
 
 def test_points_that_do_not_add_up_are_reported(ps4):
@@ -113,8 +124,8 @@ def test_points_that_do_not_add_up_are_reported(ps4):
 
 
 def test_the_table_marks_each_requirement_and_lists_the_problems():
-    table = verify.format_table("ps0", [verify.Outcome("first requirement", "2 cells"),
-                                        verify.Outcome("second", "1 cell", ("it broke\nsecond line",))])
+    table = verify.format_table("ps0", [verify.RequirementVerdict("first requirement", "2 cells"),
+                                        verify.RequirementVerdict("second", "1 cell", ("it broke\nsecond line",))])
     assert table.splitlines() == [
         "ps0",
         "        requirement        covered",

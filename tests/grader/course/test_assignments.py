@@ -6,7 +6,7 @@
 * Every requirement of :mod:`autograder.commands.verify` holds for every assignment,
   as the instructor's command reports it: the solution gets full marks and the
   blank release zero; every known-wrong implementation
-  (``autograder/known_wrong/``) loses exactly the grade cells it names; every
+  (``autograder/course/assignments/<assignment>/known_wrong.py``) loses exactly the grade cells it names; every
   test cell has hidden cases and catches a known-wrong implementation;
   defaults are exercised; nothing leaks; the cells, points and visible cases
   agree.  The command runs once per test run (the ``course_verification``
@@ -26,14 +26,16 @@ import shutil
 import nbformat
 import pytest
 
+from autograder.commands import audit as leak_audit
 from autograder.commands import release as release_module
 from autograder.commands import verify
 from autograder.course.assignments import load_checks, names
 from tests.support.released import copy_course
 
+from tests.support import COURSE
+
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from tests.support import COURSE
 ASSIGNMENTS = tuple(names())
 
 pytestmark = pytest.mark.timeout(600)
@@ -55,7 +57,7 @@ def test_release_builds_every_assignment_quietly(course_release):
 
 
 def test_release_has_no_solutions_or_hidden_tests(released_course):
-    assert release_module.find_leaks(str(released_course / "release")) == []
+    assert leak_audit.audit([released_course / "release"], leak_audit.collect_secrets(course_dir=released_course)) == []
 
 
 def test_release_is_idempotent_and_records_the_gradebook(released_course, tmp_path):
@@ -77,12 +79,14 @@ def test_unknown_assignment_is_an_error_listing_the_known_ones(capsys):
     assert all(name in err for name in ASSIGNMENTS)
 
 
-@pytest.mark.parametrize("marker", release_module.LEAK_MARKERS)
+@pytest.mark.parametrize("marker", leak_audit.MARKERS)
 def test_leak_check_finds_each_marker(tmp_path, marker):
     (tmp_path / "clean.ipynb").write_text('{"cells": ["def f():\\n    raise NotImplementedError()"]}')
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "leaky.py").write_text(f"x = 1\n# {marker}\n")
-    assert release_module.find_leaks(str(tmp_path)) == [(str(tmp_path / "sub" / "leaky.py"), marker)]
+    findings = leak_audit.audit([tmp_path], leak_audit.collect_secrets())
+    assert [(f.path, f.what) for f in findings] == [
+        (f"{tmp_path.name}/sub/leaky.py", f"{marker!r}, {leak_audit.MARKERS[marker]}")]
 
 
 def test_release_refuses_a_planted_leak(tmp_path):

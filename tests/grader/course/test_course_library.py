@@ -6,6 +6,7 @@ interpreter that sees it first on its path, as the sandboxed kernel does.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -13,7 +14,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.course.library import LibraryError, build_library, plan_library, release_imports
+from autograder.course.library import LibraryError, build_library, library_parts, plan_library, release_imports
+from autograder.judging.integrity import scan_code
 
 from tests.support import ROOT
 ASSIGNMENTS = sorted(d for d in os.listdir(os.path.join(ROOT, "notebooks", "source"))
@@ -83,6 +85,46 @@ def test_release_imports_reads_every_form_of_import():
 def test_a_release_that_needs_the_reference_is_refused(names, message):
     with pytest.raises(LibraryError, match=message):
         plan_library(names)
+
+
+def test_the_library_splits_into_its_data_loaders_and_the_reference_implementation():
+    parts = library_parts()
+    assert parts.data_modules == {"datasets", "_validation"}
+    assert {"perceptron", "theory", "estimators", "_kernel"} <= parts.reference_modules
+    assert not parts.data_modules & parts.reference_modules
+    assert {"Perceptron", "MulticlassPerceptron", "train_perceptron", "margin", "format_trace"} <= parts.reference_names
+    assert not {"four_point_example", "make_xor", "OffsetUpdateExample"} & parts.reference_names
+
+
+def test_the_scan_flags_every_reference_export_and_no_data_loader():
+    parts = library_parts()
+    for name, module in parts.exports.items():
+        codes = {f.code for f in scan_code([("cell", f"from perceptron_lib import {name}")])}
+        assert ("reference-solution" in codes) == (module in parts.reference_modules), (name, module, codes)
+
+
+def test_a_function_or_module_added_to_the_library_is_classified_without_a_change(tmp_path):
+    copy = tmp_path / "perceptron_lib"
+    copy.mkdir()
+    for entry in os.listdir(os.path.join(ROOT, "perceptron_lib")):
+        if entry.endswith((".py", ".c")):
+            shutil.copyfile(os.path.join(ROOT, "perceptron_lib", entry), copy / entry)
+    with open(copy / "theory.py", "a", encoding="utf-8") as f:
+        f.write("\n\ndef functional_margin(X, y, w, b=0.0):\n    return min(y * (X @ w + b))\n")
+    with open(copy / "datasets.py", "a", encoding="utf-8") as f:
+        f.write("\n\ndef make_circles(n_samples):\n    return n_samples\n")
+    (copy / "kernel.py").write_text("from ._validation import check_X\n\n\nclass KernelPerceptron:\n    pass\n",
+                                    encoding="utf-8")
+    before, after = library_parts(os.path.join(ROOT, "perceptron_lib")), library_parts(str(copy))
+    assert after.reference_names - before.reference_names == {"functional_margin", "KernelPerceptron"}
+    assert after.reference_modules - before.reference_modules == {"kernel"}
+    assert after.data_modules == before.data_modules and "make_circles" not in after.reference_names
+
+
+def test_a_library_without_its_data_module_is_refused(tmp_path):
+    (tmp_path / "__init__.py").write_text("", encoding="utf-8")
+    with pytest.raises(LibraryError, match="has no module datasets.py: the course's data loaders are expected there"):
+        library_parts(str(tmp_path))
 
 
 TRY_HELPERS = r"""

@@ -4,7 +4,8 @@ import dataclasses
 
 import pytest
 
-from autograder.course.limits import Limits, LimitsError, load_limits
+from autograder.course.limits import load_limits
+from perceptron_course.limits import Limits, LimitsError
 from autograder.outputs.report import report_html
 from autograder.results import Result, Settings
 

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from autograder.boundary import read_blackboard_receipt, read_gradescope_metadata
+from autograder.boundary.lms_files import read_blackboard_receipt, read_gradescope_metadata
 from autograder.intake.lms import choose_notebook, notebook_stem, safe_id, scan
 from tests.support.lms_layouts import GRADESCOPE_METADATA, blackboard_attempt, issue_example, write
 
@@ -223,6 +223,20 @@ def test_extraction_problems_are_reported_on_the_entry(tmp_path):
     path = write(tmp_path, "alice.ipynb", b"{}")
     (entry,), _ = scan(str(tmp_path), A, extraction_problems={path: "it could not be extracted (bad CRC)"})
     assert entry.notebook is None and entry.problem == "it could not be extracted (bad CRC)"
+
+
+# -- the table of layouts ---------------------------------------------------------------------
+
+def test_every_layout_belongs_to_a_named_lms_and_the_first_that_matches_wins():
+    from autograder.intake.lms import LAYOUTS, LMS_NAMES, PLAIN_LAYOUTS, layout_of
+
+    assert {layout.lms for layout in LAYOUTS + PLAIN_LAYOUTS} <= set(LMS_NAMES)
+    # Each of these names matches Canvas's pattern too, which comes later.
+    assert layout_of(f"PS1_ada_attempt_2025-01-01-00-00-00_x_1_2_{NB}", False)[0].lms == "blackboard"
+    assert layout_of(f"Ada King_7_assignsubmission_file_x_1_2_{NB}", False)[0].lms == "moodle"
+    assert layout_of(f"x_1_2_{NB}", False)[0].lms == "canvas"
+    assert layout_of("submission_7", True)[0].lms == "gradescope" and layout_of("submission_7", False)[0].lms == "plain"
+    assert layout_of("any\nname", True)[0].lms == "plain"
 
 
 # -- the issue's mixed download -------------------------------------------------------------
