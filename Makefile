@@ -45,7 +45,8 @@ site: system-book $(STAMP) pdf
 	$(PY) -m autograder publish
 
 # The whole book as one PDF, _build/pdf/perceptron-course.pdf, from the same cache of
-# executed chapters as the HTML; the web pages built after it link to it.
+# executed chapters as the HTML, typeset again only when a source is newer; the web pages
+# built after it link to it.
 pdf: system-pdf $(STAMP) assignments
 	$(PY) book/build_pdf.py
 

@@ -13,6 +13,7 @@ Overfull lines are listed with their source lines but do not fail it.
 
 The PDF is also copied to the top of the HTML build (when there is one), where the pages'
 link to it points; book/_ext/pdf_book.py adds that link to the pages built after the PDF.
+It is built again only when a file it is made from (``SOURCES``) is newer than it.
 
 The TeX side needs XeLaTeX, latexmk and the LaTeX packages of Debian's TeX Live
 (``tools/system-packages.sh pdf`` installs them). Usage, from anywhere::
@@ -120,7 +121,7 @@ SOURCES = ("_config.yml", "_toc.yml", "book", "perceptron_lib")
 def pdf_is_current(pdf: Path = PDF) -> bool:
     """Whether ``pdf`` exists and is newer than every file it is built from.
 
-    The test of the PDF builds it only when it is not (``make test`` has just built it).
+    ``make pdf`` and the test of the PDF build it only when it is not.
     """
     if not pdf.is_file():
         return False
@@ -159,6 +160,10 @@ def run_latexmk() -> tuple[int, str]:
 
 def main() -> int:
     start = time.perf_counter()
+    if pdf_is_current():
+        print(f"[pdf] {PDF.relative_to(ROOT)} is newer than everything it is built from "
+              f"({', '.join(SOURCES)}): not built again")
+        return 0
     try:
         check_tex_commands()
     except PdfBuildError as error:

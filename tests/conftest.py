@@ -25,14 +25,15 @@ settings.register_profile("fast", max_examples=25)
 LONGEST_FIRST = (
     "tests/grader/commands/test_publish.py",
     "tests/book/test_book_accessibility.py",
-    "tests/book/test_book_browser.py",
     "tests/grader/commands/test_grade_hostile.py",
     "tests/grader/commands/test_grade.py",
-    "tests/grader/commands/test_gradescope.py",
     "tests/book/test_lab_browser.py",
-    "tests/student/test_student_package.py",
+    "tests/library/test_estimator_checks.py",
+    "tests/grader/commands/test_gradescope.py",
     "tests/grader/commands/test_verify.py",
-    "tests/book/test_book.py",
+    "tests/student/test_student_package.py",
+    "tests/book/test_book_browser.py",
+    "tests/student/test_check.py",
 )
 
 

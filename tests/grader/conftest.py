@@ -4,18 +4,20 @@
 import pytest
 
 from autograder.running import sandbox
-from tests.support.grading import adopt_orphans
+from tests.support.grading import adopt_orphans, reap_orphans
 from tests.support.released import Run, copy_course, run_folder, verify_once
 
 
 @pytest.fixture(scope="module")
 def sandbox_ready():
     """bubblewrap works here; and this process adopts its orphaned descendants, so that what a sandbox leaves
-    running is found among them (:func:`tests.support.grading.sandbox_processes`)."""
+    running is found among them (:func:`tests.support.grading.sandbox_processes`), and reaps them after the
+    module's tests."""
     status = sandbox.sandbox_status()
     assert status.available, f"bubblewrap cannot make a sandbox here: {status.description}"
     adopt_orphans()
-    return status
+    yield status
+    reap_orphans()
 
 
 @pytest.fixture(scope="module")

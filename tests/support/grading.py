@@ -101,12 +101,28 @@ def adopt_orphans():
     """Make this process the reaper of its orphaned descendants (Linux's ``PR_SET_CHILD_SUBREAPER``).
 
     A process whose parent ends moves to the nearest such ancestor instead of init, so everything a test
-    starts, detached or not, stays among this process's descendants, apart from the processes of other runs
-    of the grader on the machine (another test worker's among them).
+    starts, detached or not, stays among this process's descendants, where the sandboxes of other grading
+    runs on the machine (another test worker's among them) never are.  An adopted process that ends stays a
+    zombie until :func:`reap_orphans`.
     """
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+
+def reap_orphans():
+    """Collect the exit status of the sandbox processes this process adopted and that have ended.
+
+    Only bubblewrap and sandbox-user processes: this process starts none of them itself except through
+    :func:`autograder.running.sandbox.run_sandboxed`, which waits for its own before it returns.
+    """
+    for proc in psutil.Process().children():
+        try:
+            if proc.status() == psutil.STATUS_ZOMBIE and (proc.name() == "bwrap"
+                                                          or proc.uids().real >= sandbox.SANDBOX_UID_BASE):
+                os.waitpid(proc.pid, os.WNOHANG)
+        except (psutil.NoSuchProcess, ChildProcessError):
+            continue
 
 
 def sandbox_processes():
