@@ -44,9 +44,6 @@ from tests.support.book import toc_docnames
 from tests.support.browser import PHONE, open_page, phone_layout_problems
 
 ASSIGNMENTS = assignment_names()
-# The tests of the published course share one publication, one student environment and one run
-# of the chapters: under pytest-xdist (--dist loadgroup) they go to one worker, which makes them once.
-PUBLISHED_COURSE = pytest.mark.xdist_group("published-course")
 
 
 # --- fast: the pieces -------------------------------------------------------------------------
@@ -275,14 +272,12 @@ def student(published, tmp_path_factory):
 
 
 @pytest.mark.slow
-@PUBLISHED_COURSE
 def test_the_published_course_holds_nothing_secret(published):
     findings = leak_audit.audit([published.site, published.public], leak_audit.collect_secrets(REPO_ROOT))
     assert findings == [], "\n".join(map(str, findings))
 
 
 @pytest.mark.slow
-@PUBLISHED_COURSE
 def test_the_site_links_only_relatively(published):
     absolute = []
     for page in sorted(published.site.rglob("*.html")):
@@ -328,7 +323,6 @@ def chapter_runs(published, student) -> dict[str, SimpleNamespace]:
 
 
 @pytest.mark.slow
-@PUBLISHED_COURSE
 def test_the_published_students_page_fits_a_phone_screen(published, browser):
     """With the downloads listed (the wheel's long file name among them), the page does not scroll sideways."""
     page = published.site / "book" / "students.html"
@@ -340,7 +334,6 @@ def test_the_published_students_page_fits_a_phone_screen(published, browser):
 
 
 @pytest.mark.slow
-@PUBLISHED_COURSE
 def test_every_chapter_downloaded_from_the_site_runs(chapter_runs):
     offered = sorted(Path(link).stem for link in chapter_runs)
     assert offered == sorted(chapters_with_code()), (
@@ -409,7 +402,6 @@ def difference(expected: list[tuple], got: list[tuple]) -> str:
 
 
 @pytest.mark.slow
-@PUBLISHED_COURSE
 def test_every_chapter_shows_in_the_students_environment_what_the_book_shows(chapter_runs):
     assert chapter_runs, "the site offers no chapter notebook"
     problems = []
@@ -438,7 +430,6 @@ def test_every_chapter_shows_in_the_students_environment_what_the_book_shows(cha
 
 
 @pytest.mark.slow
-@PUBLISHED_COURSE
 def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(published, student, tmp_path):
     from autograder.running.calibrate import solution_notebook
 
@@ -475,7 +466,6 @@ def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(pu
 
 
 @pytest.mark.slow
-@PUBLISHED_COURSE
 def test_the_public_edition_builds_the_book_by_itself(published, tmp_path):
     edition = tmp_path / "public-repo"
     shutil.copytree(published.public, edition)
