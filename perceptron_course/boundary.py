@@ -290,6 +290,11 @@ class ExecutedCell:
     outputs: tuple = ()
 
 
+def _execution_count(value):
+    """``value`` when it is a count nbformat accepts (an int of at least 0), else ``None``."""
+    return value if type(value) is int and value >= 0 else None
+
+
 def _clean_output(output, max_chars):
     """A :class:`CellOutput` of one executed output, or ``None`` when nothing of it is kept."""
     if not isinstance(output, dict):
@@ -316,9 +321,8 @@ def _clean_output(output, max_chars):
                 kept.append((mime, value))
         if not kept:
             return None
-        count = output.get("execution_count")
-        return CellOutput(kind, data=tuple(kept),
-                          execution_count=count if type(count) is int and kind == "execute_result" else None)
+        count = _execution_count(output.get("execution_count")) if kind == "execute_result" else None
+        return CellOutput(kind, data=tuple(kept), execution_count=count)
     return None
 
 
@@ -351,6 +355,5 @@ def read_executed_cells(path, cell_kinds, *, max_bytes, cell_output_chars, total
             if budget < 0:
                 break
             kept.append(cleaned)
-        count = ran.get("execution_count")
-        found.append(ExecutedCell(execution_count=count if type(count) is int else None, outputs=tuple(kept)))
+        found.append(ExecutedCell(execution_count=_execution_count(ran.get("execution_count")), outputs=tuple(kept)))
     return tuple(found)

@@ -311,6 +311,18 @@ def test_executed_notebooks_give_only_plain_capped_outputs(tmp_path_factory, cel
     nbformat.writes(notebook).encode("utf-8")
 
 
+def test_execution_counts_nbformat_refuses_are_dropped(tmp_path):
+    # nbformat's schema wants a count of at least 0 or none; a notebook written back with -1 fails to validate.
+    result = {"output_type": "execute_result", "data": {"text/plain": "1"}, "execution_count": -1}
+    path = tmp_path / "executed.ipynb"
+    path.write_text(json.dumps({"cells": [{"cell_type": "code", "execution_count": -1, "outputs": [result]},
+                                          {"cell_type": "code", "execution_count": 3, "outputs": []}]}))
+    first, second = read_executed_cells(str(path), ["code", "code"], max_bytes=1 << 20,
+                                        cell_output_chars=50, total_output_chars=400)
+    assert first.execution_count is None and first.outputs[0].execution_count is None
+    assert second.execution_count == 3
+
+
 # -- the probe schema -----------------------------------------------------------------------------
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
