@@ -39,12 +39,11 @@ from perceptron_lib import (
     trace_perceptron,
 )
 # The browser and the artifacts folder are the book's browser tests' fixtures.
-from tests.support.browser import DESKTOP, PHONE, open_page
+from tests.support.browser import DESKTOP, PHONE, open_page, run_axe
 
 pytestmark = pytest.mark.slow
 
 LAB_PAGE = "book/online_learning"
-WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 MINUS = "\u2212"
 
 # preset name in the lab -> (X, y) from the library, whether it learns an offset, and the
@@ -413,23 +412,10 @@ def test_points_are_placed_moved_and_flipped_with_the_mouse(browser, built_book)
 # ------------------------------------------------------------------------- accessibility and layout
 
 def lab_violations(driver, axe_source: str) -> list[str]:
-    """axe-core on the whole page; the violations whose elements are inside the lab."""
-    driver.execute_script(axe_source)
-    result = driver.execute_async_script(
-        """const done = arguments[arguments.length - 1];
-           // label-content-name-mismatch (WCAG 2.5.3) is an experimental rule, off unless named.
-           axe.run(document, {runOnly: {type: 'tag', values: arguments[0]},
-                              rules: {'label-content-name-mismatch': {enabled: true}}})
-              .then(r => done(r.violations.map(v => ({
-                  id: v.id, help: v.help,
-                  nodes: v.nodes.filter(n => {
-                      const el = document.querySelector(n.target[0]);
-                      return el && el.closest('.perceptron-lab');
-                  }).map(n => n.target.join(' ') + ': ' + n.failureSummary)}))))
-              .catch(e => done(String(e)));""",
-        WCAG_TAGS)
-    assert isinstance(result, list), f"axe-core failed: {result}"
-    return [f"{v['id']} ({v['help']}): {node}" for v in result for node in v["nodes"]]
+    """axe-core's WCAG A and AA rules, run on the lab."""
+    result = run_axe(driver, axe_source, ".perceptron-lab")
+    return [f"{v['id']} ({v['help']}): {node['target']}: {node['summary']}"
+            for v in result["violations"] for node in v["nodes"]]
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])
