@@ -4,11 +4,10 @@ Fast tests stage the package from a copy of the run's released course
 (``released_course``) and read the staged tree; they also test the pieces the
 check and the grader share (the limits the package carries, the check's
 refusals) and that nothing of the student side imports the grader.  The
-slow tests build the wheel, install it into a fresh virtual environment
-(dependencies from the package index) and run ``perceptron-check`` there,
-from a folder outside the repository with no ``PYTHONPATH``; and grade in
-the sandbox a notebook that opens with the ``%pip install`` line downloads
-carry.
+slow test grades in the sandbox a notebook that opens with the ``%pip
+install`` line downloads carry.  The wheel itself, installed into a fresh
+virtual environment from the published site and its check run there, is
+tested by the site journey (``tests/grader/commands/test_publish.py``).
 """
 
 import ast
@@ -27,41 +26,25 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from perceptron_course import check as student_check
 from perceptron_course.cells import grade_id, locked_fingerprint
 from perceptron_course.limits import Limits, LimitsError, course_limits
-from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, StudentPackageError, build_wheel, check_wheel,
+from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, StudentPackageError, check_wheel,
                                    stage)
 
 from tests.support import COURSE, ROOT
-from tests.support.grading import solved_release
+from tests.support.grading import another_courses_notebook, solved_release
 from tests.support.released import copy_course
+
 PS1, PS4 = "ps1_hyperplanes", "ps4_offset"
-ASSIGNMENTS = sorted(d for d in os.listdir(os.path.join(COURSE, "source"))
-                     if os.path.isfile(os.path.join(COURSE, "source", d, f"{d}.ipynb")))
-READY = "Ready to submit: every visible test passes, nothing is missing, and the file name is right."
 
 pytestmark = pytest.mark.timeout(900)
 
 
-
-
 def with_install_cell(nb):
-    """``nb`` opening with the cell a downloaded notebook carries (see the brief on the site's downloads)."""
+    """``nb`` opening with an install cell like the one the site's downloads carry (``publish.install_cell``)."""
     nb = copy.deepcopy(nb)
     nb.cells.insert(0, new_code_cell("# Install the course's package (Colab, JupyterHub).\n"
                                      "%pip install --quiet https://example.edu/perceptron/"
                                      "perceptron_course_student-1.0.0-py3-none-any.whl"))
     return nb
-
-
-def another_courses_notebook():
-    """A graded notebook of some other nbgrader course: its own cell ids, nothing in common with this one."""
-    cells = [new_markdown_cell("# Lab 1: loops"),
-             new_code_cell("def total(xs):\n    # YOUR CODE HERE\n    raise NotImplementedError()"),
-             new_code_cell("assert total([1, 2]) == 3")]
-    for cell, gid, kind in zip(cells[1:], ("total", "test_total"), ("solution", "grade")):
-        cell.metadata["nbgrader"] = {"grade_id": gid, "schema_version": 3, "solution": kind == "solution",
-                                     "grade": kind == "grade", "locked": kind == "grade", "task": False,
-                                     **({"points": 1} if kind == "grade" else {})}
-    return new_notebook(cells=cells)
 
 
 # -- the staged package ------------------------------------------------------------------------------------
@@ -219,93 +202,7 @@ def test_another_courses_notebook_is_named_as_such_whatever_its_file_name(ps4_co
         assert "shares no graded cell with" in err and "download" in err and "Traceback" not in err
 
 
-# -- the wheel, installed where the repository is unknown ---------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def installed(released_course, tmp_path_factory):
-    """``(wheel, venv's bin folder, course)``: the wheel of the run's released course (every assignment),
-    installed into a fresh virtual environment."""
-    base = tmp_path_factory.mktemp("student")
-    wheel = build_wheel(str(base / "dist"), course_dir=str(released_course))
-    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
-    bin_dir = base / "venv" / "bin"
-    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", wheel], capture_output=True,
-                          text=True, timeout=900, env=clean_env(base))
-    assert done.returncode == 0, done.stdout + done.stderr
-    return wheel, bin_dir, released_course
-
-
-def clean_env(home):
-    """No PYTHONPATH and a home of its own: the installed package is all the student's Python sees."""
-    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "MPLBACKEND": "Agg"}
-
-
-def run_installed_check(bin_dir, path, *args):
-    done = subprocess.run([str(bin_dir / CONSOLE_COMMAND), str(path), *args], capture_output=True, text=True,
-                          cwd=str(path.parent), env=clean_env(path.parent), timeout=600)
-    return done.returncode, done.stdout.splitlines(), done.stderr
-
-
-@pytest.mark.slow
-def test_the_wheel_is_pure_python_and_holds_nothing_secret(installed):
-    wheel, _, _ = installed
-    assert os.path.basename(wheel) == "perceptron_course_student-1.0.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
-        texts = {n: archive.read(n).decode("utf-8", "replace") for n in names}
-    assert not [n for n in names if n.startswith("autograder") or n.endswith((".so", ".c", ".pyd"))]
-    for assignment in ASSIGNMENTS:
-        assert f"perceptron_course/release/{assignment}/{assignment}.ipynb" in names
-    for name, text in texts.items():
-        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and "run_in_notebook" not in text, name
-
-
-@pytest.mark.slow
-def test_the_installed_library_trains_with_its_numpy_engine(installed):
-    _, bin_dir, _ = installed
-    code = ("import perceptron_lib, numpy as np\n"
-            "from perceptron_lib._engine import compiled_kernel\n"
-            "X, y = perceptron_lib.four_point_example()\n"
-            "result = perceptron_lib.train_perceptron(X, y)\n"
-            "print(compiled_kernel() is None, bool(perceptron_lib.is_separated(X, y, result.w, result.b)))")
-    done = subprocess.run([str(bin_dir / "python"), "-c", code], capture_output=True, text=True, timeout=120,
-                          env=clean_env(bin_dir), cwd=str(bin_dir))
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "True"]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("assignment", [PS1, PS4])
-def test_the_installed_check_passes_the_solution_and_not_the_release(installed, assignment, tmp_path):
-    _, bin_dir, course = installed
-    mine = tmp_path / "mine" / f"{assignment}.ipynb"
-    mine.parent.mkdir()
-    nbformat.write(with_install_cell(solved_release(course, assignment)), str(mine))
-    code, lines, err = run_installed_check(bin_dir, mine)
-    assert code == 0, "\n".join(lines) + err
-    assert lines[-1] == READY
-    assert not [line for line in lines if "[fix]" in line]
-
-    blank = tmp_path / "blank" / f"{assignment}.ipynb"
-    blank.parent.mkdir()
-    shutil.copyfile(course / "release" / assignment / f"{assignment}.ipynb", blank)
-    code, lines, err = run_installed_check(bin_dir, blank)
-    assert code == 1, "\n".join(lines) + err
-    assert lines[-1].startswith("Not ready: ") and "still raises NotImplementedError" in "\n".join(lines)
-
-
-@pytest.mark.slow
-def test_the_installed_check_names_another_courses_notebook_without_a_traceback(installed, tmp_path):
-    _, bin_dir, _ = installed
-    path = tmp_path / "lab1.ipynb"
-    nbformat.write(another_courses_notebook(), str(path))
-    code, lines, err = run_installed_check(bin_dir, path)
-    assert code == 2 and lines == []
-    assert err.startswith("perceptron-check: lab1.ipynb shares no graded cell with any assignment of this course")
-    assert "Traceback" not in err
-    code, _, err = run_installed_check(bin_dir, tmp_path / "absent.ipynb")
-    assert code == 2 and err.startswith("perceptron-check: there is no file ") and "Traceback" not in err
-
+# -- grading a notebook as downloads carry it ------------------------------------------------------------------
 
 @pytest.mark.slow
 def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(released_course, tmp_path):

@@ -78,6 +78,20 @@ def solved_release(course, assignment):
     return correct_submission(*notebooks_of(course, assignment))
 
 
+def another_courses_notebook():
+    """A graded notebook of some other nbgrader course: its own cell ids, nothing in common with this one."""
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    cells = [new_markdown_cell("# Lab 1: loops"),
+             new_code_cell("def total(xs):\n    # YOUR CODE HERE\n    raise NotImplementedError()"),
+             new_code_cell("assert total([1, 2]) == 3")]
+    for cell, gid, kind in zip(cells[1:], ("total", "test_total"), ("solution", "grade")):
+        cell.metadata["nbgrader"] = {"grade_id": gid, "schema_version": 3, "solution": kind == "solution",
+                                     "grade": kind == "grade", "locked": kind == "grade", "task": False,
+                                     **({"points": 1} if kind == "grade" else {})}
+    return new_notebook(cells=cells)
+
+
 def autograded_points(release_nb):
     """``{grade_id: points}`` of the release's autograded test cells."""
     return {grade_id(c): float(nbgrader_metadata(c)["points"]) for c in release_nb.cells if is_test_cell(c)}

@@ -42,8 +42,10 @@ from autograder.course.assignments import names as assignment_names
 from tests.support import REPO_ROOT
 from tests.support.book import toc_docnames
 from tests.support.browser import PHONE, open_page, phone_layout_problems
+from tests.support.grading import another_courses_notebook
 
 ASSIGNMENTS = assignment_names()
+READY = "Ready to submit: every visible test passes, nothing is missing, and the file name is right."
 
 
 # --- fast: the pieces -------------------------------------------------------------------------
@@ -446,11 +448,13 @@ def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(pu
         filled.write_text(solution_notebook(nbformat.read(untouched, as_version=4), source), encoding="utf-8")
 
         result = subprocess.run([check, str(filled)], cwd=student.home, env=student.env, capture_output=True, text=True)
-        assert result.returncode == 0 and "Ready to submit" in result.stdout, (
+        lines = result.stdout.splitlines()
+        assert result.returncode == 0 and lines[-1:] == [READY] and not [line for line in lines if "[fix]" in line], (
             f"{name}, filled in: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
         result = subprocess.run([check, str(untouched)], cwd=student.home, env=student.env, capture_output=True,
                                 text=True)
-        assert result.returncode == 1 and "Not ready" in result.stdout, (
+        assert (result.returncode == 1 and result.stdout.splitlines()[-1].startswith("Not ready: ")
+                and "still raises NotImplementedError" in result.stdout), (
             f"{name}, untouched: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
 
         submissions = tmp_path / "submissions" / name
@@ -463,6 +467,45 @@ def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(pu
         assert result.returncode == 0, f"grading {name} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
         (row,) = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
         assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) > 0, (name, row)
+
+
+@pytest.mark.slow
+def test_the_sites_wheel_is_pure_python_and_holds_every_release_and_nothing_secret(published):
+    (wheel,) = sorted((published.site / "packages").glob("*.whl"))
+    assert wheel.name == "perceptron_course_student-1.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        texts = {name: archive.read(name).decode("utf-8", "replace") for name in archive.namelist()}
+    assert not [name for name in texts if name.startswith("autograder") or name.endswith((".so", ".c", ".pyd"))]
+    for name in ASSIGNMENTS:
+        assert f"perceptron_course/release/{name}/{name}.ipynb" in texts
+    for name, text in texts.items():
+        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and "run_in_notebook" not in text, name
+
+
+@pytest.mark.slow
+def test_the_installed_library_trains_with_its_numpy_engine(student):
+    code = ("import perceptron_lib\n"
+            "from perceptron_lib._engine import compiled_kernel\n"
+            "X, y = perceptron_lib.four_point_example()\n"
+            "result = perceptron_lib.train_perceptron(X, y)\n"
+            "print(compiled_kernel() is None, bool(perceptron_lib.is_separated(X, y, result.w, result.b)))")
+    done = subprocess.run([str(student.venv / "bin" / "python"), "-c", code], cwd=student.home, env=student.env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+
+
+@pytest.mark.slow
+def test_the_installed_check_names_another_courses_notebook_without_a_traceback(student, tmp_path):
+    nbformat.write(another_courses_notebook(), str(tmp_path / "lab1.ipynb"))
+    check = str(student.venv / "bin" / "perceptron-check")
+    done = subprocess.run([check, "lab1.ipynb"], cwd=tmp_path, env=student.env, capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.startswith("perceptron-check: lab1.ipynb shares no graded cell with any assignment of this "
+                                  "course") and "Traceback" not in done.stderr
+    done = subprocess.run([check, "absent.ipynb"], cwd=tmp_path, env=student.env, capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith("perceptron-check: there is no file ")
+    assert "Traceback" not in done.stderr
 
 
 @pytest.mark.slow
