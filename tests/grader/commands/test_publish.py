@@ -310,17 +310,26 @@ def chapter_runs(published, student) -> dict[str, SimpleNamespace]:
     for page in sorted((published.site / "book").glob("*.html")):
         links.update(re.findall(r'href="\.\./(_sources/book/[\w-]+\.ipynb)"', page.read_text(encoding="utf-8")))
     folder = student.home / "chapters"
-    folder.mkdir()
-    runs = {}
+    ran_folder = folder / "ran"
+    ran_folder.mkdir(parents=True)
+    downloads = {}
     for link in sorted(links):
-        downloaded = folder / Path(link).name
-        downloaded.write_bytes(fetch(f"{published.address}/{link}"))
-        ran = folder / f"{downloaded.stem}.run.ipynb"
-        result = subprocess.run([str(student.venv / "bin" / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
-                                 "--ExecutePreprocessor.timeout=600", "--output", ran.name, str(downloaded)],
-                                cwd=folder, env=student.env, capture_output=True, text=True)
-        runs[link] = SimpleNamespace(downloaded=downloaded, ran=ran,
-                                     error="" if result.returncode == 0 else result.stderr[-3000:])
+        downloads[link] = folder / Path(link).name
+        downloads[link].write_bytes(fetch(f"{published.address}/{link}"))
+
+    def execute(*notebooks: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([str(student.venv / "bin" / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
+                               "--ExecutePreprocessor.timeout=600", "--output-dir", str(ran_folder),
+                               *map(str, notebooks)], cwd=folder, env=student.env, capture_output=True, text=True)
+
+    # One nbconvert for every chapter (each in a kernel of its own); only when that fails is each chapter run
+    # alone, to say which ones fail.
+    together = execute(*downloads.values())
+    runs = {}
+    for link, downloaded in downloads.items():
+        alone = execute(downloaded) if together.returncode != 0 else together
+        runs[link] = SimpleNamespace(downloaded=downloaded, ran=ran_folder / downloaded.name,
+                                     error="" if alone.returncode == 0 else alone.stderr[-3000:])
     return runs
 
 
