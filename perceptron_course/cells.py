@@ -17,7 +17,7 @@ a graded notebook gets only the data loaders its release imports
 
 :func:`nbgrader_metadata` is the one reader of a cell's nbgrader metadata,
 for the grader and the student's check alike, with the predicates built on
-it (:func:`grade_id`, :func:`is_solution`, :func:`is_test_cell`), and
+it (:func:`grade_id`, :func:`is_solution`, :func:`is_test_cell`, :func:`grade_cells`), and
 :func:`calibration_key` names the cells whose time limit grading calibrates.
 """
 
@@ -27,7 +27,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["Flag", "nbgrader_metadata", "grade_id", "is_solution", "is_test_cell", "calibration_key",
+__all__ = ["Flag", "nbgrader_metadata", "grade_id", "is_solution", "is_test_cell", "grade_cells", "calibration_key",
            "cell_seconds_by_index", "prepare_notebook", "locked_fingerprint", "library_imports", "LIBRARY"]
 
 LIBRARY = "perceptron_lib"
@@ -76,6 +76,21 @@ def is_test_cell(cell):
     meta = nbgrader_metadata(cell)
     return isinstance(cell, dict) and cell.get("cell_type") == "code" and bool(meta.get("grade")) \
         and not meta.get("solution")
+
+
+def grade_cells(notebook):
+    """``(autograded, manual)``: lists of ``(grade_id, points)`` of a notebook's graded cells, in order.
+
+    As nbgrader counts them: a test cell's points are autograded; a graded answer's and a task's
+    are given by hand."""
+    autograded, manual = [], []
+    for cell in notebook.get("cells", []) if isinstance(notebook, dict) else []:
+        meta = nbgrader_metadata(cell)
+        gid = grade_id(cell)
+        if gid and (meta.get("grade") or meta.get("task")):
+            points = float(meta.get("points", 0) or 0)
+            (manual if meta.get("solution") or meta.get("task") else autograded).append((gid, points))
+    return autograded, manual
 
 
 def calibration_key(cell):

@@ -20,7 +20,7 @@ import sys
 
 import nbformat
 
-from perceptron_course.cells import nbgrader_metadata
+from perceptron_course.cells import grade_cells
 
 from autograder.commands.audit import audit, collect_secrets
 from autograder.course import COURSE_DIR
@@ -41,20 +41,6 @@ def _config(course_dir):
         config.merge(PyFileConfigLoader("nbgrader_config.py", path=course_dir).load_config())
     config.CourseDirectory.root = os.path.abspath(course_dir)
     return config
-
-
-def _points(notebook_path):
-    """``(autograded, manual)`` points of the grade cells of a notebook."""
-    nb = nbformat.read(notebook_path, as_version=4)
-    auto = manual = 0.0
-    for cell in nb.cells:
-        meta = nbgrader_metadata(cell)
-        if meta.get("grade"):
-            if meta.get("solution"):
-                manual += meta.get("points", 0)
-            else:
-                auto += meta.get("points", 0)
-    return auto, manual
 
 
 def release(assignment, course_dir=COURSE_DIR, secrets=None):
@@ -140,7 +126,8 @@ def main(argv=None):
             print(f"autograder release: {exc}", file=sys.stderr)
             failed += 1
             continue
-        auto, manual = _points(os.path.join(target, f"{name}.ipynb"))
+        autograded, written = grade_cells(nbformat.read(os.path.join(target, f"{name}.ipynb"), as_version=4))
+        auto, manual = sum(points for _, points in autograded), sum(points for _, points in written)
         print(f"{name}: released to {os.path.relpath(target)} ({auto:g} autograded + {manual:g} written = {auto + manual:g} points)")
         print(f"  {measure_time_limits(name, args.course_dir)}")
     return 1 if failed else 0

@@ -42,7 +42,7 @@ from functools import cached_property
 
 import nbformat
 
-from perceptron_course.cells import grade_id, is_solution, is_test_cell, nbgrader_metadata
+from perceptron_course.cells import grade_cells, grade_id, is_solution, is_test_cell, nbgrader_metadata
 
 from autograder.commands import release as release_module
 from autograder.commands.audit import MIN_LINE_CHARS, audit, collect_secrets
@@ -73,12 +73,6 @@ class RequirementVerdict:
     @property
     def ok(self):
         return not self.problems
-
-
-def is_answer_cell(cell):
-    """A manually graded answer (a written answer, or code graded by hand)."""
-    meta = nbgrader_metadata(cell)
-    return bool(meta.get("grade")) and bool(meta.get("solution"))
 
 
 def namespace_from(notebook):
@@ -323,8 +317,8 @@ def notebook_structure(a):
                 and not ("### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source):
             problems.append(f"{meta.get('grade_id')}: an answer cell needs ### BEGIN SOLUTION and ### END SOLUTION")
 
-    auto = sum(nbgrader_metadata(c).get("points", 0) for c in tests)
-    manual = sum(nbgrader_metadata(c).get("points", 0) for c in cells if is_answer_cell(c))
+    autograded, written = grade_cells(a.source)
+    auto, manual = sum(points for _, points in autograded), sum(points for _, points in written)
     total = re.search(r"\*\*Total: (\d+) points\*\* \((\d+) points from autograded tests, (\d+) points for "
                       r"written answers\)", cells[0].source if cells else "")
     if not total:

@@ -25,12 +25,12 @@ import re
 import sys
 from functools import lru_cache
 
-from perceptron_course.cells import grade_id, nbgrader_metadata, prepare_notebook
+from perceptron_course.cells import prepare_notebook
 
 from autograder.course.library import library_parts
 from autograder.results import Flag
 
-__all__ = ["prepare_notebook", "scan_code", "scan_folder", "answer_checksum", "grade_cells", "REFERENCE_NAMES",
+__all__ = ["prepare_notebook", "scan_code", "scan_folder", "answer_checksum", "REFERENCE_NAMES",
            "REFERENCE_MODULES"]
 
 # perceptron_lib's reference implementation: every module but the data loaders' and the public names those
@@ -79,18 +79,6 @@ GRADING_WORDS = re.compile(r"autograd|nbgrader|gradebook|bwrap|notebooks/source|
 def answer_checksum(source):
     """A stable fingerprint of an answer's text, to tell whether it changed between two gradings."""
     return hashlib.sha256(source.replace("\r\n", "\n").strip().encode("utf-8")).hexdigest()
-
-
-def grade_cells(release_nb):
-    """``(autograded, manual)``: lists of ``(grade_id, points)`` of the release's grade cells, in order."""
-    autograded, manual = [], []
-    for cell in release_nb.get("cells", []):
-        meta = nbgrader_metadata(cell)
-        gid = grade_id(cell)
-        if gid and (meta.get("grade") or meta.get("task")):
-            points = float(meta.get("points", 0) or 0)
-            (manual if meta.get("solution") or meta.get("task") else autograded).append((gid, points))
-    return autograded, manual
 
 
 # -- reading the student's code -------------------------------------------------

@@ -55,7 +55,7 @@ def run_submission(job):
     """
     import nbformat
 
-    from autograder.judging.integrity import grade_cells
+    from perceptron_course.cells import grade_cells
 
     release_nb = nbformat.read(os.path.join(job.release_dir, f"{job.assignment}.ipynb"), as_version=4)
     autograded, manual = grade_cells(release_nb)

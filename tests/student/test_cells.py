@@ -1,0 +1,30 @@
+"""The one reader of nbgrader's cell metadata (``perceptron_course.cells``), on notebooks written by hand."""
+
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from perceptron_course.cells import grade_cells, grade_id, is_solution, is_test_cell
+
+
+def graded(cell, **nbgrader):
+    cell.metadata["nbgrader"] = {"schema_version": 3, "solution": False, "grade": False, "locked": False,
+                                 "task": False, **nbgrader}
+    return cell
+
+
+def test_grade_cells_count_points_as_nbgrader_does():
+    notebook = new_notebook(cells=[
+        new_markdown_cell("# Problem set"),
+        graded(new_code_cell("def f(x): ..."), grade_id="f", solution=True),
+        graded(new_code_cell("assert f(1) == 2"), grade_id="test_f", grade=True, locked=True, points=3),
+        graded(new_markdown_cell("Explain."), grade_id="why", solution=True, grade=True, points=2),
+        graded(new_markdown_cell("Draw it."), grade_id="drawing", task=True, locked=True, points=1.5),
+        graded(new_code_cell("assert True"), grade_id="test_free", grade=True, locked=True),
+        new_code_cell("print('not graded')"),
+    ])
+    assert grade_cells(notebook) == ([("test_f", 3.0), ("test_free", 0.0)], [("why", 2.0), ("drawing", 1.5)])
+    assert [grade_id(c) for c in notebook.cells if is_test_cell(c)] == ["test_f", "test_free"]
+    assert [grade_id(c) for c in notebook.cells if is_solution(c)] == ["f", "why"]
+
+
+def test_grade_cells_of_what_is_not_a_notebook_are_empty():
+    assert grade_cells({}) == grade_cells([]) == grade_cells({"cells": [None, 3, {"metadata": []}]}) == ([], [])
