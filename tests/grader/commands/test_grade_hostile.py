@@ -1,8 +1,8 @@
 """``python -m autograder grade`` on hostile submissions: one batch holds every case of :mod:`tests.support.hostile`.
 
 The cases are built from the release notebook, plus two controls (the
-solution and the blank release), and graded with ``--workers 2 --timeout 15
---cell-timeout 5`` and a grace of 5 s (the course's ``nbgrader_config.py``)
+solution and the blank release), and graded with ``--workers 2 --timeout 10
+--cell-timeout 5`` and a grace of 3 s (the course's ``nbgrader_config.py``)
 before a sandbox that outlives its budget is killed: each case gets its
 status, score and flags; the controls are unaffected; nothing outlives the
 batch; no submission read a secret or wrote a grade; the feedback and the
@@ -25,9 +25,9 @@ from tests.support.grading import (PS1, autograded_points, correct_submission, g
 from tests.support.hostile import CASES, Kit
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-HOSTILE_TIMEOUT = 15
+HOSTILE_TIMEOUT = 10
 HOSTILE_CELL_TIMEOUT = 5
-HOSTILE_GRACE = 5
+HOSTILE_GRACE = 3
 
 
 @pytest.fixture(scope="module")
