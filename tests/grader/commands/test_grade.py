@@ -27,6 +27,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from autograder.commands import grade as grade_module
+from autograder.commands.publish import with_install_cell
 from autograder.running import sandbox
 from autograder.running.batch import grade_submissions, reference_copies, similar_pairs
 from autograder.boundary.notebook import parse_notebook
@@ -68,6 +69,12 @@ def in_process_points(nb, assignment, release_nb):
 
 # -- fixtures ---------------------------------------------------------------------------
 
+def downloaded_form(notebook):
+    """``notebook`` as the course's site hands it out: opening with the cell that installs the student package."""
+    return with_install_cell(copy.deepcopy(notebook), "https://courses.example.edu/perceptron",
+                             "perceptron-course-student")
+
+
 @pytest.fixture(scope="module")
 def basic(course, tmp_path_factory, sandbox_ready):
     """ps1 graded from a folder, then from a zip of the same folder, then after one student's file changed."""
@@ -81,7 +88,7 @@ def basic(course, tmp_path_factory, sandbox_ready):
     nbformat.write(partial, str(folder / "carol" / f"{PS1}.ipynb"))
     (folder / "dave.ipynb").write_text('{"cells": [ this is not JSON', encoding="utf-8")
     (folder / "erin").mkdir()
-    nbformat.write(correct, str(folder / "erin" / "my work.ipynb"))
+    nbformat.write(downloaded_form(correct), str(folder / "erin" / "my work.ipynb"))
     (folder / "frank").mkdir()
     (folder / "frank" / "notes.txt").write_text("no notebook here", encoding="utf-8")
     (folder / "bad name!.ipynb").write_text("{}", encoding="utf-8")
@@ -283,7 +290,7 @@ def test_other_assignments_grade_end_to_end(assignment, course, tmp_path, sandbo
     folder.mkdir()
     correct = correct_submission(release_nb, source_nb)
     partial = partial_submission(release_nb, source_nb, assignment)
-    nbformat.write(correct, str(folder / "correct.ipynb"))
+    nbformat.write(downloaded_form(correct), str(folder / "correct.ipynb"))
     nbformat.write(partial, str(folder / "partial.ipynb"))
     nbformat.write(release_nb, str(folder / "blank.ipynb"))
     run = run_grade(assignment, folder, "--out", tmp_path / "out", "--course-dir", course, "--workers", 2,

@@ -4,8 +4,8 @@ The fast tests build the downloads from small stand-ins. The slow ones publish t
 course once per session (into a temporary folder, where its book is built too), serve it on
 127.0.0.1, and follow a student who has never seen the repository: a fresh virtual
 environment, the install command the student page shows, every chapter's notebook and every
-assignment downloaded over HTTP, the installed check, and the instructor's grader on the
-filled-in notebooks.
+assignment downloaded over HTTP (each exactly its release behind the install cell, the form
+``test_grade.py`` grades in full), and the installed check on them, untouched and filled in.
 
 The chapters are run here, and only here, in the test suite: each one as a student downloads
 it, in the student's environment, and what it shows must be what the book shows (the outputs
@@ -15,9 +15,7 @@ chapter (``make book``; its jupyter-cache runs a chapter again only when its cod
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 import os
 import re
@@ -441,11 +439,24 @@ def test_every_chapter_shows_in_the_students_environment_what_the_book_shows(cha
 
 
 @pytest.mark.slow
-def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(published, student, tmp_path):
+def test_each_assignment_downloaded_is_its_release_with_the_install_cell(published):
+    """What the grader is tested on: test_grade grades the release with this install cell in front, and every
+    assignment's solution so, in full."""
+    (wheel,) = (published.site / "packages").glob("*.whl")
+    for name in ASSIGNMENTS:
+        downloaded = nbformat.reads(fetch(f"{published.address}/assignments/{name}.ipynb").decode("utf-8"),
+                                    as_version=4)
+        release = nbformat.read(REPO_ROOT / "notebooks" / "release" / name / f"{name}.ipynb", as_version=4)
+        expected = publish.with_install_cell(release, published.address, publish.wheel_project(wheel))
+        for notebook in (downloaded, expected):
+            notebook.cells[0].pop("id")  # a new cell's id is random
+        assert downloaded.cells == expected.cells, f"{name}: the download is not its release with the install cell"
+
+
+@pytest.mark.slow
+def test_each_assignment_is_checked_by_the_installed_check(published, student):
     from autograder.running.calibrate import solution_notebook
 
-    course = tmp_path / "notebooks"
-    shutil.copytree(REPO_ROOT / "notebooks", course, ignore=shutil.ignore_patterns("autograded", "feedback", "submitted"))
     check = str(student.venv / "bin" / "perceptron-check")
     for name in ASSIGNMENTS:
         untouched = student.home / "untouched" / f"{name}.ipynb"
@@ -465,17 +476,6 @@ def test_each_assignment_is_checked_by_the_installed_check_and_graded_in_full(pu
         assert (result.returncode == 1 and result.stdout.splitlines()[-1].startswith("Not ready: ")
                 and "still raises NotImplementedError" in result.stdout), (
             f"{name}, untouched: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-
-        submissions = tmp_path / "submissions" / name
-        submissions.mkdir(parents=True)
-        shutil.copyfile(filled, submissions / "ada.ipynb")
-        out = tmp_path / "grading" / name
-        result = subprocess.run([sys.executable, "-m", "autograder", "grade", name, str(submissions), "--out", str(out),
-                                 "--course-dir", str(course)], cwd=REPO_ROOT, env=repo_env(), capture_output=True,
-                                text=True)
-        assert result.returncode == 0, f"grading {name} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-        (row,) = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
-        assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) > 0, (name, row)
 
 
 @pytest.mark.slow
