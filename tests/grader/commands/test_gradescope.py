@@ -52,7 +52,7 @@ TEMPLATES = gradescope.TEMPLATES
 pytestmark = pytest.mark.timeout(900)
 # The notebook budget of the zip that grades the notebook that never ends: a few times what the solution
 # needs, so that the notebook reaches its endless cell well before the budget ends it.
-HANG_SECONDS = 10
+HANG_SECONDS = 6
 
 # Gradescope's results.json, as its specification describes it
 # (https://gradescope-autograders.readthedocs.io/en/latest/specs/): a score at the top or on every test,
