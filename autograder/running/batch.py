@@ -128,7 +128,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     from autograder.outputs.gradebook import open_gradebook
     from autograder.judging.judge import judge
     from autograder.outputs.record import record, write_exports, write_grades_csv, write_lms_feedback, write_report
-    from autograder.running.worker import run_submission, warm_up
+    from autograder.running.worker import build_font_list, run_submission
 
     started = time.time()
     release_dir = os.path.join(course_dir, "release", assignment)
@@ -139,7 +139,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     os.makedirs(os.path.join(out_dir, "feedback"), exist_ok=True)
     own_executor = executor is None
     if own_executor:
-        warm_up()  # the forked workers inherit it
+        build_font_list()  # the forked workers inherit it
         executor = default_executor(workers)
     results = [None] * len(jobs)
     members = []  # what was recorded: each result, then the copies for the other members of its group

@@ -33,7 +33,7 @@ from perceptron_course.execute import RUNNER, RUNNER_DIR, copy_outputs, runner_j
 
 from autograder.results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
 
-__all__ = ["run_submission", "runner_job", "copy_outputs", "warm_up", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
+__all__ = ["run_submission", "build_font_list", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
 
 # Where things are inside the sandbox.
 SANDBOX_GRADER = "/grader"
@@ -185,8 +185,9 @@ def _matplotlib_font_list():
     return found[-1] if found else None
 
 
-def warm_up():
-    """What every worker process would otherwise do once for itself: done before a local pool forks them."""
+def build_font_list():
+    """Build the matplotlib font list the sandboxes get, which every worker process would otherwise build for
+    itself: called before a local pool forks them."""
     _matplotlib_font_list()
 
 

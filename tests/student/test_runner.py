@@ -20,6 +20,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.running import worker
+from perceptron_course.execute import runner_job
 from perceptron_course import probe, protocol
 from perceptron_course.cells import cell_seconds_by_index
 from perceptron_course.limits import Limits
@@ -49,7 +50,7 @@ def run(tmp_path, cells, *, probes=(), functions=None, cell_seconds=5.0, noteboo
     (probe_in / "probes.json").write_text(json.dumps(specs))
     np.savez(probe_in / "probes.npz", **arrays)
     limits = Limits(notebook_seconds=notebook_seconds, cell_output_bytes=cell_bytes, total_output_bytes=total_bytes)
-    job = worker.runner_job(notebook=str(work / "nb.ipynb"), cwd=str(work), out_dir=str(out), probe_in=str(probe_in),
+    job = runner_job(notebook=str(work / "nb.ipynb"), cwd=str(work), out_dir=str(out), probe_in=str(probe_in),
                             limits=limits, cell_seconds=cell_seconds, call_seconds=call_seconds,
                             cell_seconds_by_index=cell_seconds_by_index(nb.cells, (by_cell or {}).items()),
                             python_path=[str(lib)])
@@ -184,7 +185,7 @@ def test_the_notebooks_folder_comes_first_on_the_path_and_cannot_replace_the_run
 
 
 def test_a_job_is_read_back_as_written_and_one_with_other_keys_is_refused(tmp_path):
-    job = worker.runner_job(notebook="nb.ipynb", cwd=str(tmp_path), out_dir="out", probe_in=None, limits=Limits(),
+    job = runner_job(notebook="nb.ipynb", cwd=str(tmp_path), out_dir="out", probe_in=None, limits=Limits(),
                             cell_seconds=3, call_seconds=1, cell_seconds_by_index={3: 2}, python_path=["lib"])
     job.write(str(tmp_path / "job.json"))
     assert protocol.RunnerJob.read(str(tmp_path / "job.json")) == job
