@@ -47,17 +47,13 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 # The lab's presets, defined once by the lab's extension beside this one (book/_ext is on the path
 # of Sphinx, which loads both, and of the scripts that load this module by its path).
-from perceptron_lab import LAB_PRESETS
+from perceptron_lab import LAB_MAX_EPOCHS, LAB_PRESETS
 
 # The PDF's file name, in _build/pdf/ and at the top of the HTML build.
 PDF_NAME = "perceptron-course.pdf"
 
 _LAB_DIV = re.compile(r'<div\s+class="perceptron-lab"(?P<attributes>[^>]*)>')
 _ATTRIBUTE = re.compile(r'(?P<name>data-[a-z-]+)="(?P<value>[^"]*)"')
-
-
-# The lab stops after this many epochs unless the reader changes it.
-LAB_MAX_EPOCHS = 100
 
 
 def lab_attributes(html: str) -> dict[str, str] | None:

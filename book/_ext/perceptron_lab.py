@@ -3,8 +3,8 @@
 The lab (``book/_static/lab/perceptron_lab.js``) trains the perceptron in the page, with no
 server, so it cannot ask the library for its data. This extension asks for it at build time
 and writes it into the HTML build as ``_static/lab/presets.js`` (:data:`PRESETS_FILE`), a
-script that sets ``window.PerceptronLabPresets`` and that every page loads before the lab's
-own script. It is a script rather than JSON for the lab to fetch, because a browser does not
+script that sets ``window.PerceptronLabPresets`` (and ``window.PerceptronLabSettings``: the
+grid and the epoch limit) and that every page loads before the lab's own script. It is a script rather than JSON for the lab to fetch, because a browser does not
 fetch files for a page opened from ``file://``, and the book works offline.
 
 :data:`LAB_PRESETS` is the one definition of the presets: their titles, views and whether
@@ -26,11 +26,15 @@ from sphinx.application import Sphinx
 PRESETS_FILE = "lab/presets.js"
 # The global the lab reads them from.
 PRESETS_GLOBAL = "PerceptronLabPresets"
+# The global the lab reads its settings from (:func:`lab_settings`).
+SETTINGS_GLOBAL = "PerceptronLabSettings"
 # The seed of every preset whose data is random.
 LAB_SEED = 0
 # The lab snaps coordinates to this step, so that every score and weight it computes is an exact
 # binary fraction and equals numpy's to the bit; a preset's points must lie on the same grid.
 LAB_GRID = 0.25
+# The lab stops after this many epochs unless the reader changes it; so do the PDF's figures of it.
+LAB_MAX_EPOCHS = 100
 
 
 def _four_point():
@@ -119,12 +123,18 @@ def lab_presets() -> dict:
     return presets
 
 
+def lab_settings() -> dict:
+    """What the lab takes from here besides its data: the grid it snaps points to and its epoch limit."""
+    return {"grid": LAB_GRID, "maxEpochs": LAB_MAX_EPOCHS}
+
+
 def presets_script() -> str:
-    """The text of :data:`PRESETS_FILE`: one preset a line."""
+    """The text of :data:`PRESETS_FILE`: one preset a line, then the lab's settings."""
     entries = ",\n".join(f"  {json.dumps(name)}: {json.dumps(preset)}" for name, preset in lab_presets().items())
-    return ("/* The perceptron lab's data sets, written by book/_ext/perceptron_lab.py from perceptron_lib\n"
-            "   when the book was built: do not edit. */\n"
-            f"window.{PRESETS_GLOBAL} = {{\n{entries}\n}};\n")
+    return ("/* The perceptron lab's data sets and settings, written by book/_ext/perceptron_lab.py from\n"
+            "   perceptron_lib when the book was built: do not edit. */\n"
+            f"window.{PRESETS_GLOBAL} = {{\n{entries}\n}};\n"
+            f"window.{SETTINGS_GLOBAL} = {json.dumps(lab_settings())};\n")
 
 
 def write_presets(app: Sphinx) -> None:

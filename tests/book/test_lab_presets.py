@@ -2,7 +2,7 @@
 
 ``book/_ext/perceptron_lab.py`` writes ``_static/lab/presets.js`` into the HTML build from
 ``perceptron_lib``; the lab (``book/_static/lab/perceptron_lab.js``) reads it and holds no data of
-its own. The browser tests (``tests/test_lab_browser.py``) check that the lab trains on it as the
+its own. The browser tests (``tests/book/test_lab_browser.py``) check that the lab trains on it as the
 library does.
 """
 
@@ -24,12 +24,16 @@ LAB_SCRIPT = REPO_ROOT / "book" / "_static" / "lab" / "perceptron_lab.js"
 perceptron_lab = book_module("_ext/perceptron_lab.py")
 
 
-def written_presets() -> dict:
-    """The presets as the generated script sets them, read back as the browser would."""
+def written_global(name: str):
+    """What the generated script sets ``window.<name>`` to, read back as the browser would."""
     script = perceptron_lab.presets_script()
-    assignment = f"window.{perceptron_lab.PRESETS_GLOBAL} = "
+    assignment = f"window.{name} = "
     start = script.index(assignment) + len(assignment)
-    return json.loads(script[start:script.rindex(";")])
+    return json.loads(script[start:script.index(";\n", start)])
+
+
+def written_presets() -> dict:
+    return written_global(perceptron_lab.PRESETS_GLOBAL)
 
 
 def test_the_written_presets_are_the_librarys_data():
@@ -58,9 +62,16 @@ def test_the_written_presets_say_how_the_lab_shows_them():
         assert tuple(presets[name]["view"]) == preset.view
 
 
+def test_the_written_settings_are_the_grid_and_the_epoch_limit():
+    assert written_global(perceptron_lab.SETTINGS_GLOBAL) == {"grid": perceptron_lab.LAB_GRID,
+                                                             "maxEpochs": perceptron_lab.LAB_MAX_EPOCHS}
+
+
 def test_the_lab_reads_the_written_presets_and_holds_no_data_of_its_own():
     script = LAB_SCRIPT.read_text(encoding="utf-8")
-    assert f"window.{perceptron_lab.PRESETS_GLOBAL}" in script
+    assert f"window.{perceptron_lab.PRESETS_GLOBAL}" in script and f"window.{perceptron_lab.SETTINGS_GLOBAL}" in script
+    # Nor a grid or an epoch limit of its own.
+    assert not re.search(r"GRID = \d|\|\| 100\b|value: \"100\"", script)
     # A hand copy would be a literal of points, [[[x_1, x_2], y], ...], or an object literal of presets.
     assert not re.search(r"\[\[\[\s*-?\d", script) and "PRESETS = {" not in script
 

@@ -23,7 +23,11 @@
   "use strict";
 
   var SVG_NS = "http://www.w3.org/2000/svg";
-  var GRID = 0.25;            // coordinates snap to this step (an exact binary fraction)
+  /* The grid coordinates snap to (an exact binary fraction) and the epoch limit the lab starts
+     with: book/_ext/perceptron_lab.py writes them into lab/presets.js with the data sets. */
+  var SETTINGS = window.PerceptronLabSettings || {};
+  var GRID = SETTINGS.grid;
+  var DEFAULT_EPOCHS = SETTINGS.maxEpochs;
   var MAX_POINTS = 24;
   var RUN_INTERVAL_MS = 700;
   var LOG_ROWS = 1000;        // the log shows the newest visits only
@@ -215,7 +219,7 @@
       self.resetRun("Offset " + (self.fitIntercept ? "on" : "off") + ".");
     });
     this.epochsInput = el("input", { type: "number", id: id + "-epochs", min: "1", max: "1000",
-                                     step: "1", value: "100", inputmode: "numeric" });
+                                     step: "1", value: String(DEFAULT_EPOCHS), inputmode: "numeric" });
     this.epochsInput.addEventListener("change", function () { self.readMaxEpochs(); });
     this.averageBox = el("input", { type: "checkbox", id: id + "-average" });
     if (this.root.getAttribute("data-averaged") === "on") this.averageBox.checked = true;
@@ -342,7 +346,7 @@
   Lab.prototype.readMaxEpochs = function () {
     var value = Number(this.epochsInput.value);
     if (!Number.isInteger(value) || value < 1 || value > 1000) {
-      value = Math.min(1000, Math.max(1, Math.round(value) || 100));
+      value = Math.min(1000, Math.max(1, Math.round(value) || DEFAULT_EPOCHS));
       this.epochsInput.value = String(value);
     }
     this.maxEpochs = value;
@@ -355,7 +359,7 @@
   /* Back to w = 0, b = 0 and the first example; the data stay. */
   Lab.prototype.resetRun = function (message) {
     this.pause();
-    this.maxEpochs = Number(this.epochsInput.value) || 100;
+    this.maxEpochs = Number(this.epochsInput.value) || DEFAULT_EPOCHS;
     this.w = zeros(this.dim);
     this.b = 0;
     this.epoch = 1;        // of the next visit (of the last one once the run is over)
@@ -1025,7 +1029,7 @@
 
   function init() {
     var roots = document.querySelectorAll(".perceptron-lab");
-    if (roots.length && !MENU_PRESETS.length) {
+    if (roots.length && !(MENU_PRESETS.length && GRID && DEFAULT_EPOCHS)) {
       // The labs keep their "needs JavaScript" text; the console says what is missing.
       throw new Error("perceptron lab: no data sets. lab/presets.js, which the book build writes " +
                       "from perceptron_lib (book/_ext/perceptron_lab.py), did not load.");
