@@ -17,7 +17,7 @@ a graded notebook gets only the data loaders its release imports
 
 :func:`nbgrader_metadata` is the one reader of a cell's nbgrader metadata,
 for the grader and the student's check alike, with the predicates built on
-it (:func:`grade_id`, :func:`is_solution`, :func:`is_test_cell`, :func:`grade_cells`), and
+it (:func:`grade_id`, :func:`is_solution`, :func:`is_test_cell`, :func:`grade_cells`, :func:`grade_points`), and
 :func:`calibration_key` names the cells whose time limit grading calibrates.
 """
 
@@ -27,8 +27,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["Flag", "nbgrader_metadata", "grade_id", "is_solution", "is_test_cell", "grade_cells", "calibration_key",
-           "cell_seconds_by_index", "prepare_notebook", "locked_fingerprint", "library_imports", "LIBRARY"]
+__all__ = ["Flag", "nbgrader_metadata", "grade_id", "is_solution", "is_test_cell", "grade_cells", "grade_points",
+           "calibration_key", "cell_seconds_by_index", "prepare_notebook", "locked_fingerprint", "library_imports",
+           "LIBRARY"]
 
 LIBRARY = "perceptron_lib"
 
@@ -91,6 +92,12 @@ def grade_cells(notebook):
             points = float(meta.get("points", 0) or 0)
             (manual if meta.get("solution") or meta.get("task") else autograded).append((gid, points))
     return autograded, manual
+
+
+def grade_points(notebook):
+    """``(autograded, manual)``: the totals of :func:`grade_cells`."""
+    autograded, manual = grade_cells(notebook)
+    return sum(points for _, points in autograded), sum(points for _, points in manual)
 
 
 def calibration_key(cell):

@@ -20,7 +20,7 @@ import sys
 
 import nbformat
 
-from perceptron_course.cells import grade_cells
+from perceptron_course.cells import grade_points
 
 from autograder.commands.audit import audit, collect_secrets
 from autograder.course import COURSE_DIR
@@ -126,8 +126,7 @@ def main(argv=None):
             print(f"autograder release: {exc}", file=sys.stderr)
             failed += 1
             continue
-        autograded, written = grade_cells(nbformat.read(os.path.join(target, f"{name}.ipynb"), as_version=4))
-        auto, manual = sum(points for _, points in autograded), sum(points for _, points in written)
+        auto, manual = grade_points(nbformat.read(os.path.join(target, f"{name}.ipynb"), as_version=4))
         print(f"{name}: released to {os.path.relpath(target)} ({auto:g} autograded + {manual:g} written = {auto + manual:g} points)")
         print(f"  {measure_time_limits(name, args.course_dir)}")
     return 1 if failed else 0

@@ -42,7 +42,7 @@ from functools import cached_property
 
 import nbformat
 
-from perceptron_course.cells import grade_cells, grade_id, is_solution, is_test_cell, nbgrader_metadata
+from perceptron_course.cells import grade_id, grade_points, is_solution, is_test_cell, nbgrader_metadata
 
 from autograder.commands import release as release_module
 from autograder.commands.audit import MIN_LINE_CHARS, audit, collect_secrets
@@ -317,8 +317,7 @@ def notebook_structure(a):
                 and not ("### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source):
             problems.append(f"{meta.get('grade_id')}: an answer cell needs ### BEGIN SOLUTION and ### END SOLUTION")
 
-    autograded, written = grade_cells(a.source)
-    auto, manual = sum(points for _, points in autograded), sum(points for _, points in written)
+    auto, manual = grade_points(a.source)
     total = re.search(r"\*\*Total: (\d+) points\*\* \((\d+) points from autograded tests, (\d+) points for "
                       r"written answers\)", cells[0].source if cells else "")
     if not total:

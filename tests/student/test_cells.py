@@ -2,7 +2,7 @@
 
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from perceptron_course.cells import grade_cells, grade_id, is_solution, is_test_cell
+from perceptron_course.cells import grade_cells, grade_id, grade_points, is_solution, is_test_cell
 
 
 def graded(cell, **nbgrader):
@@ -22,9 +22,11 @@ def test_grade_cells_count_points_as_nbgrader_does():
         new_code_cell("print('not graded')"),
     ])
     assert grade_cells(notebook) == ([("test_f", 3.0), ("test_free", 0.0)], [("why", 2.0), ("drawing", 1.5)])
+    assert grade_points(notebook) == (3.0, 3.5)
     assert [grade_id(c) for c in notebook.cells if is_test_cell(c)] == ["test_f", "test_free"]
     assert [grade_id(c) for c in notebook.cells if is_solution(c)] == ["f", "why"]
 
 
 def test_grade_cells_of_what_is_not_a_notebook_are_empty():
     assert grade_cells({}) == grade_cells([]) == grade_cells({"cells": [None, 3, {"metadata": []}]}) == ([], [])
+    assert grade_points({}) == (0, 0)
