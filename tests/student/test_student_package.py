@@ -30,21 +30,12 @@ from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, StudentPackage
                                    stage)
 
 from tests.support import COURSE, ROOT
-from tests.support.grading import another_courses_notebook, solved_release
+from tests.support.grading import another_courses_notebook, downloaded_form, solved_release
 from tests.support.released import copy_course
 
 PS1, PS4 = "ps1_hyperplanes", "ps4_offset"
 
 pytestmark = pytest.mark.timeout(900)
-
-
-def with_install_cell(nb):
-    """``nb`` opening with an install cell like the one the site's downloads carry (``publish.install_cell``)."""
-    nb = copy.deepcopy(nb)
-    nb.cells.insert(0, new_code_cell("# Install the course's package (Colab, JupyterHub).\n"
-                                     "%pip install --quiet https://example.edu/perceptron/"
-                                     "perceptron_course_student-1.0.0-py3-none-any.whl"))
-    return nb
 
 
 # -- the staged package ------------------------------------------------------------------------------------
@@ -217,13 +208,15 @@ def test_a_notebook_that_opens_with_the_install_line_grades_full_marks(released_
     release_dir = released_course / "release" / PS4
     path = tmp_path / "in" / f"{PS4}.ipynb"
     path.parent.mkdir()
-    nbformat.write(with_install_cell(solved_release(released_course, PS4)), str(path))
+    nbformat.write(downloaded_form(solved_release(released_course, PS4)), str(path))
     result = judge(run_submission(Job("ann", PS4, str(path), str(release_dir), Settings(limits=GradingLimits()))))
     assert result.status == "graded" and result.flags == [], (result.reason, result.flags)
     assert result.score == result.max_score > 0
     graded = nbformat.reads(result.autograded_notebook, as_version=4)
     assert [o.get("ename") for c in graded.cells for o in c.get("outputs", []) if o.output_type == "error"] == []
-    assert graded.cells[0].outputs[0]["text"].startswith("%pip install --quiet https://example.edu/")
+    assert graded.cells[0].outputs[0]["text"].startswith(
+        "%pip install --quiet --find-links https://courses.example.edu/perceptron/packages/index.html "
+        "perceptron-course-student: not run here.")
 
 
 def test_imports_of_the_reference_implementation_are_reported_though_they_work_here(ps4_course, tmp_path):

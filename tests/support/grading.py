@@ -78,6 +78,14 @@ def solved_release(course, assignment):
     return correct_submission(*notebooks_of(course, assignment))
 
 
+def downloaded_form(notebook):
+    """``notebook`` as the course's site hands it out: opening with the cell that installs the student package."""
+    from autograder.commands.publish import with_install_cell
+
+    return with_install_cell(copy.deepcopy(notebook), "https://courses.example.edu/perceptron",
+                             "perceptron-course-student")
+
+
 def another_courses_notebook():
     """A graded notebook of some other nbgrader course: its own cell ids, nothing in common with this one."""
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook

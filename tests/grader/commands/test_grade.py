@@ -27,7 +27,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from autograder.commands import grade as grade_module
-from autograder.commands.publish import with_install_cell
 from autograder.running import sandbox
 from autograder.running.batch import grade_submissions, reference_copies, similar_pairs
 from autograder.boundary.notebook import parse_notebook
@@ -41,9 +40,9 @@ from autograder.outputs.record import write_grades_csv
 from autograder.results import Result, Settings
 from autograder.intake.submissions import collect
 from tests.support import COURSE, ROOT
-from tests.support.grading import (PS1, autograded_points, correct_submission, gradebook_rows, notebooks_of,
-                                   partial_submission, read_grades, replace_function, run_grade, sandbox_processes,
-                                   without_markers)
+from tests.support.grading import (PS1, autograded_points, correct_submission, downloaded_form, gradebook_rows,
+                                   notebooks_of, partial_submission, read_grades, replace_function, run_grade,
+                                   sandbox_processes, without_markers)
 from tests.support.released import copy_course
 from autograder.course import assignments as registry
 from autograder.course.assignments import load_known_wrong
@@ -68,12 +67,6 @@ def in_process_points(nb, assignment, release_nb):
 
 
 # -- fixtures ---------------------------------------------------------------------------
-
-def downloaded_form(notebook):
-    """``notebook`` as the course's site hands it out: opening with the cell that installs the student package."""
-    return with_install_cell(copy.deepcopy(notebook), "https://courses.example.edu/perceptron",
-                             "perceptron-course-student")
-
 
 @pytest.fixture(scope="module")
 def basic(course, tmp_path_factory, sandbox_ready):
