@@ -4,8 +4,9 @@ The lab (``book/_static/lab/perceptron_lab.js``) trains the perceptron in the pa
 server, so it cannot ask the library for its data. This extension asks for it at build time
 and writes it into the HTML build as ``_static/lab/presets.js`` (:data:`PRESETS_FILE`), a
 script that sets ``window.PerceptronLabPresets`` (and ``window.PerceptronLabSettings``: the
-grid and the epoch limit) and that every page loads before the lab's own script. It is a script rather than JSON for the lab to fetch, because a browser does not
-fetch files for a page opened from ``file://``, and the book works offline.
+grid and the epoch limit) and that every page loads before the lab's own script. It is a
+script rather than JSON for the lab to fetch, because a browser does not fetch files for a
+page opened from ``file://``, and the book works offline.
 
 :data:`LAB_PRESETS` is the one definition of the presets: their titles, views and whether
 they learn an offset, and the library call that makes each one's points. The PDF's figure
