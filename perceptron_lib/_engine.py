@@ -324,18 +324,25 @@ class MulticlassMistakeFinder:
     with one matrix product, in double precision; an example is passed over
     only when its own class beats every other by more than a proven bound on
     the rounding error of that product.  The few others are decided with the
-    plain loop's own expression, ``W @ x + b``.
+    plain loop's own expression, ``W @ x + b``.  Where the compiled kernel is
+    available it runs the loop instead, and likewise hands back the close calls.
     """
 
     def __init__(self, X, y, fit_intercept, step, sq_norm=None):
         self.X = X
-        self.y = y
+        # Class indices as the compiled kernel reads them (any integer type indexes the same).
+        self.y = np.ascontiguousarray(y, dtype=np.intp)
         self.step = step
         self.n = X.shape[0]
         self.fit_intercept = fit_intercept
         if sq_norm is None:
             sq_norm = max_squared_norm(X)
         self.max_x_norm = max_x_norm = norm_bound(float(sq_norm) + (1.0 if fit_intercept else 0.0))
+        self.kernel = None
+        if X.shape[1] + 1 < _KERNEL_MAX_TERMS and all(
+            a.dtype == np.float64 and a.flags.c_contiguous for a in (X, self.step)
+        ):
+            self.kernel = compiled_kernel()
         # Each score errs by at most (m + 3) u ||(x, 1)|| ||(w_c, b_c)|| plus the
         # subnormal terms (as in MistakeFinder); a difference of two scores by
         # twice that, and twice again is the slack.
@@ -363,10 +370,40 @@ class MulticlassMistakeFinder:
         rival = int(others.argmax())
         return rival, bool(others[rival] >= scores[label])
 
+    def next_mistake(self, state, start):
+        """The first mistake at or after ``start`` left to ``state`` to make: ``(i, rival, made)``.
+
+        Without the compiled kernel that is the first mistake (``made`` is 0).  With
+        it, the kernel makes the plain loop's updates to the state's weights (and
+        averaging sums) itself, ``made`` of them, and stops only at a close call
+        that numpy's own expression finds to be a mistake; ``(-1, -1, made)`` when
+        there is no mistake left.
+        """
+        W, b = state.W, state.b
+        if self.kernel is None:
+            return (*self.first_mistake(W, b, start), 0)
+        X, y, step, n = self.X, self.y, self.step, self.n
+        sums = (state.U, state.beta) if state.average else (None, None)
+        made = 0
+        while True:
+            i, status, made_in_c = self.kernel.scan_multiclass(
+                X, y, step, W, b, *sums, state.visits, n, X.shape[1], W.shape[0], self.fit_intercept, start,
+                self.max_x_norm)
+            made += made_in_c
+            if status == 0:
+                return -1, -1, made
+            # Too close to call in C: the plain loop's own expression decides.
+            rival, wrong = self.rival(W @ X[i] + b, y[i])
+            if wrong:
+                return i, rival, made
+            start = i + 1
+
     def first_mistake(self, W, b, start):
         """``(i, rival)`` for the first ``i >= start`` that ``(W, b)`` gets wrong, or ``(-1, -1)``."""
         X, y, n = self.X, self.y, self.n
-        v_norm = norm_bound(float((np.einsum("ij,ij->i", W, W) + b * b).max()))
+        # Every row's norm is at most the largest computed root or, for a row whose sum of
+        # squares underflowed, the floor (see norm_bound); the bound must hold for each row.
+        v_norm = max(math.sqrt(float((np.einsum("ij,ij->i", W, W) + b * b).max())), _NORM_FLOOR)
         screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
         if not v_norm * self.max_x_norm <= _BOUNDED_PRODUCT:
             screen_slack = math.inf

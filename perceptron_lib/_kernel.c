@@ -3,7 +3,8 @@
  * scan() visits the examples from `start` on, in order, with the weights
  * v = (w, b) and, on each mistake, makes the update w += s x, b += s of the
  * plain loop.  Python's numpy path spends a few microseconds per mistake;
- * here a mistake costs one pass over d numbers.
+ * here a mistake costs one pass over d numbers.  scan_multiclass(), further
+ * down, does the same for the multiclass perceptron.
  *
  * Exactness.  The plain loop decides a mistake by the sign of numpy's
  * y * (x @ w + b); numpy's dot product (BLAS) adds its terms in an order this
@@ -171,6 +172,227 @@ done:
     return result;
 }
 
+/* The multiclass perceptron's epoch loop (perceptron_lib.multiclass).
+ *
+ * On example i of class c the plain loop computes numpy's scores t = W @ x + b,
+ * takes r, the first index of the largest t_k over k != c, and counts a mistake
+ * when t_r >= t_c; the update is w_c += s x, w_r -= s x (and b_c += s, b_r -= s).
+ *
+ * Exactness.  Our score s_k = dot(x, w_k) + b_k and numpy's t_k are two
+ * evaluations of the same exact score, with m = d + 1 terms, vectors
+ * (x, 1) and (w_k, b_k) of norms at most Z and V (V the largest over the
+ * classes); by the bound proved above for scan(), |s_k - t_k| <= S/2 where
+ * S = 2 (m + 3) u Z V + 8 m eta is scan()'s slack.  So for two classes a and b,
+ *     (s_a - s_b) - (t_a - t_b)  is at most S in size,
+ * and the slack here is 2 S, which leaves room to spare.  The difference
+ * s_a - s_b is itself rounded, but rounding is monotone and the slack is a
+ * double, so a computed difference above the slack means an exact one above
+ * it.  With r our first best class other than c:
+ *     s_c - s_r > slack  =>  t_c > t_k for every k != c: no mistake;
+ *     s_c - s_r < -slack =>  t_r > t_c: a mistake, and numpy's rival is r when
+ *                            also s_r - s_k > slack for every other k != c;
+ * every other example is returned undecided, for numpy's own expression.
+ * With all weights zero every score is a signed zero in both evaluations, so
+ * the comparisons are exact: a mistake, with the first class other than c as
+ * the rival.  When Z V exceeds 1e300 or is not a number nothing is decided.
+ *
+ * The update is numpy's `W[c] += s * x; W[r] -= s * x`: one rounded product,
+ * then one rounded sum or difference, per entry.
+ */
+static double multiclass_slack(const double *W, const double *b, Py_ssize_t n_classes, Py_ssize_t d,
+                               double max_z_norm)
+{
+    Py_ssize_t m = d + 1;
+    double squares = 0.0;
+    int nonzero = 0;
+    for (Py_ssize_t k = 0; k < n_classes; k++) {
+        const double *w = W + k * d;
+        double row = dot(w, w, d) + b[k] * b[k];
+        if (isnan(row))
+            return INFINITY;
+        if (row > squares)
+            squares = row;
+        if (!nonzero) {
+            nonzero = b[k] != 0.0;
+            for (Py_ssize_t j = 0; j < d && !nonzero; j++)
+                nonzero = w[j] != 0.0;
+        }
+    }
+    if (!nonzero)
+        return 0.0;
+    /* A row whose computed sum of squares is below 2^-960 has a norm below 2^-470 (see
+     * slack_for), which may exceed the root of the largest sum; no norm exceeds both. */
+    double norm = fmax(sqrt(squares), 0x1p-470);
+    double zv = max_z_norm * norm;
+    if (!(zv <= 1e300))
+        return INFINITY;
+    return 2.0 * (2.0 * (double)(m + 3) * UNIT * zv + 8.0 * (double)m * TINY);
+}
+
+/* Class indices: a contiguous buffer of `count` signed integers of the size of Py_ssize_t
+ * (numpy's intp); floats of the same size are refused by their format. */
+static int class_indices(PyObject *object, Py_buffer *buf, Py_ssize_t count)
+{
+    if (PyObject_GetBuffer(object, buf, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    const char *format = buf->format == NULL ? "B" : buf->format;
+    if (*format == '@' || *format == '=' || *format == '<' || *format == '>' || *format == '!')
+        format++;
+    int integral = (format[0] == 'l' || format[0] == 'q' || format[0] == 'n') && format[1] == '\0';
+    if (!integral || buf->itemsize != (Py_ssize_t)sizeof(Py_ssize_t) || buf->len != count * buf->itemsize) {
+        PyErr_Format(PyExc_ValueError, "y must hold %zd class indices of type intp, got %zd bytes of format '%s'",
+                     count, buf->len, buf->format == NULL ? "B" : buf->format);
+        return 0;
+    }
+    return 1;
+}
+
+/* Read-write weights of the expected size from an argument that may be None (no averaging). */
+static int optional_weights(PyObject *object, Py_buffer *buf, Py_ssize_t count, const char *name)
+{
+    if (object == Py_None)
+        return 1;
+    if (PyObject_GetBuffer(object, buf, PyBUF_WRITABLE) < 0)
+        return 0;
+    return need(buf, count, name);
+}
+
+static PyObject *scan_multiclass(PyObject *self, PyObject *args)
+{
+    Py_buffer X = {0}, y = {0}, step = {0}, Wbuf = {0}, bbuf = {0}, Ubuf = {0}, betabuf = {0};
+    PyObject *yobj, *Uobj, *betaobj;
+    Py_ssize_t n, d, n_classes, start, visits;
+    int fit_intercept;
+    double max_z_norm;
+    double *scores = NULL;
+    PyObject *result = NULL;
+
+    if (!PyArg_ParseTuple(args, "y*Oy*w*w*OOnnnnpnd", &X, &yobj, &step, &Wbuf, &bbuf, &Uobj, &betaobj, &visits,
+                          &n, &d, &n_classes, &fit_intercept, &start, &max_z_norm))
+        return NULL;
+    if (!need(&X, n * d, "X") || !class_indices(yobj, &y, n) || !need(&step, n, "step") ||
+        !need(&Wbuf, n_classes * d, "W") || !need(&bbuf, n_classes, "b"))
+        goto done;
+    if ((Uobj == Py_None) != (betaobj == Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "U and beta must both be given (to average) or both be None");
+        goto done;
+    }
+    if (!optional_weights(Uobj, &Ubuf, n_classes * d, "U") || !optional_weights(betaobj, &betabuf, n_classes, "beta"))
+        goto done;
+    if (n_classes < 2) {
+        PyErr_Format(PyExc_ValueError, "there must be at least 2 classes, got %zd", n_classes);
+        goto done;
+    }
+    if (d + 1 >= MAX_TERMS) {
+        PyErr_Format(PyExc_ValueError, "the bound needs fewer than %d weights per class, got %zd", MAX_TERMS, d + 1);
+        goto done;
+    }
+    if (start < 0 || start > n) {
+        PyErr_Format(PyExc_ValueError, "start must be in [0, %zd], got %zd", n, start);
+        goto done;
+    }
+    if (visits < 0) {
+        PyErr_Format(PyExc_ValueError, "visits must be at least 0, got %zd", visits);
+        goto done;
+    }
+    scores = PyMem_Malloc((size_t)n_classes * sizeof(double));
+    if (scores == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+
+    const double *xs = X.buf, *steps = step.buf;
+    const Py_ssize_t *labels = y.buf;
+    double *W = Wbuf.buf, *b = bbuf.buf, *U = Ubuf.buf, *beta = betabuf.buf;
+    Py_ssize_t i = start, made = 0, bad_at = -1;
+    int status = SCAN_DONE;
+
+    Py_BEGIN_ALLOW_THREADS
+    double slack = multiclass_slack(W, b, n_classes, d, max_z_norm);
+    for (; i < n; i++) {
+        const double *x = xs + i * d;
+        Py_ssize_t c = labels[i];
+        if (c < 0 || c >= n_classes) {
+            bad_at = i;
+            break;
+        }
+        for (Py_ssize_t k = 0; k < n_classes; k++)
+            scores[k] = dot(x, W + k * d, d) + b[k];
+        /* r: our first best class other than c; second: the best of the rest. */
+        Py_ssize_t r = -1;
+        double second = -INFINITY;
+        for (Py_ssize_t k = 0; k < n_classes; k++) {
+            if (k == c)
+                continue;
+            if (r < 0 || scores[k] > scores[r]) {
+                if (r >= 0 && scores[r] > second)
+                    second = scores[r];
+                r = k;
+            } else if (scores[k] > second) {
+                second = scores[k];
+            }
+        }
+        if (slack == 0.0) {
+            if (scores[c] > scores[r])
+                continue;
+        } else {
+            double margin = scores[c] - scores[r];
+            if (margin > slack)
+                continue;
+            if (!(margin < -slack && (n_classes == 2 || scores[r] - second > slack))) {
+                status = SCAN_UNDECIDED;
+                break;
+            }
+        }
+        /* numpy's update, and with averaging first its `moved = (visits + i) * s * x`
+         * added to U's rows (see perceptron_lib.multiclass). */
+        double s = steps[i];
+        double *own = W + c * d, *other = W + r * d;
+        if (U != NULL) {
+            double t = (double)(visits + i) * s;
+            double *own_sum = U + c * d, *other_sum = U + r * d;
+            for (Py_ssize_t j = 0; j < d; j++) {
+                double moved = t * x[j];
+                own_sum[j] = own_sum[j] + moved;
+                other_sum[j] = other_sum[j] - moved;
+            }
+            if (fit_intercept) {
+                beta[c] = beta[c] + t;
+                beta[r] = beta[r] - t;
+            }
+        }
+        for (Py_ssize_t j = 0; j < d; j++) {
+            double moved = s * x[j];
+            own[j] = own[j] + moved;
+            other[j] = other[j] - moved;
+        }
+        if (fit_intercept) {
+            b[c] = b[c] + s;
+            b[r] = b[r] - s;
+        }
+        made++;
+        slack = multiclass_slack(W, b, n_classes, d, max_z_norm);
+    }
+    Py_END_ALLOW_THREADS
+
+    if (bad_at >= 0) {
+        PyErr_Format(PyExc_ValueError, "y[%zd] is %zd, not a class index in [0, %zd)", bad_at, labels[bad_at],
+                     n_classes);
+        goto done;
+    }
+    result = Py_BuildValue("nin", i, status, made);
+done:
+    PyMem_Free(scores);
+    PyBuffer_Release(&X);
+    PyBuffer_Release(&y);
+    PyBuffer_Release(&step);
+    PyBuffer_Release(&Wbuf);
+    PyBuffer_Release(&bbuf);
+    PyBuffer_Release(&Ubuf);
+    PyBuffer_Release(&betabuf);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
      "scan(X, y, step, v, n, d, fit_intercept, start, max_z_norm, update)"
@@ -179,11 +401,20 @@ static PyMethodDef methods[] = {
      "status 0: every example was visited (index = n); 1: the example at index is a proven\n"
      "mistake, not yet applied (only when update is false); 2: the example at index is too\n"
      "close to call and must be decided by the caller."},
+    {"scan_multiclass", scan_multiclass, METH_VARARGS,
+     "scan_multiclass(X, y, step, W, b, U, beta, visits, n, d, n_classes, fit_intercept, start, max_z_norm)"
+     " -> (index, status, mistakes made)\n\n"
+     "Visit examples start, start+1, ... of classes y (intp indices) with the class weights W\n"
+     "and offsets b, making each mistake's update in place; with the averaging sums U and beta\n"
+     "(None for none), example i is visit number visits + i.  status 0: every example was\n"
+     "visited (index = n); 2: the example at index is too close to call and must be decided by\n"
+     "the caller."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_kernel", "The perceptron's epoch loop in C (see _kernel.c for its exactness proof).",
+    PyModuleDef_HEAD_INIT, "_kernel",
+    "The perceptron's epoch loops, binary and multiclass, in C (see _kernel.c for their exactness proofs).",
     -1, methods,
 };
 

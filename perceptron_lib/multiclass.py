@@ -38,10 +38,13 @@ class _MulticlassPass:
         self.mistakes = 0
 
     def run_epoch(self, finder):
-        """One pass over the finder's examples in its order; returns the number of mistakes."""
+        """One pass over the finder's examples in its order; returns the number of mistakes.
+
+        The finder may make updates itself (the compiled kernel does, exactly as below)
+        and leave only the others to this loop.
+        """
         X, y, step = finder.X, finder.y, finder.step
-        made = 0
-        i, rival = finder.first_mistake(self.W, self.b, 0)
+        i, rival, made = finder.next_mistake(self, 0)
         while i >= 0:
             own, s = y[i], step[i]
             if self.average:
@@ -58,7 +61,8 @@ class _MulticlassPass:
                 self.b[own] += s
                 self.b[rival] -= s
             made += 1
-            i, rival = finder.first_mistake(self.W, self.b, i + 1)
+            i, rival, made_by_finder = finder.next_mistake(self, i + 1)
+            made += made_by_finder
         self.visits += finder.n
         self.mistakes += made
         return made

@@ -1,43 +1,9 @@
-"""Shared data for the library tests, and the plain loop every model must match."""
+"""The library tests' named data sets, and the fixture that runs a test on each engine."""
 
 import numpy as np
 import pytest
 
 import perceptron_lib as pl
-
-
-def plain_perceptron(X, y, *, fit_intercept=True, max_epochs=1000, orders=None, sample_weight=None):
-    """The textbook loop, one example at a time: the oracle for exactness.
-
-    Returns the final weights, offset, mistake count, epoch count, the
-    weights held after every visit (for the averaged and voted models), and
-    whether the last epoch made no mistake.
-    ``orders`` optionally gives the visiting order of each epoch;
-    ``sample_weight`` the size ``s`` of each example's update ``w += s y x``.
-    """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-    s = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    w = np.zeros(X.shape[1])
-    b = 0.0
-    mistakes = 0
-    history = []
-    epochs = 0
-    for epoch in range(max_epochs):
-        order = range(len(y)) if orders is None else orders[epoch]
-        made = 0
-        for i in order:
-            if y[i] * (X[i] @ w + b) <= 0:
-                w = w + (s[i] * y[i]) * X[i]
-                if fit_intercept:
-                    b = b + s[i] * y[i]
-                made += 1
-            history.append((w.copy(), b))
-        mistakes += made
-        epochs += 1
-        if made == 0:
-            break
-    return w, b, mistakes, epochs, history, made == 0
 
 
 def _noisy(seed):
@@ -77,6 +43,19 @@ def screen(request, monkeypatch):
         monkeypatch.setattr(_engine, "_kernel_module", False)
         if request.param == "large_data":
             monkeypatch.setattr(_engine, "_SMALL_DATA", 0)
+    return request.param
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def multiclass_engine(request, monkeypatch):
+    """Run a multiclass test with the compiled kernel and with the numpy engine's blocks."""
+    from perceptron_lib import _engine
+
+    if request.param == "compiled":
+        if _engine.compiled_kernel() is None:
+            pytest.skip("the compiled kernel was not built (no C compiler at install time) or is switched off")
+    else:
+        monkeypatch.setattr(_engine, "_kernel_module", False)
     return request.param
 
 

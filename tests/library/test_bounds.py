@@ -13,7 +13,7 @@ from scipy.optimize import linprog
 
 import perceptron_lib as pl
 
-from .conftest import plain_perceptron
+from tests.support.oracles import plain_perceptron
 
 # Data that no hyperplane separates, or separates only barely: (builder, seed), named by what they vary.
 INSEPARABLE = {

@@ -11,7 +11,7 @@ from sklearn.linear_model import SGDClassifier
 import perceptron_lib as pl
 from perceptron_lib import AveragedPerceptron, ConvergenceWarning, Perceptron, VotedPerceptron
 
-from .conftest import plain_perceptron
+from tests.support.oracles import overflowing_data, plain_perceptron, tiny_norm_data
 
 EPOCHS = 25
 
@@ -165,21 +165,6 @@ DATA_FOR_SCALES = (
 )
 
 
-def overflowing_data(seed, n_classes=2):
-    """Small integer data scaled by 10^k, |k| < 200: with such weights, a score's terms can
-    overflow when added in one order and not in another, so no rounding bound holds."""
-    rng = np.random.default_rng(seed)
-    n, d = int(rng.integers(5, 120)), int(rng.integers(1, 30))
-    X = rng.integers(-3, 4, size=(n, d)).astype(float) * 10.0 ** rng.integers(-200, 200)
-    if n_classes == 2:
-        y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
-        y[:2] = [1, -1]
-    else:
-        y = rng.integers(0, n_classes, size=n)
-        y[:n_classes] = range(n_classes)
-    return X, y
-
-
 @pytest.mark.parametrize("seed", [12, 24, 35])
 def test_exact_where_scores_overflow(seed, screen):
     X, y = overflowing_data(seed)
@@ -188,22 +173,6 @@ def test_exact_where_scores_overflow(seed, screen):
     np.testing.assert_array_equal(model.coef_, w)
     np.testing.assert_array_equal(model.intercept_, b)
     assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)
-
-
-def tiny_norm_data(seed):
-    """Near ties (rows moved by a few units in the last place) trained with weights
-    about 1e-170 (or data about 1e-170 with sample weights about 1e170): the sum of
-    squares of the weights, or of the data, underflows while the scores do not."""
-    rng = np.random.default_rng(seed)
-    n, d, tiny_data = int(rng.integers(5, 150)), int(rng.integers(1, 30)), seed % 3 == 1
-    base = rng.integers(-4, 5, size=(n // 3 + 1, d)).astype(float)
-    X = np.vstack([base, base + rng.choice([-1, 1], size=base.shape) * 2.0**-50, base * (1 + 2.0**-52)])[:n]
-    if tiny_data:
-        X = X * 1e-170
-    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
-    y[:2] = [1, -1]
-    sample_weight = np.full(n, 1e170 if tiny_data else 1e-170) * rng.integers(1, 3, size=n)
-    return X, y, sample_weight
 
 
 @pytest.mark.parametrize("seed", [5002, 5014, 5033, 5076])

@@ -13,7 +13,7 @@ import pytest
 import perceptron_lib as pl
 from perceptron_lib import AveragedPerceptron, ConvergenceWarning, Perceptron, VotedPerceptron
 
-from .conftest import plain_perceptron
+from tests.support.oracles import plain_perceptron
 
 MODELS = [Perceptron, AveragedPerceptron, VotedPerceptron]
 EPOCHS = 6

@@ -8,43 +8,9 @@ from sklearn.datasets import load_digits, load_iris
 
 import perceptron_lib as pl
 from perceptron_lib import ConvergenceWarning, MulticlassPerceptron, Perceptron
+from tests.support.oracles import overflowing_data, plain_multiclass_perceptron, tiny_norm_data
 
 EPOCHS = 8
-
-
-def plain_multiclass_perceptron(X, y, n_classes, *, fit_intercept=True, max_epochs=1000, orders=None, sample_weight=None):
-    """The textbook multiclass loop: the oracle for exactness.
-
-    ``y`` holds class indices.  On each visit the rival is the best other class
-    (lowest index on a tie), and a tie with the true class is a mistake.
-    Returns the final weights and offsets, mistakes, epochs, and the weights
-    held after every visit.
-    """
-    X = np.asarray(X, dtype=float)
-    s = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    W = np.zeros((n_classes, X.shape[1]))
-    b = np.zeros(n_classes)
-    mistakes, epochs, history = 0, 0, []
-    for epoch in range(max_epochs):
-        made = 0
-        for i in (range(len(y)) if orders is None else orders[epoch]):
-            scores = W @ X[i] + b
-            others = scores.copy()
-            others[y[i]] = -np.inf
-            rival = int(np.argmax(others))
-            if others[rival] >= scores[y[i]]:
-                W[y[i]] = W[y[i]] + s[i] * X[i]
-                W[rival] = W[rival] - s[i] * X[i]
-                if fit_intercept:
-                    b[y[i]] = b[y[i]] + s[i]
-                    b[rival] = b[rival] - s[i]
-                made += 1
-            history.append((W.copy(), b.copy()))
-        mistakes += made
-        epochs += 1
-        if made == 0:
-            break
-    return W, b, mistakes, epochs, history
 
 
 def _blobs(n, d, k, spread, seed):
@@ -82,7 +48,7 @@ def fit_quietly(model, X, y, **kwargs):
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False], ids=["with_offset", "through_origin"])
-def test_multiclass_matches_plain_loop_exactly(multiclass_data, fit_intercept):
+def test_multiclass_matches_plain_loop_exactly(multiclass_data, fit_intercept, multiclass_engine):
     X, y = multiclass_data
     k = int(y.max()) + 1
     W, b, mistakes, epochs, _ = plain_multiclass_perceptron(X, y, k, fit_intercept=fit_intercept, max_epochs=EPOCHS)
@@ -92,7 +58,7 @@ def test_multiclass_matches_plain_loop_exactly(multiclass_data, fit_intercept):
     assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)
 
 
-def test_multiclass_with_shuffling_and_weights_matches_plain_loop(multiclass_data):
+def test_multiclass_with_shuffling_and_weights_matches_plain_loop(multiclass_data, multiclass_engine):
     X, y = multiclass_data
     k = int(y.max()) + 1
     rng = np.random.default_rng(4)
@@ -106,7 +72,7 @@ def test_multiclass_with_shuffling_and_weights_matches_plain_loop(multiclass_dat
     assert (model.n_mistakes_, model.n_epochs_) == (mistakes, epochs)
 
 
-def test_averaged_multiclass_is_the_mean_of_the_weight_history(multiclass_data):
+def test_averaged_multiclass_is_the_mean_of_the_weight_history(multiclass_data, multiclass_engine):
     X, y = multiclass_data
     k = int(y.max()) + 1
     W, b, _, _, history = plain_multiclass_perceptron(X, y, k, max_epochs=EPOCHS)
@@ -128,7 +94,7 @@ def test_prediction_is_the_highest_score_and_the_lowest_class_on_a_tie():
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False], ids=["with_offset", "through_origin"])
-def test_two_classes_give_the_binary_perceptron_bit_for_bit(dataset, fit_intercept):
+def test_two_classes_give_the_binary_perceptron_bit_for_bit(dataset, fit_intercept, multiclass_engine):
     name, X, y, _ = dataset
     binary = fit_quietly(Perceptron(fit_intercept=fit_intercept, max_epochs=EPOCHS), X, y)
     multi = fit_quietly(MulticlassPerceptron(fit_intercept=fit_intercept, max_epochs=EPOCHS), X, y)
@@ -183,9 +149,7 @@ def test_mistakes_never_exceed_the_multiclass_bound(seed):
 
 
 @pytest.mark.parametrize("seed", [132, 150, 156])
-def test_exact_where_scores_overflow(seed):
-    from .test_exactness import overflowing_data
-
+def test_exact_where_scores_overflow(seed, multiclass_engine):
     X, y = overflowing_data(seed, n_classes=3)
     W, b, mistakes, epochs, _ = plain_multiclass_perceptron(X, y, 3, max_epochs=8)
     with warnings.catch_warnings():
@@ -197,9 +161,7 @@ def test_exact_where_scores_overflow(seed):
 
 
 @pytest.mark.parametrize("seed", [5036, 5041, 5056])
-def test_exact_where_norms_underflow(seed):
-    from .test_exactness import tiny_norm_data
-
+def test_exact_where_norms_underflow(seed, multiclass_engine):
     X, _, sample_weight = tiny_norm_data(seed)
     y = np.random.default_rng(seed).integers(0, 3, size=len(X))
     y[:3] = [0, 1, 2]

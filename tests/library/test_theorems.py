@@ -8,7 +8,7 @@ import pytest
 import perceptron_lib as pl
 from perceptron_lib import AveragedPerceptron, Perceptron, VotedPerceptron
 
-from .conftest import plain_perceptron
+from tests.support.oracles import plain_perceptron
 
 # (n_samples, n_features, margin, radius, seed), named by what they vary.
 SEPARABLE = {
