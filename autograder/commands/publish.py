@@ -3,7 +3,7 @@
 The site is a static folder for any web host (no server, no CDN, relative
 links only).  It holds
 
-* the book, built by ``book/build.py``, with a page for students
+* the book, built by the public edition's ``book/build.py`` (below), with a page for students
   (``book/students.md``) whose install command, assignment list and check
   command come from what this module publishes (:file:`manifest.json`, read
   by the book's ``course_site`` extension);
@@ -21,10 +21,12 @@ starts with a cell that installs the student package from the site
 gets what it needs; the student page shows the same command.  Without an
 address the page explains how to install the downloaded wheel instead.
 
-It also writes the public edition of the repository, ``_build/public-repo/``
+It first writes the public edition of the repository, ``_build/public-repo/``
 (:func:`write_public_edition`): what the book needs to build and run by
 itself, for a public repository that the book's launch buttons (Binder)
-point at.  Both folders are read in full by the leak audit
+point at.  The site's book is built from the edition (:func:`build_book`),
+so every publish proves that the edition builds the book the site shows.
+Both folders are read in full by the leak audit
 (:mod:`autograder.commands.audit`); when it finds anything they are deleted and
 the command fails, naming each file and secret.
 
@@ -295,17 +297,37 @@ def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE)
 
 # --- the site ---------------------------------------------------------------------------------
 
-def build_book(path_output: Path = ROOT) -> None:
-    """Run ``book/build.py`` into ``path_output/_build/html``; fail if the book fails.
+# The repository's build caches that the public edition's book build borrows: the executed
+# chapters and the npm packages (MathJax, axe-core). Only to save time: without them it would
+# execute the same chapters and install the same packages again.
+LENT_CACHES = (".jupyter_cache", ".mathjax", ".axe-core")
 
-    The book reads the downloads prepared in ``path_output/_build/published`` and links the PDF
-    in ``path_output/_build/pdf``.
+
+def build_book(edition: Path, path_output: Path = ROOT) -> None:
+    """Build the public edition's book, by itself, into ``path_output/_build/html``; fail if it fails.
+
+    The site is the book that the public edition builds: the edition's own ``book/build.py`` runs
+    in the edition's folder, without the repository on ``PYTHONPATH``, so a site that publishes
+    proves that the edition builds. It reads the downloads prepared in ``path_output/_build/published``
+    and links the PDF in ``path_output/_build/pdf``. The repository's caches are lent to the
+    edition (``edition/_build``) for the build; that folder and the byte-code the build leaves are
+    removed after it, so the edition holds only what :func:`write_public_edition` wrote.
     """
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run([sys.executable, str(ROOT / "book" / "build.py"), "--path-output", str(path_output)],
-                            cwd=ROOT, env=env)
+    lent = edition / "_build"
+    lent.mkdir()
+    for name in LENT_CACHES:
+        if (BUILD / name).is_dir():
+            (lent / name).symlink_to(BUILD / name, target_is_directory=True)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    try:
+        result = subprocess.run([sys.executable, str(Path("book") / "build.py"), "--path-output", str(path_output)],
+                                cwd=edition, env=env)
+    finally:
+        shutil.rmtree(lent)  # the links, not what they point to
+        for byte_code in list(edition.rglob("__pycache__")):
+            shutil.rmtree(byte_code)
     if result.returncode != 0:
-        raise PublishError("the book build failed (its output is above); nothing was published.")
+        raise PublishError("the public edition's book build failed (its output is above); nothing was published.")
 
 
 def assemble(manifest: dict, html_dir: Path = BOOK_HTML, site: Path = SITE, published: Path = PUBLISHED) -> None:
@@ -419,7 +441,7 @@ def folder_size(path: Path) -> int:
 
 
 def publish(*, book: bool = True, address: str | None = None, out: Path | None = None) -> dict:
-    """Prepare the downloads, build the book, assemble the site and the public edition, audit both.
+    """Prepare the downloads, write the public edition, build its book into the site, audit both.
 
     ``address`` replaces ``html.baseurl`` of ``_config.yml``; ``out`` is the folder that gets
     ``site/`` and ``public-repo/`` (default: ``_build``) and, when given, the book's build too
@@ -438,14 +460,20 @@ def publish(*, book: bool = True, address: str | None = None, out: Path | None =
     timings = {}
     start = time.perf_counter()
     manifest = prepare(checked_address(address, "--address") if address else site_address(), out=build / "published")
-    if book:
-        if out and PDF_FOLDER.is_dir():
-            # The pages link the PDF that `make pdf` built, which the book's build finds beside its output.
-            shutil.rmtree(build / "pdf", ignore_errors=True)
-            shutil.copytree(PDF_FOLDER, build / "pdf")
-        build_book(path_output)
-    assemble(manifest, html_dir=build / "html", site=site, published=build / "published")
     write_public_edition(manifest, out=public_repo, published=build / "published")
+    try:
+        if book:
+            if out and PDF_FOLDER.is_dir():
+                # The pages link the PDF that `make pdf` built, which the book's build finds beside its output.
+                shutil.rmtree(build / "pdf", ignore_errors=True)
+                shutil.copytree(PDF_FOLDER, build / "pdf")
+            build_book(public_repo, path_output)
+        assemble(manifest, html_dir=build / "html", site=site, published=build / "published")
+    except BaseException:
+        # Nothing that the leak audit has not read is left for publishing.
+        shutil.rmtree(site, ignore_errors=True)
+        shutil.rmtree(public_repo, ignore_errors=True)
+        raise
     timings["build_seconds"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -470,7 +498,7 @@ def main(argv=None) -> int:
                     "anything secret.")
     parser.add_argument("--no-book", action="store_true",
                         help="use the book already in _build/html (DIR/_build/html with --out) instead of building "
-                             "it (it must have been built after the downloads were prepared)")
+                             "it from the public edition (it must have been built after the downloads were prepared)")
     parser.add_argument("--address", metavar="URL",
                         help="the address the site will be served at, instead of html.baseurl in _config.yml")
     parser.add_argument("--out", metavar="DIR", type=Path,

@@ -155,6 +155,49 @@ def test_the_public_edition_holds_the_book_and_nothing_secret(tmp_path, monkeypa
     assert leak_audit.audit([edition], leak_audit.collect_secrets(REPO_ROOT)) == []
 
 
+# A stand-in for the edition's book/build.py: it records where it ran, what it could import and see, and
+# leaves byte-code behind as a real build does.
+RECORDING_BUILD = """
+import json, os, sys
+from pathlib import Path
+os.makedirs("book/__pycache__", exist_ok=True)
+Path("book/__pycache__/x.pyc").write_bytes(b"")
+out = Path(sys.argv[sys.argv.index("--path-output") + 1])
+(out / "_build" / "html").mkdir(parents=True)
+(out / "_build" / "html" / "record.json").write_text(json.dumps({
+    "cwd": os.getcwd(), "pythonpath": os.environ.get("PYTHONPATH"),
+    "lent": sorted(p.name for p in Path("_build").iterdir()),
+    "cache_holds": sorted(p.name for p in Path("_build/.jupyter_cache").iterdir())}))
+sys.exit(int(os.environ.get("RECORDING_BUILD_EXIT", "0")))
+"""
+
+
+def test_the_book_is_built_by_the_public_edition_alone_with_the_repositorys_caches_lent(tmp_path, monkeypatch):
+    repository_build = tmp_path / "repository" / "_build"
+    (repository_build / ".jupyter_cache").mkdir(parents=True)
+    (repository_build / ".jupyter_cache" / "global.db").write_bytes(b"cache")
+    monkeypatch.setattr(publish, "BUILD", repository_build)
+    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
+    edition = tmp_path / "public-repo"
+    (edition / "book").mkdir(parents=True)
+    (edition / "book" / "build.py").write_text(RECORDING_BUILD, encoding="utf-8")
+    before = sorted(path.relative_to(edition) for path in edition.rglob("*"))
+
+    publish.build_book(edition, tmp_path / "out")
+    record = json.loads((tmp_path / "out" / "_build" / "html" / "record.json").read_text(encoding="utf-8"))
+    assert record == {"cwd": str(edition), "pythonpath": None, "lent": [".jupyter_cache"],
+                      "cache_holds": ["global.db"]}
+    # The edition is left as it was written; the repository's cache is untouched.
+    assert sorted(path.relative_to(edition) for path in edition.rglob("*")) == before
+    assert (repository_build / ".jupyter_cache" / "global.db").read_bytes() == b"cache"
+
+    monkeypatch.setenv("RECORDING_BUILD_EXIT", "1")
+    shutil.rmtree(tmp_path / "out")
+    with pytest.raises(publish.PublishError, match="the public edition's book build failed"):
+        publish.build_book(edition, tmp_path / "out")
+    assert sorted(path.relative_to(edition) for path in edition.rglob("*")) == before
+
+
 def test_assemble_puts_in_the_install_cell_and_only_the_downloads_prepared_now(tmp_path, monkeypatch):
     monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
     published = tmp_path / "published"
@@ -518,17 +561,20 @@ def test_the_installed_check_names_another_courses_notebook_without_a_traceback(
 
 
 @pytest.mark.slow
-def test_the_public_edition_builds_the_book_by_itself(published, tmp_path):
-    edition = tmp_path / "public-repo"
-    shutil.copytree(published.public, edition)
-    # The repository's execution cache and npm packages, only to save time: the chapters are the same.
-    for name in (".jupyter_cache", ".mathjax", ".axe-core"):
-        if (REPO_ROOT / "_build" / name).is_dir():
-            shutil.copytree(REPO_ROOT / "_build" / name, edition / "_build" / name)
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, "book/build.py"], cwd=edition, env=env, capture_output=True, text=True)
-    assert result.returncode == 0, f"the public edition's book failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
-    students = (edition / "_build" / "html" / "book" / "students.html").read_text(encoding="utf-8")
+def test_the_sites_book_is_the_one_the_public_edition_builds(published):
+    """publish builds the site's book from the public edition (book/build.py in the edition's folder, run
+    without the repository on PYTHONPATH), so the edition is proven to build by itself; the build's
+    caches and byte-code are taken out of the edition again."""
+    import pickle
+
+    with open(published.site.parent / "_build" / ".doctrees" / "environment.pickle", "rb") as saved:
+        environment = pickle.load(saved)
+    assert Path(environment.srcdir).resolve() == published.public.resolve(), (
+        f"the site's book was built from {environment.srcdir}, not from the public edition")
+    leftovers = [str(path.relative_to(published.public)) for path in published.public.rglob("*")
+                 if path.name in ("_build", "__pycache__", ".jupyter_cache")]
+    assert not leftovers, f"the book's build left these in the public edition: {leftovers}"
+    students = (published.site / "book" / "students.html").read_text(encoding="utf-8")
     for name in ASSIGNMENTS:
         assert f'href="../assignments/{name}.zip"' in students
-        assert (edition / "_build" / "html" / "assignments" / f"{name}.zip").is_file()
+        assert (published.site / "assignments" / f"{name}.zip").is_file()
