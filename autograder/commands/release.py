@@ -12,6 +12,7 @@ deleted and the command fails, naming the file and what it holds.
 """
 
 import argparse
+import functools
 import io
 import logging
 import os
@@ -43,6 +44,25 @@ def _config(course_dir):
     return config
 
 
+@functools.cache
+def gradebook_schema_head():
+    """The revision of nbgrader's gradebook schema that a new gradebook records, read once per process.
+
+    nbgrader, when it creates a gradebook, asks for it by running the ``alembic heads`` command in a
+    subprocess (``nbgrader.api.get_alembic_version``): a second each time, and the command must be on
+    PATH, which it is not for ``.venv/bin/python -m autograder``.  :func:`release` has nbgrader use this
+    instead: the same answer, from the same migration scripts (nbgrader's ``ALEMBIC_DIR``), through
+    alembic's own API.
+    """
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import ALEMBIC_DIR
+
+    config = Config()
+    config.set_main_option("script_location", ALEMBIC_DIR)
+    return ScriptDirectory.from_config(config).get_current_head()
+
+
 def release(assignment, course_dir=COURSE_DIR, secrets=None):
     """Generate the student version of one assignment and check it for leaks.
 
@@ -65,12 +85,9 @@ def release(assignment, course_dir=COURSE_DIR, secrets=None):
     app.force = True
     app.create_assignment = True
 
-    # nbgrader runs the ``alembic`` command when it creates a gradebook; it lives
-    # next to this interpreter, which need not be on PATH (.venv/bin/python ...).
-    bin_dir = os.path.dirname(sys.executable)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    import nbgrader.api
 
+    nbgrader.api.get_alembic_version = gradebook_schema_head
     log = io.StringIO()
     handler = logging.StreamHandler(log)
     handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))

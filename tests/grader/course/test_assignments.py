@@ -106,6 +106,32 @@ def test_release_refuses_a_planted_leak(tmp_path):
     assert not (tmp_path / "release" / "ps1_hyperplanes").exists()
 
 
+def test_a_new_gradebook_records_nbgrader_schema_head_without_the_alembic_command(tmp_path, monkeypatch):
+    """nbgrader finds the head of its gradebook schema with the ``alembic heads`` command; the release
+    reads the same head in-process, so a new gradebook records it with no ``alembic`` on PATH."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
+        alembic = os.path.join(os.path.dirname(sys.executable), "alembic")
+        heads = subprocess.run([alembic, "-c", ini, "heads"], capture_output=True, text=True, check=True).stdout
+    shutil.copytree(os.path.join(COURSE, "source", "ps1_hyperplanes"), tmp_path / "source" / "ps1_hyperplanes")
+    shutil.copy(os.path.join(COURSE, "nbgrader_config.py"), tmp_path / "nbgrader_config.py")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+
+    def no_command(command, *args, **kwargs):
+        raise AssertionError(f"the release ran {command}")
+
+    monkeypatch.setattr(subprocess, "check_output", no_command)  # how nbgrader runs `alembic heads`
+    release_module.release("ps1_hyperplanes", str(tmp_path))
+    with sqlite3.connect(tmp_path / "gradebook.db") as database:
+        (recorded,), = database.execute("SELECT version_num FROM alembic_version").fetchall()
+    assert recorded == heads.split()[0]
+
+
 # -- what `python -m autograder verify` checks ---------------------------------------------
 
 @pytest.fixture(scope="module", params=ASSIGNMENTS)
