@@ -19,6 +19,13 @@ When the build fails, the execution reports that myst-nb writes to
 ``_build/html/reports/`` (the traceback of each failing chapter) are printed, so the
 cause is visible in a CI log.
 
+A build that succeeds records a digest of everything the HTML is made from
+(:data:`INPUTS`, the published downloads and the PDF it links, the MathJax and
+axe-core it is given) in ``_build/html/.build-inputs``; the next build whose
+inputs have the same digest has nothing to do and stops there (``--force``
+builds anyway). The release rewrites its notebooks each time it runs, so
+their contents are compared, not their times.
+
 ``--path-output DIR`` builds into ``DIR/_build/html`` instead, leaving ``_build/html``
 as it is (``python -m autograder publish --out`` builds the site's book so). What the
 book's extensions read beside the HTML, the published downloads (``published/``) and
@@ -27,12 +34,13 @@ the repository's jupyter-cache.
 
 Usage, from anywhere::
 
-    .venv/bin/python book/build.py [--path-output DIR]
+    .venv/bin/python book/build.py [--path-output DIR] [--force]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -67,6 +75,14 @@ MATHJAX_PARTS = (
 # axe-core, for the accessibility tests only (the book's, the lab's and the grading pages').
 AXE_VERSION = "4.14.1"
 AXE_PREFIX = BUILD / ".axe-core"
+
+# What the HTML is made from, besides the published downloads and the PDF beside the output
+# (DIR/_build/published, DIR/_build/pdf): the chapters and the book's extensions, the library
+# they import and quote, the release notebooks they link, and the pinned build tools.
+INPUTS = ("_config.yml", "_toc.yml", "book", "perceptron_lib", "notebooks/release", "requirements.txt",
+          "constraints.txt")
+# In the HTML folder: the digest of the inputs of the build that made it (see inputs_digest).
+INPUTS_FILE = ".build-inputs"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _EXEC_LINE = re.compile(
@@ -290,6 +306,30 @@ def add_outputs_to_downloads(html: Path = HTML) -> list[str]:
     return skipped
 
 
+def inputs_digest(path_output: Path = ROOT) -> str:
+    """A digest of everything a build into ``path_output/_build/html`` is made from.
+
+    Every file of :data:`INPUTS`, of the published downloads and of the PDF, by name and
+    contents (a missing one counts too), with where the build reads and writes, the
+    interpreter that runs it and the MathJax and axe-core it is told to use.
+    """
+    digest = hashlib.sha256()
+    for name in ("BOOK_MATHJAX_DIR", "BOOK_AXE_JS"):
+        digest.update(f"{name}={os.environ.get(name, '')}\n".encode())
+    digest.update(f"{ROOT}\n{path_output}\n{sys.executable}\n".encode())
+    build = path_output / "_build"
+    for path in [ROOT / name for name in INPUTS] + [build / "published", build / "pdf"]:
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        else:
+            files = [path] if path.is_file() else []
+        digest.update(f"{path}: {len(files)} files\n".encode())
+        for file in files:
+            digest.update(f"{file.relative_to(path) if file != path else ''}\n".encode())
+            digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def print_failure(lines: list[str], reports_folder: Path = REPORTS) -> None:
     """Print the warnings and the execution reports (in ``reports_folder``) of a failed build."""
     bar = "=" * 78
@@ -326,12 +366,24 @@ def main(argv: list[str] | None = None) -> int:
         "--path-output", metavar="DIR", type=Path, default=ROOT,
         help="build into DIR/_build/html, reading the published downloads and the PDF from "
              "DIR/_build, instead of the repository's _build")
-    path_output = parser.parse_args(argv).path_output.resolve()
+    parser.add_argument(
+        "--force", action="store_true",
+        help="build even when nothing the book is made from changed since its last successful build")
+    args = parser.parse_args(argv)
+    path_output = args.path_output.resolve()
     html = path_output / "_build" / "html"
     reports = html / "reports"
     mathjax = html / "_static" / "mathjax"
 
     start = time.perf_counter()
+    inputs = inputs_digest(path_output)
+    recorded = html / INPUTS_FILE
+    if not args.force and recorded.is_file() and recorded.read_text(encoding="utf-8") == inputs:
+        print(f"[book] nothing {shown(html)} is made from changed since its last successful build: "
+              "not built again (--force builds it anyway)")
+        return 0
+    # Removed first, so that a build that fails leaves no record of success.
+    recorded.unlink(missing_ok=True)
     if not RELEASE.is_dir():
         print(
             "[book] notebooks/release/ does not exist yet: each chapter's assignment link "
@@ -376,6 +428,7 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(f"  {problem}")
         return 1
+    recorded.write_text(inputs, encoding="utf-8")
     print(f"[book] built {shown(html)}/index.html in {elapsed:.1f} s")
     return 0
 

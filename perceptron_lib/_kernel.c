@@ -181,13 +181,13 @@ done:
  * Exactness.  Our score s_k = dot(x, w_k) + b_k and numpy's t_k are two
  * evaluations of the same exact score, with m = d + 1 terms, vectors
  * (x, 1) and (w_k, b_k) of norms at most Z and V (V the largest over the
- * classes); by the bound proved above for scan(), |s_k - t_k| <= S/2 where
+ * classes); by the bound proved above for scan(), |s_k - t_k| <= S where
  * S = 2 (m + 3) u Z V + 8 m eta is scan()'s slack.  So for two classes a and b,
- *     (s_a - s_b) - (t_a - t_b)  is at most S in size,
- * and the slack here is 2 S, which leaves room to spare.  The difference
- * s_a - s_b is itself rounded, but rounding is monotone and the slack is a
- * double, so a computed difference above the slack means an exact one above
- * it.  With r our first best class other than c:
+ *     (s_a - s_b) - (t_a - t_b)  is at most 2 S in size,
+ * and 2 S is the slack here.  The difference s_a - s_b is itself rounded, but
+ * rounding is monotone and the slack is a double, so a computed difference
+ * above the slack means an exact one above it, and then t_a > t_b.  With r
+ * our first best class other than c:
  *     s_c - s_r > slack  =>  t_c > t_k for every k != c: no mistake;
  *     s_c - s_r < -slack =>  t_r > t_c: a mistake, and numpy's rival is r when
  *                            also s_r - s_k > slack for every other k != c;

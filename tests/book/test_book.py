@@ -191,3 +191,51 @@ def test_chapters_offer_ipynb_download(built_book, book_docnames, repo_root):
         if not ipynb.is_file() or f'_sources/{name}.ipynb"' not in html:
             missing.append(name)
     assert not missing, f"These chapters have no .ipynb download: {missing}"
+
+
+def test_a_build_is_skipped_only_when_nothing_it_is_made_from_changed(tmp_path, monkeypatch):
+    """The digest of the book's inputs follows their contents, not their times, and counts the
+    published downloads and the PDF beside the output."""
+    import os
+
+    from tests.support.book import book_module
+
+    build = book_module("build.py")
+    root = tmp_path / "repository"
+    for name in build.INPUTS:
+        path = root / name
+        if "." in name:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"{name}\n", encoding="utf-8")
+        else:
+            path.mkdir(parents=True)
+            (path / "a.txt").write_text("a\n", encoding="utf-8")
+    monkeypatch.setattr(build, "ROOT", root)
+
+    def write(path, text):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    release = root / "notebooks" / "release" / "a.txt"
+    first = build.inputs_digest(root)
+    assert build.inputs_digest(root) == first
+
+    os.utime(release, (1, 1))  # the release rewrites its notebooks with the same contents
+    (root / "book" / "__pycache__").mkdir()
+    (root / "book" / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    assert build.inputs_digest(root) == first
+
+    changes = [
+        lambda: release.write_text("b\n", encoding="utf-8"),
+        lambda: (root / "book" / "new.md").write_text("# New\n", encoding="utf-8"),
+        lambda: write(root / "_build" / "pdf" / "course.pdf", "%PDF"),
+        lambda: write(root / "_build" / "published" / "manifest.json", "{}"),
+        lambda: monkeypatch.setenv("BOOK_MATHJAX_DIR", str(tmp_path)),
+    ]
+    seen = {first}
+    for change in changes:
+        change()
+        digest = build.inputs_digest(root)
+        assert digest not in seen, f"the digest did not change: {change}"
+        seen.add(digest)
+    assert build.inputs_digest(tmp_path / "elsewhere") not in seen
