@@ -24,7 +24,7 @@ settings.register_profile("fast", max_examples=25)
 # the end of the run.  The other files follow in the order pytest collects them.
 LONGEST_FIRST = (
     "tests/grader/commands/test_publish.py",
-    "tests/book/test_book_accessibility.py",
+    "tests/book/test_book_pages.py",
     "tests/grader/commands/test_grade_hostile.py",
     "tests/grader/commands/test_grade.py",
     "tests/book/test_lab_browser.py",

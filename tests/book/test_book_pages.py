@@ -1,18 +1,21 @@
-"""The accessibility of the built book (WCAG 2.1 AA), in headless Chromium driven by
-selenium, with the network switched off:
+"""Every page of the built book in headless Chromium driven by selenium, with the network switched
+off. Each page is opened once at desktop width, and what that visit finds is checked by two tests:
 
-- axe-core finds no violation on any page of the site, in light and in dark mode (switched
-  with the theme's button), with every hidden cell and solution opened, nor on the home page
-  at phone width;
-- every formula carries MathML that the browser exposes to screen readers;
-- every figure has a caption, and every image alt text that describes it;
-- the keyboard alone reaches every control, each with a visible focus indicator, and
-  operates them.
+- it renders offline: the mathematics is typeset by the local MathJax (no raw ``$...$`` or
+  ``\\(...\\)`` left), every image has loaded and has alt text, and the console shows no errors
+  (a resource fetched from the network would be one);
+- it is accessible (WCAG 2.1 AA): axe-core finds no violation, in light and in dark mode
+  (switched with the theme's button), with every hidden cell and solution opened; every formula
+  carries MathML that the browser exposes to screen readers; every figure has a caption, and
+  every image alt text that describes it.
 
-Each page is a test of its own, on the pages of the book built when the tests are
-collected, so that pytest-xdist's workers share the pages, each with a browser of its own.
-Screenshots of a few pages in dark mode go to ``test-artifacts/``. Needs Chromium and
-ChromeDriver and a built book (``make book``, which also installs axe-core).
+The home page passes axe at phone width too, and the keyboard alone reaches every control, each
+with a visible focus indicator, and operates them. (The phone layout of every page is checked by
+test_book_browser.py.)
+
+The tests are collected for the pages of the book built when the tests are collected.
+Screenshots of a few pages, as loaded and in dark mode, go to ``test-artifacts/``. Needs Chromium
+and ChromeDriver and a built book (``make book``, which also installs axe-core).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ def keyboard_pages(pages: dict[str, Path]) -> list[str]:
 # Before the book is built the chapters of _toc.yml stand in, and every test fails on the
 # missing book (the built_book fixture).
 SITE_PAGES = sorted(site_pages(BUILT_BOOK)) or toc_docnames(REPO_ROOT / "_toc.yml")
+# The chapters of _toc.yml, whose rendering is checked.
+CHAPTERS = toc_docnames(REPO_ROOT / "_toc.yml")
 KEYBOARD_PAGES = keyboard_pages(site_pages(BUILT_BOOK)) or [KEYBOARD_HOME]
 
 
@@ -198,12 +203,17 @@ def math_in_accessibility_tree(driver) -> int:
 
 def audit_page(driver, path: Path, axe_source: str, viewport: dict = DESKTOP,
                in_dark_mode: Callable[[], None] | None = None) -> dict:
-    """One visit to a page for the accessibility checks: its figures as loaded; then, with every
-    hidden cell and solution opened, its figures again, its formulas and the formulas in the
+    """One visit to a page for the accessibility checks (:func:`audit_loaded_page`)."""
+    open_page(driver, path, viewport)
+    return audit_loaded_page(driver, axe_source, in_dark_mode)
+
+
+def audit_loaded_page(driver, axe_source: str, in_dark_mode: Callable[[], None] | None = None) -> dict:
+    """The accessibility checks' facts of the page just loaded: its figures as loaded; then, with
+    every hidden cell and solution opened, its figures again, its formulas and the formulas in the
     browser's accessibility tree, and axe-core's results in light and in dark mode (switched with
     the theme's button), with the page's background luminance in each. ``in_dark_mode`` is
     called while the page is dark (for a screenshot)."""
-    open_page(driver, path, viewport)
     facts = {"figures": driver.execute_script(FIGURES_JS), "axe": {}, "background": {}}
     reveal_hidden_content(driver)
     # A figure in a closed solution is hidden with its caption until the solution
@@ -282,15 +292,84 @@ def figure_problems(name: str, facts: dict, holds_figures: bool) -> list[str]:
     return problems
 
 
+# LaTeX that MathJax should have replaced: \( \) \[ \] and $...$ holding TeX syntax.
+RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
+
+# What a reader sees of the page as it loads: its formulas typeset or not, the text around them,
+# and its images.
+RENDERED_JS = """
+const article = document.querySelector("article") || document.body;
+const clone = article.cloneNode(true);
+clone.querySelectorAll("pre, code, script, style, mjx-container, mjx-assistive-mml")
+     .forEach(node => node.remove());
+return {
+    sources: article.querySelectorAll(".math").length,
+    untypeset: [...article.querySelectorAll(".math")]
+        .filter(node => !node.querySelector("mjx-container")).length,
+    errors: document.querySelectorAll("mjx-merror, [data-mjx-error]").length,
+    text: clone.textContent,
+    images: [...document.images].map(img => ({
+        src: img.getAttribute("src"), width: img.naturalWidth,
+        alt: (img.getAttribute("alt") || "").trim()})),
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def visit(browser, built_book, axe_source, artifacts):
+    """``visit(page)``: the facts of the one desktop visit to ``page``, made by the first test that asks.
+
+    The page is loaded, what it shows as loaded is read (its console errors too) and screenshotted,
+    and then the accessibility audit runs on it (:func:`audit_loaded_page`). Loading a page and
+    typesetting its formulas is most of a visit's cost, so the tests of a page share one.
+    """
+    visits: dict[str, dict] = {}
+
+    def facts_of(page: str) -> dict:
+        if page not in visits:
+            errors = open_page(browser, built_book / f"{page}.html", DESKTOP)
+            rendered = browser.execute_script(RENDERED_JS)
+            shot = page in SCREENSHOT_PAGES
+            if shot:
+                save_screenshots(browser, page, "desktop", artifacts)
+            facts = audit_loaded_page(browser, axe_source, (lambda: save_screenshots(
+                browser, page, "desktop-dark", artifacts)) if shot else None)
+            visits[page] = {**facts, "console_errors": errors, "rendered": rendered}
+        return visits[page]
+
+    return facts_of
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_pages_render_offline(visit, built_book, page):
+    facts = visit(page)
+    problems = [f"console error: {entry['message']}" for entry in facts["console_errors"]]
+    shown = facts["rendered"]
+    if 'class="math' in article_html(built_book / f"{page}.html") and not shown["sources"]:
+        problems.append("the page's HTML holds formulas, but the browser finds none to check")
+    if shown["untypeset"]:
+        problems.append(f"{shown['untypeset']} of {shown['sources']} formulas were not typeset by MathJax")
+    if shown["errors"]:
+        problems.append(f"MathJax reports {shown['errors']} TeX errors")
+    for raw in RAW_TEX.findall(shown["text"]):
+        problems.append(f"untypeset TeX in the page text: {raw!r}")
+    for image in shown["images"]:
+        if len(image["src"] or "") > 80:  # an inline data: URL
+            image["src"] = image["src"][:60] + "..."
+        if image["width"] == 0:
+            problems.append(f"image {image['src']} did not load")
+        if not image["alt"]:
+            problems.append(f"image {image['src']} has no alt text")
+    assert not problems, f"Problems in the rendered page {page}:\n" + "\n".join(problems)
+
+
 @pytest.mark.parametrize("page", SITE_PAGES)
-def test_pages_are_accessible(browser, built_book, page, axe_source, artifacts):
+def test_pages_are_accessible(visit, built_book, page):
     """axe-core's WCAG 2.0 and 2.1 A and AA rules find nothing on the page in either colour mode, with
     its hidden content opened; its formulas reach screen readers as MathML; its figures have captions
     and its images alt text that describes them."""
-    path = built_book / f"{page}.html"
-    screenshot = (lambda: save_screenshots(browser, page, "desktop-dark", artifacts)) if page in SCREENSHOT_PAGES else None
-    facts = audit_page(browser, path, axe_source, in_dark_mode=screenshot)
-    article = article_html(path)
+    facts = visit(page)
+    article = article_html(built_book / f"{page}.html")
     problems = (axe_problems(page, facts) + math_problems(page, facts, 'class="math' in article)
                 + figure_problems(page, facts, "<figure" in article))
     assert not problems, (f"Accessibility problems of {page} (axe-core's rules are those tagged {AXE_TAGS}):\n"
