@@ -229,6 +229,24 @@ static double multiclass_slack(const double *W, const double *b, Py_ssize_t n_cl
     return 2.0 * (2.0 * (double)(m + 3) * UNIT * zv + 8.0 * (double)m * TINY);
 }
 
+/* Row c of `rows` moves by t x and row r by -t x (offsets c and r by t and -t), as numpy's
+ * `rows[c] += t * x; rows[r] -= t * x` does: one rounded product, then one rounded sum or
+ * difference, per entry. */
+static void move_apart(double *rows, double *offsets, Py_ssize_t d, Py_ssize_t c, Py_ssize_t r, double t,
+                       const double *x, int fit_intercept)
+{
+    double *towards = rows + c * d, *away = rows + r * d;
+    for (Py_ssize_t j = 0; j < d; j++) {
+        double moved = t * x[j];
+        towards[j] = towards[j] + moved;
+        away[j] = away[j] - moved;
+    }
+    if (fit_intercept) {
+        offsets[c] = offsets[c] + t;
+        offsets[r] = offsets[r] - t;
+    }
+}
+
 /* Class indices: a contiguous buffer of `count` signed integers of the size of Py_ssize_t
  * (numpy's intp); floats of the same size are refused by their format. */
 static int class_indices(PyObject *object, Py_buffer *buf, Py_ssize_t count)
@@ -345,31 +363,11 @@ static PyObject *scan_multiclass(PyObject *self, PyObject *args)
             }
         }
         /* numpy's update, and with averaging first its `moved = (visits + i) * s * x`
-         * added to U's rows (see perceptron_lib.multiclass). */
+         * added to the sums (see perceptron_lib.multiclass). */
         double s = steps[i];
-        double *own = W + c * d, *other = W + r * d;
-        if (U != NULL) {
-            double t = (double)(visits + i) * s;
-            double *own_sum = U + c * d, *other_sum = U + r * d;
-            for (Py_ssize_t j = 0; j < d; j++) {
-                double moved = t * x[j];
-                own_sum[j] = own_sum[j] + moved;
-                other_sum[j] = other_sum[j] - moved;
-            }
-            if (fit_intercept) {
-                beta[c] = beta[c] + t;
-                beta[r] = beta[r] - t;
-            }
-        }
-        for (Py_ssize_t j = 0; j < d; j++) {
-            double moved = s * x[j];
-            own[j] = own[j] + moved;
-            other[j] = other[j] - moved;
-        }
-        if (fit_intercept) {
-            b[c] = b[c] + s;
-            b[r] = b[r] - s;
-        }
+        if (U != NULL)
+            move_apart(U, beta, d, c, r, (double)(visits + i) * s, x, fit_intercept);
+        move_apart(W, b, d, c, r, s, x, fit_intercept);
         made++;
         slack = multiclass_slack(W, b, n_classes, d, max_z_norm);
     }
