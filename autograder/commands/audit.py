@@ -111,7 +111,6 @@ SOLUTION_END = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
 HIDDEN_BEGIN = re.compile(r"^\s*#+\s*BEGIN HIDDEN TESTS\s*$")
 HIDDEN_END = re.compile(r"^\s*#+\s*END HIDDEN TESTS\s*$")
 
-_WHITESPACE = re.compile(r"\s+")
 _TAG = re.compile(r"<[^<>]*>")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
 _MULTILINE_LITERAL = re.compile(r"""(["'])((?:(?!\1)[^\\\n]|\\.)*?\\n(?:(?!\1)[^\\\n]|\\.)*)\1""")
@@ -119,8 +118,12 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/"
 
 
 def normalise(line: str) -> str:
-    """A line as the audit compares it: every whitespace character removed."""
-    return _WHITESPACE.sub("", line)
+    """A line as the audit compares it: every whitespace character removed.
+
+    ``str.split()`` splits at exactly the characters ``\\s`` matches (Unicode whitespace), and
+    is several times faster than a substitution on the million lines of a site.
+    """
+    return "".join(line.split())
 
 
 def _distinctive(line: str) -> bool:
