@@ -87,7 +87,9 @@ def release(assignment, course_dir=COURSE_DIR, secrets=None):
 
     import nbgrader.api
 
+    # A new gradebook records its schema's revision; nbgrader's own lookup starts a subprocess.
     nbgrader.api.get_alembic_version = gradebook_schema_head
+
     log = io.StringIO()
     handler = logging.StreamHandler(log)
     handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
