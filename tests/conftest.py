@@ -25,15 +25,17 @@ settings.register_profile("fast", max_examples=25)
 LONGEST_FIRST = (
     "tests/grader/commands/test_publish.py",
     "tests/book/test_book_pages.py",
-    "tests/grader/commands/test_grade_hostile.py",
     "tests/grader/commands/test_grade.py",
     "tests/book/test_lab_browser.py",
-    "tests/library/test_estimator_checks.py",
+    "tests/grader/commands/test_grade_hostile.py",
     "tests/grader/commands/test_gradescope.py",
-    "tests/grader/commands/test_verify.py",
-    "tests/student/test_student_package.py",
-    "tests/book/test_book_browser.py",
     "tests/student/test_check.py",
+    "tests/grader/boundary/test_boundary.py",
+    "tests/grader/running/test_dask.py",
+    "tests/book/test_book_browser.py",
+    "tests/grader/commands/test_verify.py",
+    "tests/grader/course/test_assignments.py",
+    "tests/grader/outputs/test_grading_pages_browser.py",
 )
 
 
