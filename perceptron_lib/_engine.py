@@ -94,6 +94,17 @@ def compiled_kernel():
     return _kernel_module or None
 
 
+def kernel_for(n_features, *arrays):
+    """The compiled kernel for a loop over ``n_features`` features, or None when it cannot run it.
+
+    The kernel reads the ``arrays`` in place, so each must be a C-contiguous float64 array, and its
+    error bound is proven only for fewer than ``_KERNEL_MAX_TERMS`` terms (the features and the offset).
+    """
+    if n_features + 1 < _KERNEL_MAX_TERMS and all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays):
+        return compiled_kernel()
+    return None
+
+
 def single_threaded_blas():
     """Context in which BLAS uses one thread.
 
@@ -146,11 +157,7 @@ class MistakeFinder:
         self.Z = None
         self.epochs_started = 0
         self.block = 256
-        self.kernel = None
-        if self.d + 1 < _KERNEL_MAX_TERMS and all(
-            a.dtype == np.float64 and a.flags.c_contiguous for a in (X, self.y, self.step)
-        ):
-            self.kernel = compiled_kernel()
+        self.kernel = kernel_for(self.d, X, self.y, self.step)
         if self.kernel is not None:
             self._set_slack(np.float64)
         elif self.n * self.d <= _SMALL_DATA:
@@ -338,11 +345,7 @@ class MulticlassMistakeFinder:
         if sq_norm is None:
             sq_norm = max_squared_norm(X)
         self.max_x_norm = max_x_norm = norm_bound(float(sq_norm) + (1.0 if fit_intercept else 0.0))
-        self.kernel = None
-        if X.shape[1] + 1 < _KERNEL_MAX_TERMS and all(
-            a.dtype == np.float64 and a.flags.c_contiguous for a in (X, self.step)
-        ):
-            self.kernel = compiled_kernel()
+        self.kernel = kernel_for(X.shape[1], X, self.step)
         # Each score errs by at most (m + 3) u ||(x, 1)|| ||(w_c, b_c)|| plus the
         # subnormal terms (as in MistakeFinder); a difference of two scores by
         # twice that, and twice again is the slack.
