@@ -306,6 +306,14 @@ def add_outputs_to_downloads(html: Path = HTML) -> list[str]:
     return skipped
 
 
+def source_files(path: Path) -> list[Path]:
+    """The files a build reads from ``path`` (a file, or every file below a folder but byte-code), sorted;
+    none when it does not exist."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return [path] if path.is_file() else []
+
+
 def inputs_digest(path_output: Path = ROOT) -> str:
     """A digest of everything a build into ``path_output/_build/html`` is made from.
 
@@ -319,10 +327,7 @@ def inputs_digest(path_output: Path = ROOT) -> str:
     digest.update(f"{ROOT}\n{path_output}\n{sys.executable}\n".encode())
     build = path_output / "_build"
     for path in [ROOT / name for name in INPUTS] + [build / "published", build / "pdf"]:
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-        else:
-            files = [path] if path.is_file() else []
+        files = source_files(path)
         digest.update(f"{path}: {len(files)} files\n".encode())
         for file in files:
             digest.update(f"{file.relative_to(path) if file != path else ''}\n".encode())

@@ -126,13 +126,7 @@ def pdf_is_current(pdf: Path = PDF) -> bool:
     if not pdf.is_file():
         return False
     built = pdf.stat().st_mtime
-    for source in SOURCES:
-        path = ROOT / source
-        files = [path] if path.is_file() else (p for p in path.rglob("*") if p.is_file())
-        for file in files:
-            if "__pycache__" not in file.parts and file.stat().st_mtime > built:
-                return False
-    return True
+    return not any(file.stat().st_mtime > built for source in SOURCES for file in build.source_files(ROOT / source))
 
 
 def check_tex_commands() -> None:
