@@ -83,19 +83,25 @@ static double dot(const double *a, const double *b, Py_ssize_t n)
 
 /* The slack for weights v of length m (see the bound above): 0 when v is zero (decided
  * exactly), inf when nothing may be decided. */
+/* The slack of the bound above for m terms and the product zv = Z V of the two norms' bounds:
+ * inf when zv exceeds 1e300 or is not a number. */
+static double slack_of(double zv, Py_ssize_t m)
+{
+    if (!(zv <= 1e300))
+        return INFINITY;
+    return 2.0 * (double)(m + 3) * UNIT * zv + 8.0 * (double)m * TINY;
+}
+
 static double slack_for(const double *v, Py_ssize_t m, double max_z_norm)
 {
     double squares = dot(v, v, m);
     if (squares < 0x1p-960) {
         for (Py_ssize_t j = 0; j < m; j++)
             if (v[j] != 0.0)
-                return 2.0 * (double)(m + 3) * UNIT * (max_z_norm * 0x1p-470) + 8.0 * (double)m * TINY;
+                return slack_of(max_z_norm * 0x1p-470, m);
         return 0.0;
     }
-    double zv = max_z_norm * sqrt(squares);
-    if (!(zv <= 1e300))
-        return INFINITY;
-    return 2.0 * (double)(m + 3) * UNIT * zv + 8.0 * (double)m * TINY;
+    return slack_of(max_z_norm * sqrt(squares), m);
 }
 
 static int need(const Py_buffer *buf, Py_ssize_t count, const char *name)
@@ -202,7 +208,6 @@ done:
 static double multiclass_slack(const double *W, const double *b, Py_ssize_t n_classes, Py_ssize_t d,
                                double max_z_norm)
 {
-    Py_ssize_t m = d + 1;
     double squares = 0.0;
     int nonzero = 0;
     for (Py_ssize_t k = 0; k < n_classes; k++) {
@@ -222,11 +227,7 @@ static double multiclass_slack(const double *W, const double *b, Py_ssize_t n_cl
         return 0.0;
     /* A row whose computed sum of squares is below 2^-960 has a norm below 2^-470 (see
      * slack_for), which may exceed the root of the largest sum; no norm exceeds both. */
-    double norm = fmax(sqrt(squares), 0x1p-470);
-    double zv = max_z_norm * norm;
-    if (!(zv <= 1e300))
-        return INFINITY;
-    return 2.0 * (2.0 * (double)(m + 3) * UNIT * zv + 8.0 * (double)m * TINY);
+    return 2.0 * slack_of(max_z_norm * fmax(sqrt(squares), 0x1p-470), d + 1);
 }
 
 /* Row c of `rows` moves by t x and row r by -t x (offsets c and r by t and -t), as numpy's
