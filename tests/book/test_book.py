@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
 
 from autograder.commands import audit as leak_audit
 
@@ -239,3 +240,28 @@ def test_a_build_is_skipped_only_when_nothing_it_is_made_from_changed(tmp_path, 
         assert digest not in seen, f"the digest did not change: {change}"
         seen.add(digest)
     assert build.inputs_digest(tmp_path / "elsewhere") not in seen
+
+
+def test_a_build_with_the_recorded_inputs_stops_before_jupyter_book_unless_forced(tmp_path, monkeypatch, capsys):
+    from tests.support.book import book_module
+
+    build = book_module("build.py")
+    html = tmp_path / "_build" / "html"
+    html.mkdir(parents=True)
+    (html / build.INPUTS_FILE).write_text(build.inputs_digest(tmp_path), encoding="utf-8")
+
+    class Built(Exception):
+        pass
+
+    def jupyter_book(*args, **kwargs):
+        raise Built
+
+    monkeypatch.setattr(build, "run_jupyter_book", jupyter_book)
+    monkeypatch.setattr(build, "mathjax_es5", lambda: tmp_path)
+    monkeypatch.setattr(build, "axe_script", lambda: tmp_path)
+    assert build.main(["--path-output", str(tmp_path)]) == 0
+    assert "not built again" in capsys.readouterr().out
+    with pytest.raises(Built):
+        build.main(["--path-output", str(tmp_path), "--force"])
+    # A build that is started forgets the last one's record, so that if it fails the next one builds.
+    assert not (html / build.INPUTS_FILE).exists()
