@@ -1,5 +1,9 @@
 # Every target installs into .venv first; `make book` and `make test` are the whole set-up.
-PYTHON ?= python3
+# The oldest Python the project supports: pyproject.toml's requires-python (tests/test_pins.py
+# holds the two equal). PYTHON names the interpreter to make .venv with; left empty,
+# tools/venv.sh takes the system's python3 when it is new enough, else the newest python3.X.
+PYTHON_FLOOR := 3.11
+PYTHON ?=
 # Python's byte-code caches stay on for everything make runs, whatever the environment says
 # (PYTHONDONTWRITEBYTECODE): the test suite starts hundreds of Python processes (grading runs,
 # sandboxes, the notebooks' kernels, pytest's workers), which would otherwise each compile the
@@ -18,17 +22,15 @@ NOTEBOOK ?=
 
 all: test
 
-$(STAMP): requirements.txt constraints.txt pyproject.toml setup.py perceptron_lib/_kernel.c
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
-	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+$(STAMP): requirements.txt constraints.txt pyproject.toml setup.py perceptron_lib/_kernel.c tools/venv.sh
+	PYTHON="$(PYTHON)" tools/venv.sh $(VENV) $(PYTHON_FLOOR)
 	touch $(STAMP)
 
 install: $(STAMP)
 
 # The Debian packages each target uses (npm for MathJax; TeX Live for the PDF; bubblewrap
-# for the sandbox; chromium and its driver for the browser tests): installed when missing,
+# for the sandbox; chromium and its driver for the browser tests; tools/venv.sh asks for a C
+# compiler and the Python headers before it builds the library): installed when missing,
 # or a message that names them and the command that installs them.
 system-book:
 	@tools/system-packages.sh book

@@ -4,7 +4,11 @@ These run ``tools/system-packages.sh`` with a ``PATH`` on which the packages'
 commands cannot be found, so they exercise the "missing" branches without
 installing anything: as a user who cannot use sudo it must stop with one
 message naming the packages and the command that installs them; on a machine
-without apt-get it must say so instead of failing obscurely.
+without apt-get it must say so instead of failing obscurely. The script is
+read from standard input, so that the other user needs no access to the
+checkout (which may be in a private home, mode 700). ``tools/venv.sh`` must
+refuse a Python older than the project's floor in one sentence that says
+what to install.
 """
 
 from __future__ import annotations
@@ -12,28 +16,51 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
+import textwrap
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "tools" / "system-packages.sh"
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
+SCRIPT = TOOLS / "system-packages.sh"
 
 
 @pytest.fixture
-def bare_path(tmp_path):
-    """A folder for PATH holding only the few commands the script itself runs."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name in ("bash", "id"):
-        os.symlink(shutil.which(name), bin_dir / name)
-    return bin_dir
+def bare_path():
+    """A folder for PATH holding only the few commands the script itself runs, open to every user."""
+    with tempfile.TemporaryDirectory() as folder:
+        os.chmod(folder, 0o755)
+        bin_dir = Path(folder) / "bin"
+        bin_dir.mkdir(mode=0o755)
+        for name in ("bash", "id"):
+            os.symlink(shutil.which(name), bin_dir / name)
+        yield bin_dir
 
 
-def run_script(args, path, *, as_user=None):
-    command = [shutil.which("bash"), str(SCRIPT), *args]
+def run_script(args, path, *, as_user=None, env=()):
+    command = [shutil.which("bash"), "-s", "--", *args]
     if as_user is not None:
         command = [shutil.which("setpriv"), f"--reuid={as_user}", f"--regid={as_user}", "--clear-groups", *command]
-    return subprocess.run(command, env={"PATH": str(path)}, capture_output=True, text=True, timeout=30)
+    return subprocess.run(command, input=SCRIPT.read_text(encoding="utf-8"), env={"PATH": str(path), **dict(env)},
+                          capture_output=True, text=True, timeout=30)
+
+
+def fake_python(folder, *, version, include):
+    """An executable that answers the two questions the scripts ask a Python: its version and its headers' folder."""
+    script = folder / "fake-python"
+    script.write_text(textwrap.dedent(f"""\
+        #!{shutil.which("bash")}
+        case "$*" in
+            --version) echo "Python {version}" ;;
+            *sysconfig*) echo "{include}" ;;
+            *print*version_info*) echo "{version.rsplit('.', 1)[0]}" ;;
+            *version_info*) exit 1 ;;
+            *) exit 3 ;;
+        esac
+        """), encoding="utf-8")
+    script.chmod(0o755)
+    return script
 
 
 def test_present_packages_need_nothing():
@@ -77,7 +104,29 @@ def test_as_root_without_apt_get_it_says_what_to_do(bare_path):
 def test_groups_are_checked(bare_path):
     result = run_script(["everything"], bare_path)
     assert result.returncode == 2
-    assert "unknown group 'everything'; expected book, pdf, test or grade" in result.stderr
+    assert "unknown group 'everything'; expected build, book, pdf, test or grade" in result.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another user needs root")
+def test_the_build_group_names_the_compiler_and_the_headers_of_the_python_it_builds_for(bare_path):
+    python = fake_python(bare_path, version="3.99.1", include="/nonexistent/include/python3.99")
+    result = run_script(["build"], bare_path, as_user=65534, env={"PYTHON": str(python)})
+    assert result.returncode == 1, result.stderr
+    named = result.stderr.split("Install")[0]
+    assert "gcc" in named and "python3.99-dev" in named, result.stderr
+
+
+def test_a_python_older_than_the_floor_is_refused_in_one_sentence_naming_what_to_install(bare_path, tmp_path):
+    python = fake_python(bare_path, version="3.10.12", include="/usr/include/python3.10")
+    result = subprocess.run([shutil.which("bash"), str(TOOLS / "venv.sh"), str(tmp_path / "venv"), "3.11"],
+                            env={"PATH": str(bare_path), "PYTHON": str(python)}, capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 1
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1, message
+    assert "Python 3.11 or newer" in message and "Python 3.10.12" in message
+    assert "python3.11-venv" in message and "python3.11-dev" in message
+    assert not (tmp_path / "venv").exists()
 
 
 @pytest.mark.slow

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that a make target needs, when any is missing.
 #
-# Usage: tools/system-packages.sh GROUP ...   (GROUP: book, pdf, test, grade)
+# Usage: tools/system-packages.sh GROUP ...   (GROUP: build, book, pdf, test, grade)
+#   build: what compiling the library's kernel needs, for the Python named by PYTHON
+#          (default python3): a C compiler, the C library's headers and Python's own.
 #
 # Each package is looked for by the command or file it provides, so a machine
 # that already has them (installed by hand, or another way) is left alone.
@@ -12,6 +14,17 @@
 set -euo pipefail
 
 # package  what proves it is installed (a command, or an absolute file path)
+python=${PYTHON:-python3}
+build=(
+    "gcc gcc"
+    "libc6-dev /usr/include/stdio.h"
+)
+# Python's headers are looked for where that Python looks for them; the package is
+# Debian's for its version (python3.11-dev on Debian 12, python3.13-dev on Debian 13).
+if python_include=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null) &&
+   python_version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null); then
+    build+=("python$python_version-dev $python_include/Python.h")
+fi
 book=(
     "nodejs node"
     "npm npm"
@@ -22,7 +35,8 @@ grade=(
 # The book as a PDF (book/build_pdf.py): Debian's TeX Live with XeLaTeX and latexmk,
 # the LaTeX packages Sphinx's output loads (texlive-latex-extra; ZapfDingbats from
 # texlive-fonts-recommended), the fonts the PDF is set in (Latin Modern for text and
-# mathematics, DejaVu Sans Mono for code), and poppler-utils, whose pdftotext and
+# mathematics; DejaVu Sans Mono for code, in each of the four faces code is set in: Debian 12
+# keeps the two slanted ones in fonts-dejavu-extra), and poppler-utils, whose pdftotext and
 # pdftohtml the PDF's test reads it with.
 pdf=(
     "texlive-xetex xelatex"
@@ -31,6 +45,9 @@ pdf=(
     "latexmk latexmk"
     "fonts-lmodern /usr/share/texmf/fonts/opentype/public/lm-math/latinmodern-math.otf"
     "fonts-dejavu-core /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+    "fonts-dejavu-core /usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf"
+    "fonts-dejavu-extra /usr/share/fonts/truetype/dejavu/DejaVuSansMono-Oblique.ttf"
+    "fonts-dejavu-extra /usr/share/fonts/truetype/dejavu/DejaVuSansMono-BoldOblique.ttf"
     "poppler-utils pdftotext"
 )
 test=(
@@ -45,18 +62,19 @@ test=(
 )
 
 if [ $# -eq 0 ]; then
-    echo "usage: $0 GROUP ...   (GROUP: book, pdf, test, grade)" >&2
+    echo "usage: $0 GROUP ...   (GROUP: build, book, pdf, test, grade)" >&2
     exit 2
 fi
 
 wanted=()
 for group in "$@"; do
     case "$group" in
+        build) wanted+=("${build[@]}") ;;
         book) wanted+=("${book[@]}") ;;
         pdf) wanted+=("${pdf[@]}") ;;
         test) wanted+=("${test[@]}") ;;
         grade) wanted+=("${grade[@]}") ;;
-        *) echo "$0: unknown group '$group'; expected book, pdf, test or grade" >&2; exit 2 ;;
+        *) echo "$0: unknown group '$group'; expected build, book, pdf, test or grade" >&2; exit 2 ;;
     esac
 done
 
