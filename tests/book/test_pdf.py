@@ -234,6 +234,7 @@ LaTeX Warning: Reference `book/convergence:ex-scaling' on page 91 undefined on i
 Missing character: There is no γ (U+03B3) in font Latin Modern Roman 10 Regular/OT:script=latn;language=dflt;!
 Package fancyhdr Warning: \headheight is too small (12.0pt):
 (fancyhdr)                Make it at least 13.59999pt.
+Package tabulary Warning: No suitable columns! on input line 201.
 Underfull \hbox (badness 10000) in paragraph at lines 20--21
 """
 
@@ -247,9 +248,10 @@ def test_the_latex_log_fails_on_undefined_references_and_missing_characters():
     assert not log.errors
 
 
-def test_the_latex_log_tolerates_bookmark_mathematics_and_lists_overfull_lines():
+def test_the_latex_log_tolerates_bookmark_mathematics_and_fixed_width_tables_and_lists_overfull_lines():
     log = build_pdf.read_latex_log(LOG)
-    assert log.tolerated == {"Package hyperref Warning: Token not allowed in a PDF string": 1}
+    assert log.tolerated == {"Package hyperref Warning: Token not allowed in a PDF string": 1,
+                             "Package tabulary Warning: No suitable columns!": 1}
     assert log.overfull == [(22.51353, "in paragraph at lines 10191--10191")]
 
 

@@ -433,7 +433,7 @@ def test_setup_installs_under_its_root_only(tmp_path):
     for package in ("util-linux", "bubblewrap"):
         assert f" {package}" in installed, calls
     assert f"python3 -m venv {root}/venv" in calls
-    assert (f"python -m pip install --quiet --no-cache-dir -r {root}/source/gradescope/requirements.txt "
+    assert (f"python -m pip install --progress-bar off --no-cache-dir -r {root}/source/gradescope/requirements.txt "
             f"-c {root}/source/gradescope/constraints.txt") in calls
     assert f"python -m autograder.commands.gradescope --check-setup {root}" in calls
     after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))

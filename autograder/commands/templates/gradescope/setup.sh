@@ -58,7 +58,7 @@ if ! "$PYTHON" -c 'import ensurepip, venv' >/dev/null 2>&1; then
 fi
 
 "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --no-cache-dir \
+"$VENV/bin/python" -m pip install --progress-bar off --no-cache-dir \
     -r "$SOURCE/gradescope/requirements.txt" -c "$SOURCE/gradescope/constraints.txt"
 
 # Say in the build log what grading will find: the grader imports, and which isolation works.
