@@ -115,18 +115,40 @@ def closed_ancestor(path):
     return None
 
 
-# Gradescope's Python is under /usr, where every user may run it.  On a machine whose interpreter sits
-# under a closed folder (pyenv in /root), the forced fallback gets a passage to that one folder, in a
-# private mount namespace of its own run: the rest of the closed folder stays hidden.
+# Gradescope's Python is under /usr and its environment under /autograder, where every user may run them.
+# Where the stand-in interpreter or its environment sits under a closed folder (pyenv in /root, a checkout
+# in a private home), the forced fallback gets a passage to each, in a private mount namespace of its own
+# run: the rest of each closed folder stays hidden. PASSAGES holds a "closed|child" line per passage.
 PASSAGE = """\
 set -e
-hold=$(mktemp -d)
-mount --bind "$CHILD" "$hold"
-mount -t tmpfs -o mode=0755,size=1m tmpfs "$CLOSED"
-mkdir -p "$CHILD"
-mount --bind "$hold" "$CHILD"
+holds=()
+while IFS='|' read -r closed child; do
+    hold=$(mktemp -d)
+    mount --bind "$child" "$hold"
+    holds+=("$closed|$child|$hold")
+done <<< "$PASSAGES"
+covered="|"
+for entry in "${holds[@]}"; do
+    IFS='|' read -r closed child hold <<< "$entry"
+    case "$covered" in
+        *"|$closed|"*) ;;
+        *) mount -t tmpfs -o mode=0755,size=1m tmpfs "$closed"; covered="$covered$closed|" ;;
+    esac
+    mkdir -p "$child"
+    mount --bind "$hold" "$child"
+done
 exec "$@"
 """
+
+
+def passages(*paths):
+    """The ``closed|child`` lines that open a way to each of ``paths`` (no two alike), for :data:`PASSAGE`."""
+    lines = []
+    for path in paths:
+        closed = closed_ancestor(path)
+        if closed and "|".join(closed) not in lines:
+            lines.append("|".join(closed))
+    return "\n".join(lines)
 
 
 class GradescopeRoot:
@@ -155,9 +177,9 @@ class GradescopeRoot:
         command = ["bash", self.source("run_autograder")]
         if isolation:
             env["GRADESCOPE_ISOLATION"] = isolation
-            closed = closed_ancestor(sys.base_prefix)
-            if isolation == "user" and closed:
-                env.update(CLOSED=closed[0], CHILD=closed[1])
+            ways = passages(sys.base_prefix, sys.prefix)
+            if isolation == "user" and ways:
+                env["PASSAGES"] = ways
                 command = ["unshare", "--mount", "--propagation", "private", "bash", "-c", PASSAGE, "passage"] \
                     + command
         started = time.monotonic()
