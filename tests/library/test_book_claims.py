@@ -1,0 +1,162 @@
+"""Claims the book makes in words, checked with the library: each test names the chapter and the
+statement it checks, and fails if the statement stops being true of ``perceptron_lib``."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import perceptron_lib as pl
+from perceptron_lib import ConvergenceWarning, Perceptron, VotedPerceptron
+
+from tests.support.book import BOOK
+
+
+def updates_of(X, y, *, fit_intercept=False, max_epochs=1000):
+    """The weights before and after every update of a run, and the example of each update."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        steps = pl.trace_perceptron(X, y, fit_intercept=fit_intercept, max_epochs=max_epochs)
+    before, after, examples = [], [], []
+    w = np.zeros(X.shape[1])
+    for step in steps:
+        if step.mistake:
+            before.append(w)
+            after.append(np.asarray(step.w, dtype=float))
+            examples.append(np.asarray(step.x, dtype=float))
+        w = np.asarray(step.w, dtype=float)
+    return np.array(before), np.array(after), np.array(examples)
+
+
+# --- convergence: a mistake can make w shorter, and adds at most R^2 to ||w||^2 ----------------
+
+def test_one_mistake_makes_w_shorter_in_the_chapters_example():
+    # convergence.md: from w = (2, 0), the example x = (1, 0) with label -1 is a mistake and gives w = (1, 0).
+    w, b, updated = pl.perceptron_update(np.array([2.0, 0.0]), 0.0, np.array([1.0, 0.0]), -1)
+    assert updated, "the example x = (1, 0), y = -1 scores 2 against w = (2, 0): it must be a mistake"
+    np.testing.assert_array_equal(w, [1.0, 0.0])
+    assert np.linalg.norm(w) < 2.0, f"the update should shorten w from length 2, got {w}"
+
+
+def test_the_chapters_run_has_updates_that_make_w_shorter():
+    # convergence.md, "Watching the proof happen": 300 points in R^10, margin 0.01, seed 2.
+    X, y, _ = pl.make_separable(300, 10, margin=0.01, random_state=2)
+    before, after, _ = updates_of(X, y)
+    shorter = int(np.sum(np.linalg.norm(after, axis=1) < np.linalg.norm(before, axis=1)))
+    assert 0 < shorter < len(after), (
+        f"expected some but not all of the {len(after)} updates to shorten w, got {shorter}")
+
+
+def _flipped():
+    X, y, _ = pl.make_separable(200, 3, margin=0.05, random_state=3)
+    return X, pl.flip_labels(y, 0.1, random_state=3)
+
+
+# Runs for the length of w: (X, y) makers, separable or not.
+RUNS = {
+    "separable_10d": lambda: pl.make_separable(300, 10, margin=0.01, random_state=2)[:2],
+    "xor": lambda: pl.make_xor(60, random_state=1),
+    "flipped_labels": _flipped,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_no_mistake_adds_more_than_the_squared_radius(name):
+    X, y = RUNS[name]()
+    before, after, examples = updates_of(X, y, max_epochs=30)
+    growth = np.sum(after**2, axis=1) - np.sum(before**2, axis=1)
+    allowed = np.sum(examples**2, axis=1)  # ||x||^2 <= R^2
+    tolerance = 1e-9 * np.maximum(1.0, np.sum(after**2, axis=1))
+    worst = int(np.argmax(growth - allowed))
+    assert np.all(growth <= allowed + tolerance), (
+        f"{name}: update {worst + 1} added {growth[worst]} to ||w||^2, more than ||x||^2 = {allowed[worst]}")
+    assert allowed.max() <= pl.radius(X) ** 2 * (1 + 1e-12)
+
+
+# --- beyond: the kernel perceptron stores at most n examples ---------------------------------
+
+def chapter_dual_perceptron():
+    """The function ``dual_perceptron`` exactly as book/beyond.md defines it (the library has no kernel perceptron)."""
+    text = (BOOK / "beyond.md").read_text(encoding="utf-8")
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", text, flags=re.DOTALL)
+    source = [cell for cell in cells if "def dual_perceptron(" in cell]
+    assert len(source) == 1, f"expected one code cell of book/beyond.md to define dual_perceptron, found {len(source)}"
+    namespace = {"np": np}
+    exec(source[0], namespace)
+    return namespace["dual_perceptron"]
+
+
+def test_the_chapters_dual_perceptron_makes_the_librarys_mistakes():
+    dual_perceptron = chapter_dual_perceptron()
+    X, y = pl.make_xor(40, random_state=5)
+    X_tilde = pl.absorb_offset(X)
+    alpha = dual_perceptron(X_tilde @ X_tilde.T, y, max_epochs=15)
+    steps = pl.trace_perceptron(X, y, max_epochs=15)
+    per_example = np.bincount([s.index for s in steps if s.mistake], minlength=len(y))
+    np.testing.assert_array_equal(alpha, per_example, err_msg="alpha_i must count the library's mistakes on example i")
+
+
+def test_the_kernel_perceptron_stores_at_most_n_examples_however_many_mistakes():
+    # beyond.md: the linear kernel with the offset on the chapter's XOR data, 200 epochs.
+    dual_perceptron = chapter_dual_perceptron()
+    X, y = pl.make_xor(200, random_state=0)
+    X_tilde = pl.absorb_offset(X)
+    alpha = dual_perceptron(X_tilde @ X_tilde.T, y, max_epochs=200)
+    mistakes, stored = int(alpha.sum()), int(np.count_nonzero(alpha))
+    assert mistakes > 10 * len(y), f"expected the run not to settle (many more mistakes than {len(y)}), got {mistakes}"
+    assert stored <= len(y), f"the kernel perceptron stored {stored} examples, more than the {len(y)} it was given"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        voted = VotedPerceptron(max_epochs=200).fit(X, y)
+    assert voted.n_mistakes_ == mistakes
+    assert voted.weights_.shape[0] == mistakes + 1, "the voted perceptron keeps one vector per mistake plus the zero vector"
+
+
+# --- offset: the lifted bound can be far below every bound through the origin ----------------
+
+def test_an_offset_can_give_a_far_smaller_bound():
+    # offset.md: 0.01 and 100 labelled +1, -100 labelled -1.
+    X, y = np.array([[0.01], [100.0], [-100.0]]), np.array([1, 1, -1])
+    through_origin = pl.mistake_bound(X, y, [1.0])  # w = 1 is the only unit vector that separates them
+    with pytest.raises(ValueError):
+        pl.mistake_bound(X, y, [-1.0])
+    assert through_origin == pytest.approx((100 / 0.01) ** 2)
+    lifted = pl.mistake_bound(pl.absorb_offset(X), y, [1.0, 50.0])
+    assert lifted == pytest.approx((100**2 + 1) * (1 + 50**2) / 50**2)
+    assert lifted < through_origin / 1000, f"lifted bound {lifted} should be far below {through_origin}"
+
+
+def test_for_a_separator_through_the_origin_lifting_only_costs():
+    X, y, w_star = pl.make_separable(100, 3, margin=0.1, random_state=8)
+    without = pl.mistake_bound(X, y, w_star)
+    lifted = pl.mistake_bound(pl.absorb_offset(X), y, np.append(w_star, 0.0))
+    assert lifted == pytest.approx((pl.radius(X) ** 2 + 1) / pl.margin(X, y, w_star) ** 2)
+    assert lifted > without
+
+
+# --- hyperplanes and online learning: the margin's sign and stopping with w = 0 --------------
+
+def test_a_margin_of_zero_can_be_right_or_wrong():
+    # hyperplanes.md: a point on the boundary is predicted -1.
+    x, w, b = np.array([[1.0, 2.0]]), np.array([2.0, -1.0]), 0.0
+    assert pl.signed_distance(x, w, b)[0] == 0.0
+    assert pl.sign(x @ w + b)[0] == -1, "a score of 0 is predicted -1: right for the label -1, wrong for +1"
+
+
+def test_the_perceptron_can_stop_with_w_zero_on_one_class():
+    # online_learning.md: the numbers 1 and -1, both labelled +1.
+    X, y = np.array([[1.0], [-1.0]]), np.array([1, 1])
+    model = Perceptron().fit(X, y)
+    assert model.converged_ and model.n_mistakes_ == 2
+    np.testing.assert_array_equal(model.coef_, [0.0])
+    assert model.intercept_ == 2.0
+    assert pl.is_separated(X, y, [1.0], 2.0), "the one-class data are still separated by a genuine hyperplane"
+
+
+def test_on_the_four_xor_points_an_epoch_ends_where_it_started():
+    # convergence.md: the weights return to 0 after the first epoch, which proves the epochs repeat for ever.
+    X, y = pl.make_xor(4, spread=0.0)
+    steps = pl.trace_perceptron(X, y, fit_intercept=False, max_epochs=1)
+    assert all(step.mistake for step in steps), "every visit of the first epoch is a mistake"
+    np.testing.assert_array_equal(steps[-1].w, np.zeros(2))
