@@ -10,7 +10,10 @@ content with correct semantics, so the pages need no script to repair them:
 - the ``<summary>`` that shows a hidden code cell is named by its visible text ("Show
   code cell source"). myst-nb labels it "Toggle hidden content", which a reader who
   speaks the visible words to voice-control software cannot activate (WCAG 2.5.3);
-- the frame slider of a matplotlib animation (``Animation.to_jshtml``) has a label.
+- the frame slider of a matplotlib animation (``Animation.to_jshtml``) has a label;
+- a table's header cells say what they head: ``scope="col"`` in the header rows and
+  ``scope="row"`` in a stub column (a ``list-table``'s ``:stub-columns:``), so that a
+  screen reader announces a row's name with each of its cells.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from html import escape
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.writers.html5 import HTML5Translator
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 ANIMATION_SLIDER_LABEL = "Animation frame"
@@ -54,6 +58,14 @@ def depart_hidden_cell(self, node: nodes.Element) -> None:
     self.body.append("</details>\n")
 
 
+def visit_entry(self, node: nodes.entry) -> None:
+    HTML5Translator.visit_entry(self, node)
+    tag = self.body[-1]
+    if tag.startswith("<th") and " scope=" not in tag:
+        scope = "col" if isinstance(node.parent.parent, nodes.thead) else "row"
+        self.body[-1] = f'<th scope="{scope}"' + tag[len("<th"):]
+
+
 def label_animation_sliders(html: str) -> str:
     """Give every unlabelled frame slider of a matplotlib animation player a label."""
     return _UNLABELLED_SLIDER.sub(f'<input aria-label="{ANIMATION_SLIDER_LABEL}"', html)
@@ -81,5 +93,6 @@ def setup(app: Sphinx) -> dict:
     app.setup_extension("myst_nb")
     app.add_node(nodes.citation, override=True, html=(visit_citation, depart_citation))
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_hidden_cell))
+    app.add_node(nodes.entry, override=True, html=(visit_entry, HTML5Translator.depart_entry))
     app.add_post_transform(LabelAnimationSliders)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,6 +15,16 @@
  *    again, and a screen reader jumps to the top of the page (WCAG 2.4.3). The focus
  *    goes back to the button when it was pressed from the keyboard and nothing else
  *    (a dialog the button opened) took the focus.
+ * 5. Formulas are not Tab stops (MathJax's inTabOrder setting is off in _config.yml):
+ *    a chapter holds hundreds, and a keyboard user would press Tab through each one
+ *    to cross a proof. Screen readers read a formula from its hidden MathML without
+ *    focusing it. Each formula still takes the focus when it is clicked or when a
+ *    screen reader's cursor moves the focus to it (tabindex="-1"), and then Space or
+ *    the context-menu key opens MathJax's menu: its expression explorer, and its
+ *    "Include in Tab Order" setting for a reader who wants every formula a Tab stop
+ *    (MathJax saves that choice, and then sets tabindex="0" itself). A displayed
+ *    formula wider than the text scrolls sideways, and is a Tab stop while it does,
+ *    for the reason of point 1.
  */
 (function () {
   "use strict";
@@ -82,11 +92,58 @@
     }
   }
 
+  // A displayed formula scrolls when it is wider than the text: pydata-sphinx-theme gives
+  // the <mjx-container> in a div.math overflow: auto.
+  const SCROLLABLE_FORMULA = "div.math > mjx-container";
+
+  // Only a Tab stop made here is taken away again, not one the reader asked MathJax for.
+  function updateFormulaTabStop(formula) {
+    const scrolls = formula.scrollWidth > formula.clientWidth;
+    if (scrolls && formula.tabIndex < 0) {
+      formula.tabIndex = 0;
+      formula.setAttribute("data-scroll-stop", "");
+    } else if (!scrolls && formula.hasAttribute("data-scroll-stop")) {
+      formula.tabIndex = -1;
+      formula.removeAttribute("data-scroll-stop");
+    }
+  }
+
+  // MathJax inserts each typeset formula as an <mjx-container>, when the page loads and
+  // again whenever its menu makes it typeset the page anew.
+  function keepFormulasFocusable() {
+    const resized = "ResizeObserver" in window
+      ? new ResizeObserver((entries) => entries.forEach((entry) => updateFormulaTabStop(entry.target)))
+      : null;
+    const makeFocusable = (formula) => {
+      if (!formula.hasAttribute("tabindex")) {
+        formula.setAttribute("tabindex", "-1");
+      }
+      if (resized && formula.matches(SCROLLABLE_FORMULA)) {
+        resized.observe(formula);
+      }
+    };
+    const visit = (node) => {
+      if (node.nodeType !== Node.ELEMENT_NODE) {
+        return;
+      }
+      if (node.matches("mjx-container")) {
+        makeFocusable(node);
+      } else if (node.firstElementChild) {
+        node.querySelectorAll("mjx-container").forEach(makeFocusable);
+      }
+    };
+    new MutationObserver((records) => {
+      records.forEach((record) => record.addedNodes.forEach(visit));
+    }).observe(document.body, { childList: true, subtree: true });
+    document.querySelectorAll("mjx-container").forEach(makeFocusable);
+  }
+
   function start() {
     watchScrollableBoxes();
     nameColourModeButtons();
     announceSearchShortcut();
     keepFocusAfterKeyPress();
+    keepFormulasFocusable();
   }
 
   if (document.readyState === "loading") {

@@ -6,12 +6,13 @@ off. Each page is opened once at desktop width, and what that visit finds is che
   (a resource fetched from the network would be one);
 - it is accessible (WCAG 2.1 AA): axe-core finds no violation, in light and in dark mode
   (switched with the theme's button), with every hidden cell and solution opened; every formula
-  carries MathML that the browser exposes to screen readers; every figure has a caption, and
-  every image alt text that describes it.
+  carries MathML that the browser exposes to screen readers, and is not a Tab stop but takes the
+  focus when clicked; every figure has a caption, and every image alt text that describes it;
+  the chapter of proofs is a few hundred Tab stops, not one per formula.
 
 The home page passes axe at phone width too, and the keyboard alone reaches every control, each
-with a visible focus indicator, and operates them. (The phone layout of every page is checked by
-test_book_browser.py.)
+with a visible focus indicator, and operates them (a formula's MathJax menu too, opened with
+Space). (The phone layout of every page is checked by test_book_browser.py.)
 
 The tests are collected for the pages of the book built when the tests are collected.
 Screenshots of a few pages, as loaded and in dark mode, go to ``test-artifacts/``. Needs Chromium
@@ -172,6 +173,24 @@ return {
 """
 
 # What a screen reader gets of each formula shown on the page (hidden content opened).
+# Every table of the article: how many header cells say neither whom they head (no scope) nor
+# anything at all (no text), and, per table, whether each body row is named by a row header.
+TABLES_JS = """
+const tables = [...document.querySelectorAll('article table')];
+return tables.map((table) => ({
+  caption: (table.querySelector('caption') || {}).textContent || '',
+  headers: table.querySelectorAll('th').length,
+  withoutScope: [...table.querySelectorAll('th')].filter((th) => !th.hasAttribute('scope')).length,
+  empty: [...table.querySelectorAll('th')].filter((th) => !th.textContent.trim()).length,
+  bodyRows: table.querySelectorAll('tbody tr').length,
+  namedRows: [...table.querySelectorAll('tbody tr')].filter(
+    (tr) => tr.cells.length && tr.cells[0].tagName === 'TH' && tr.cells[0].scope === 'row'
+             && tr.cells[0].textContent.trim()).length,
+  corner: (() => { const row = table.querySelector('thead tr');
+                   return row && row.cells.length ? row.cells[0].textContent.trim() : null; })(),
+}));
+"""
+
 MATH_JS = """
 const containers = [...document.querySelectorAll("article mjx-container")]
     .filter(c => c.checkVisibility({visibilityProperty: true}));
@@ -187,6 +206,17 @@ return {
     }).length,
     example: containers.length
         ? (containers[0].querySelector("mjx-assistive-mml") || containers[0]).textContent : null,
+    // Formulas the Tab key stops at (MathJax's inTabOrder menu setting), but for a displayed
+    // formula that scrolls sideways, which must be one; and formulas that cannot take the focus
+    // at all: neither a click nor a screen reader's cursor then reaches their MathJax menu.
+    all: document.querySelectorAll("mjx-container").length,
+    tabStops: [...document.querySelectorAll("mjx-container")]
+        .filter(c => c.tabIndex >= 0 || [...c.querySelectorAll("[tabindex]")].some(e => e.tabIndex >= 0))
+        .filter(c => !(["auto", "scroll"].includes(getComputedStyle(c).overflowX)
+                       && c.scrollWidth > c.clientWidth))
+        .length,
+    unfocusable: [...document.querySelectorAll("mjx-container")]
+        .filter(c => !c.hasAttribute("tabindex")).length,
 };
 """
 
@@ -211,8 +241,8 @@ def audit_page(driver, path: Path, axe_source: str, viewport: dict = DESKTOP,
 def audit_loaded_page(driver, axe_source: str, in_dark_mode: Callable[[], None] | None = None) -> dict:
     """The accessibility checks' facts of the page just loaded: its figures as loaded; then, with
     every hidden cell and solution opened, its figures again, its formulas and the formulas in the
-    browser's accessibility tree, and axe-core's results in light and in dark mode (switched with
-    the theme's button), with the page's background luminance in each. ``in_dark_mode`` is
+    browser's accessibility tree, its Tab stops, and axe-core's results in light and in dark mode
+    (switched with the theme's button), with the page's background luminance in each. ``in_dark_mode`` is
     called while the page is dark (for a screenshot)."""
     facts = {"figures": driver.execute_script(FIGURES_JS), "axe": {}, "background": {}}
     reveal_hidden_content(driver)
@@ -221,6 +251,8 @@ def audit_loaded_page(driver, axe_source: str, in_dark_mode: Callable[[], None] 
     facts["figures_opened"] = driver.execute_script(FIGURES_JS)
     facts["math"] = driver.execute_script(MATH_JS)
     facts["math"]["exposed"] = math_in_accessibility_tree(driver)
+    facts["tab_stops"] = driver.execute_script(TAB_STOPS_JS)
+    facts["tables"] = driver.execute_script(TABLES_JS)
     try:
         for mode in COLOUR_MODES:
             facts["background"][mode] = luminance(set_colour_mode(driver, mode))
@@ -249,7 +281,10 @@ def axe_problems(name: str, facts: dict) -> list[str]:
 
 def math_problems(name: str, facts: dict, holds_math: bool) -> list[str]:
     """Each formula carries MathML (MathJax's assistive MathML), the browser's accessibility
-    tree holds it as math, and the visual rendering is hidden so it is not read twice."""
+    tree holds it as math, and the visual rendering is hidden so it is not read twice. No
+    formula is a Tab stop (but one that scrolls sideways, which axe's scrollable-region-focusable
+    requires to be one), and each takes the focus when clicked (tabindex="-1"), where Space
+    opens its MathJax menu."""
     math = facts["math"]
     if not math["shown"]:
         return [f"{name}: the page's HTML holds formulas, but none is shown to check"] if holds_math else []
@@ -263,6 +298,27 @@ def math_problems(name: str, facts: dict, holds_math: bool) -> list[str]:
     if math["exposed"] < math["shown"]:
         problems.append(f"{name}: the accessibility tree holds {math['exposed']} formulas, "
                         f"the page shows {math['shown']} (e.g. {math['example']!r})")
+    if math["tabStops"]:
+        problems.append(f"{name}: {math['tabStops']} of {math['all']} formulas are Tab stops without "
+                        "scrolling sideways, so a keyboard reader presses Tab once per formula; expected "
+                        "none (MathJax's menu setting inTabOrder: false in _config.yml's mathjax3_config)")
+    if math["unfocusable"]:
+        problems.append(f"{name}: {math['unfocusable']} of {math['all']} formulas cannot take the focus "
+                        "(no tabindex), so neither a click nor a screen reader's cursor reaches their "
+                        "MathJax menu; expected tabindex=\"-1\" (book/_static/accessibility.js)")
+    return problems
+
+
+def table_problems(name: str, facts: dict) -> list[str]:
+    """Every header cell of a table has text and says what it heads (scope), so that a screen reader
+    announces the right header with each cell."""
+    problems = []
+    for number, table in enumerate(facts["tables"], start=1):
+        if table["withoutScope"]:
+            problems.append(f"{name}: table {number} has {table['withoutScope']} of {table['headers']} header "
+                            "cells without a scope (book/_ext/accessible_html.py gives col or row)")
+        if table["empty"]:
+            problems.append(f"{name}: table {number} has {table['empty']} header cells with no text")
     return problems
 
 
@@ -371,9 +427,51 @@ def test_pages_are_accessible(visit, built_book, page):
     facts = visit(page)
     article = article_html(built_book / f"{page}.html")
     problems = (axe_problems(page, facts) + math_problems(page, facts, 'class="math' in article)
-                + figure_problems(page, facts, "<figure" in article))
+                + figure_problems(page, facts, "<figure" in article) + table_problems(page, facts))
     assert not problems, (f"Accessibility problems of {page} (axe-core's rules are those tagged {AXE_TAGS}):\n"
                           + "\n".join(problems))
+
+
+COMPARISON_CHAPTER = "book/online_learning"
+
+
+def test_the_online_and_batch_comparison_names_each_row_and_its_corner(visit):
+    """The table that compares batch and online learning is read row by row ("data: a fixed training
+    set ..."): each body row is named by a row header, and the corner cell says what the rows are."""
+    tables = visit(COMPARISON_CHAPTER)["tables"]
+    compared = [t for t in tables if t["corner"] is not None and t["bodyRows"] >= 3 and t["namedRows"]]
+    assert compared, f"{COMPARISON_CHAPTER}: no table with row headers among {tables}"
+    table = compared[0]
+    assert table["namedRows"] == table["bodyRows"], table
+    assert table["corner"], f"the corner cell of the comparison table is empty: {table}"
+
+
+# The chapter with the most formulas, most of them in its proofs, and the most Tab stops a chapter
+# may have. Its links, buttons, summaries and scrolling boxes (code, and the few displayed formulas
+# wider than the text) are about 220 stops; with every formula a stop as well (MathJax's default),
+# it had over 1000.
+PROOF_CHAPTER = "book/convergence"
+MAX_TAB_STOPS = 300
+
+
+def test_a_chapter_of_proofs_is_a_few_hundred_tab_stops(visit):
+    """A keyboard reader crosses the convergence chapter, hidden content opened, in at most
+    MAX_TAB_STOPS presses of Tab: its formulas are not on the way, but for the few that scroll."""
+    assert PROOF_CHAPTER in CHAPTERS, f"{PROOF_CHAPTER} is not a chapter of _toc.yml: {CHAPTERS}"
+    facts = visit(PROOF_CHAPTER)
+    formulas = facts["math"]["all"]
+    assert formulas > MAX_TAB_STOPS, (
+        f"{PROOF_CHAPTER} holds {formulas} formulas, no more than the {MAX_TAB_STOPS} Tab stops allowed: "
+        "the check needs a chapter whose formulas alone would be too many stops")
+    stops = facts["tab_stops"]
+    kinds: dict[str, int] = {}
+    for stop in stops:
+        kind = "formula" if stop["formula"] else stop["label"].split(" ")[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    count = len(stops)
+    assert count <= MAX_TAB_STOPS, (
+        f"{PROOF_CHAPTER} has {count} Tab stops, {kinds.get('formula', 0)} of them in its {formulas} "
+        f"formulas; expected at most {MAX_TAB_STOPS}. The stops by kind: {kinds}")
 
 
 def test_home_page_at_phone_width_passes_axe_in_light_and_dark_mode(browser, built_book, book_docnames,
@@ -428,6 +526,7 @@ candidates.forEach((element, index) => {
         ? "radio:" + (element.form ? element.form.name || element.form.id : "") + ":" + element.name
         : null;
     stops.push({id: element.dataset.a11yStop, group: group,
+                formula: Boolean(element.closest("mjx-container")),
                 label: element.tagName.toLowerCase() + " " + (element.getAttribute("aria-label")
                        || element.textContent || element.getAttribute("title") || "").trim().slice(0, 50)});
 });
@@ -567,6 +666,22 @@ def test_controls_work_with_the_keyboard(browser, built_book, book_docnames, axe
     set_colour_mode(browser, "light")
     exercised.append("colour mode")
 
+    # A formula is no Tab stop, but it takes the focus (a click, a screen reader's cursor), and
+    # Space then opens MathJax's menu (the expression explorer, "Include in Tab Order"); Escape
+    # closes the menu and gives the focus back to the formula.
+    assert focus(browser, "article mjx-container"), f"{chapter}: no formula takes the focus"
+    press(browser, " ", "Space", 32)
+    settle(browser)
+    check(state("const menu = document.querySelector('.CtxtMenu_Menu');"
+                "return Boolean(menu) && menu.checkVisibility() && menu.contains(document.activeElement)"),
+          f"{chapter}: Space on a focused formula did not open MathJax's menu with the focus in it")
+    press(browser, "Escape", "Escape", 27)
+    settle(browser)
+    check(state("return !document.querySelector('.CtxtMenu_Menu')"
+                " && document.activeElement.matches('mjx-container')"),
+          f"{chapter}: Escape did not close MathJax's menu and give the focus back to the formula")
+    exercised.append("formula menu")
+
     # The download menu opens with Enter, its items are reached with the arrow keys, and
     # Escape closes it.
     assert focus(browser, ".dropdown-download-buttons > button.dropdown-toggle")
@@ -632,6 +747,6 @@ def test_controls_work_with_the_keyboard(browser, built_book, book_docnames, axe
         exercised.append("slider")
         break
 
-    assert {"hidden cell", "colour mode", "download menu", "search"} <= set(exercised)
+    assert {"hidden cell", "colour mode", "formula menu", "download menu", "search"} <= set(exercised)
     assert not problems, (f"Keyboard operation ({', '.join(exercised)}):\n"
                           + "\n".join(problems))
