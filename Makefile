@@ -18,7 +18,7 @@ OUT ?= grading-output
 WORKERS ?=
 NOTEBOOK ?=
 
-.PHONY: all install system-book system-pdf system-test system-grade book pdf site test test-fast bench assignments grade check verify clean
+.PHONY: all install system-book system-pdf system-test system-grade book pdf site test test-fast test-systems bench assignments grade check verify clean
 
 all: test
 
@@ -69,6 +69,14 @@ test: system-test $(STAMP) pdf book
 # each property test (the hypothesis profile "fast"); its tests of the built book read the last `make book`.
 test-fast: system-test $(STAMP)
 	$(PY) -m pytest -m "not slow" -n 2 -q --hypothesis-profile=fast
+
+# The README's two commands on bare Debian 12 and 13 roots (debootstrap), each entered as a
+# container runtime enters it, from a clone of the committed HEAD in root's private home:
+# about an hour per system, so not part of make test. SYSTEMS="bookworm" tries one.
+SYSTEMS ?=
+test-systems:
+	@tools/system-packages.sh systems
+	python3 tools/test_systems.py $(SYSTEMS)
 
 # The book benchmark builds the book, which links the released notebooks.
 bench: system-test $(STAMP) assignments

@@ -104,7 +104,7 @@ def test_as_root_without_apt_get_it_says_what_to_do(bare_path):
 def test_groups_are_checked(bare_path):
     result = run_script(["everything"], bare_path)
     assert result.returncode == 2
-    assert "unknown group 'everything'; expected build, book, pdf, test or grade" in result.stderr
+    assert "unknown group 'everything'; expected build, book, pdf, test, grade or systems" in result.stderr
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another user needs root")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that a make target needs, when any is missing.
 #
-# Usage: tools/system-packages.sh GROUP ...   (GROUP: build, book, pdf, test, grade)
+# Usage: tools/system-packages.sh GROUP ...   (GROUP: build, book, pdf, test, grade, systems)
 #   build: what compiling the library's kernel needs, for the Python named by PYTHON
 #          (default python3): a C compiler, the C library's headers and Python's own.
 #
@@ -50,6 +50,12 @@ pdf=(
     "fonts-dejavu-extra /usr/share/fonts/truetype/dejavu/DejaVuSansMono-BoldOblique.ttf"
     "poppler-utils pdftotext"
 )
+# make test-systems: bare Debian roots, entered with bubblewrap.
+systems=(
+    "debootstrap debootstrap"
+    "bubblewrap bwrap"
+    "unzip unzip"
+)
 test=(
     "${book[@]}"
     "${pdf[@]}"
@@ -62,7 +68,7 @@ test=(
 )
 
 if [ $# -eq 0 ]; then
-    echo "usage: $0 GROUP ...   (GROUP: build, book, pdf, test, grade)" >&2
+    echo "usage: $0 GROUP ...   (GROUP: build, book, pdf, test, grade, systems)" >&2
     exit 2
 fi
 
@@ -74,7 +80,8 @@ for group in "$@"; do
         pdf) wanted+=("${pdf[@]}") ;;
         test) wanted+=("${test[@]}") ;;
         grade) wanted+=("${grade[@]}") ;;
-        *) echo "$0: unknown group '$group'; expected build, book, pdf, test or grade" >&2; exit 2 ;;
+        systems) wanted+=("${systems[@]}") ;;
+        *) echo "$0: unknown group '$group'; expected build, book, pdf, test, grade or systems" >&2; exit 2 ;;
     esac
 done
 

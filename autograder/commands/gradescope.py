@@ -56,9 +56,11 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
 WHEN_SHOWN = {"after_published": "once your instructor publishes the grades",
               "after_due_date": "after the due date", "hidden": "to your instructor only"}
-# What grading imports, on the host and in the notebook's process; the versions come from requirements.txt.
-GRADING_PACKAGES = ("numpy", "matplotlib", "scikit-learn", "scipy", "threadpoolctl", "ipykernel", "nbformat",
-                    "nbgrader", "PyYAML", "psutil")
+# What grading imports, on the host and in the notebook's process, and nothing else: the image's environment
+# is what setup.sh downloads for every build (IPython runs the cells; neither nbgrader, with the Jupyter server
+# and JupyterLab it brings, nor ipykernel is imported there). The versions come from requirements.txt.
+GRADING_PACKAGES = ("numpy", "matplotlib", "scikit-learn", "scipy", "threadpoolctl", "ipython", "nbformat",
+                    "PyYAML", "psutil")
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip entries carry no build time, so the same course gives the same zip
 
 
