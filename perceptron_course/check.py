@@ -7,7 +7,11 @@ an edited or deleted test cell runs as the original, exactly as when
 graded), copies it with the release's other files into an empty folder, and
 runs it top to bottom with the grader's own runner (a fresh Python process,
 an IPython shell) and the course's time limits: a cell past the per-cell
-limit is interrupted and the next one runs.
+limit is interrupted and the next one runs.  It runs on Windows, macOS and
+Linux alike (:mod:`perceptron_course.platform_support` chooses how); a limit
+that this computer cannot enforce as grading does is named once, at the top
+of the report.  From inside a notebook, its last cell runs this same check
+(:mod:`perceptron_course.notebook_check`).
 
 Then it prints, part by part: each visible test passed or failed with its
 message; functions still missing or still raising ``NotImplementedError``;
@@ -41,6 +45,7 @@ from .boundary import parse_notebook, read_untrusted_file
 from .cells import (LIBRARY, calibration_key, grade_id, is_solution, is_test_cell, library_imports,
                     nbgrader_metadata, prepare_notebook)
 from .limits import Limits, LimitsError, course_limits
+from .platform_support import unenforced_limits
 
 __all__ = ["Finding", "Plan", "CheckError", "plan", "check_notebook", "format_report", "main", "RELEASE_DIR",
            "DISTRIBUTION", "COMMAND"]
@@ -406,7 +411,8 @@ def check_notebook(path, *, assignment=None, release_dir=RELEASE_DIR, limits=Non
     findings = list(planned.findings)
     os.environ.setdefault("MPLBACKEND", "Agg")
     warm_up()
-    with tempfile.TemporaryDirectory(prefix="autograder-check-") as work:
+    # Removing the folder must not fail where files stay locked for a moment after their process ended (Windows).
+    with tempfile.TemporaryDirectory(prefix="autograder-check-", ignore_cleanup_errors=True) as work:
         # The release's other files (data), as grading gives them; nothing else from the student's folder.
         release_dir = os.path.dirname(planned.release_path)
         for entry in sorted(os.listdir(release_dir)):
@@ -429,8 +435,10 @@ def format_report(path, assignment, findings, limits=Limits(), cell_seconds=None
     cell_seconds = limits.cell_seconds if cell_seconds is None else cell_seconds
     lines = [f"Checking {path}" + (f" (assignment {assignment})" if assignment else ""),
              f"as grading runs it: a fresh Python, at most {cell_seconds:g} s per cell and "
-             f"{limits.notebook_seconds:g} s in all, locked cells as released.",
-             "Only the tests you can see run here; grading adds hidden checks of the same kind.", ""]
+             f"{limits.notebook_seconds:g} s in all, locked cells as released."]
+    # What this computer cannot enforce as grading does, said once, before the verdicts it may colour.
+    lines += [f"On this computer, unlike in grading: {note}." for note in unenforced_limits()]
+    lines += ["Only the tests you can see run here; grading adds hidden checks of the same kind.", ""]
     current = None
     for finding in findings:
         if finding.part != current:
@@ -516,6 +524,11 @@ def main(argv=None, *, prog=COMMAND, release_dir=RELEASE_DIR, limits=None, how_t
 
 def console_main():
     """The ``perceptron-check`` console command (also ``python -m perceptron_course``)."""
+    # A report redirected to a file or a pipe is written in the system's encoding, which may lack a letter of a
+    # path or a message (Windows' code pages): such a letter is shown as "?" rather than stopping the report.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     try:
         code = main()
     except KeyboardInterrupt:

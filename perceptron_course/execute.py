@@ -5,7 +5,9 @@ limits (the grader's worker makes its sandboxed jobs with it too);
 :func:`run_notebook` starts :mod:`perceptron_course.runner` in a fresh Python
 process on one notebook, following :mod:`perceptron_course.protocol`, reads
 back what it left through :mod:`perceptron_course.boundary`, and copies the
-outputs into the notebook (:func:`copy_outputs`).
+outputs into the notebook (:func:`copy_outputs`).  When the run ends, or its
+time is up, the runner and every process the notebook started end with it
+(:class:`perceptron_course.platform_support.ProcessTree`).
 """
 
 import os
@@ -15,6 +17,7 @@ import tempfile
 
 from . import protocol
 from .limits import Limits
+from .platform_support import ProcessTree
 
 __all__ = ["runner_job", "copy_outputs", "run_notebook", "warm_up", "RUNNER", "RUNNER_DIR", "LIBRARY_ROOT"]
 
@@ -84,20 +87,26 @@ def run_notebook(notebook, cwd, *, cell_timeout, limits=Limits()):
 
     from .boundary import read_executed_cells, read_runner_report
 
-    with tempfile.TemporaryDirectory(prefix="perceptron-check-out-") as out:
+    # Removing the folder must not fail where files stay locked for a moment after their process ended (Windows).
+    with tempfile.TemporaryDirectory(prefix="perceptron-check-out-", ignore_cleanup_errors=True) as out:
         path = os.path.join(out, "notebook.ipynb")
         nbformat.write(notebook, path)
         job = runner_job(notebook=path, cwd=cwd, out_dir=out, probe_in=None, limits=limits, cell_seconds=cell_timeout,
                          call_seconds=limits.call_seconds, python_path=[LIBRARY_ROOT])
         job_file = os.path.join(out, protocol.JOB_FILE)
         job.write(job_file)
+        # The notebook's temporary files go with this folder, as a sandbox's private /tmp goes with it.
+        notebook_tmp = os.path.join(out, "tmp")
+        os.mkdir(notebook_tmp)
+        # The runner's own log (not the notebook's output, which it writes to a file) is of no use here.
+        run = ProcessTree([sys.executable, "-I", RUNNER, job_file], cwd=cwd, env=dict(os.environ, TMPDIR=notebook_tmp))
         try:
-            # The runner's own log (not the notebook's output, which it writes to a file) is of no use here.
-            code = subprocess.run([sys.executable, "-I", RUNNER, job_file], cwd=cwd,
-                                  env=dict(os.environ), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, timeout=limits.notebook_seconds + limits.grace_seconds).returncode
+            run.communicate(timeout=limits.notebook_seconds + limits.grace_seconds)
+            code = run.process.returncode
         except subprocess.TimeoutExpired:
             code = protocol.EXIT_BUDGET
+        finally:
+            run.end()
         kinds = [c.cell_type for c in notebook.cells]
         report = read_runner_report(os.path.join(out, protocol.REPORT_FILE), len(kinds), limits.runner_report_bytes)
         executed = read_executed_cells(os.path.join(out, protocol.EXECUTED_NOTEBOOK_FILE), kinds,

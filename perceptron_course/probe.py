@@ -3,11 +3,12 @@
 This module is the only grading code besides the runner that runs where
 the student's code runs: the runner imports it beside itself, before the
 notebook runs, and calls :func:`run_probes` on the notebook's namespace
-after the last cell (it imports nothing but numpy, the standard library and
-:mod:`perceptron_course.protocol`, which names the files).  It reads the
-probe inputs (``PROBES_FILE`` plus arrays in ``PROBE_ARRAYS_FILE``), calls
-each named function on them with a time limit, and writes ``RESULTS_FILE``
-and ``RESULT_ARRAYS_FILE``.
+after the last cell (it imports nothing but numpy, the standard library,
+:mod:`perceptron_course.protocol`, which names the files, and
+:mod:`perceptron_course.platform_support`, whose timer limits each call).
+It reads the probe inputs (``PROBES_FILE`` plus arrays in
+``PROBE_ARRAYS_FILE``), calls each named function on them with a time
+limit, and writes ``RESULTS_FILE`` and ``RESULT_ARRAYS_FILE``.
 
 ``PROBES_FILE`` is a list of calls, each ``{"id", "function", "args",
 "kwargs"}`` (``args`` a ``tuple`` value, ``kwargs`` a ``dict`` value).
@@ -45,13 +46,12 @@ import copy
 import json
 import math
 import os
-import signal
 import time
 import zipfile  # used by np.savez: imported now, before the notebook can put a zipfile.py in its folder
 
 import numpy as np
 
-from . import protocol
+from . import platform_support, protocol
 
 KINDS = ("None", "bool", "int", "float", "str", "ndarray", "list", "tuple", "dict", "object", "too-deep")
 MAX_DEPTH = 4  # containers inside containers
@@ -197,7 +197,7 @@ def run_probes(namespace, in_dir, out_dir, *, seconds_per_call, deadline=None):
     No call runs past ``deadline`` (a ``time.monotonic()`` value): when it
     comes, :class:`BudgetSpent` is raised and nothing is written.
     """
-    with open(os.path.join(in_dir, protocol.PROBES_FILE)) as f:
+    with open(os.path.join(in_dir, protocol.PROBES_FILE), encoding="utf-8") as f:
         probes = json.load(f)
     with np.load(os.path.join(in_dir, protocol.PROBE_ARRAYS_FILE), allow_pickle=False) as data:
         inputs = {k: data[k] for k in data.files}
@@ -221,29 +221,29 @@ def run_probes(namespace, in_dir, out_dir, *, seconds_per_call, deadline=None):
             seconds = min(seconds, deadline - time.monotonic())
             if seconds <= 0:
                 raise BudgetSpent()
-        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        previous = platform_support.install_timer_handler(_on_alarm)
         started = time.perf_counter()
-        signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_SECONDS)
+        platform_support.set_timer(seconds, REPEAT_SECONDS)
         try:
             value = fn(*args, **kwargs)
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            platform_support.set_timer(0)
             record = {"status": "returned", "value": encode(value, arrays)}
         except ProbeTimeout:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            platform_support.set_timer(0)
             if deadline is not None and time.monotonic() >= deadline:
                 raise BudgetSpent() from None
             hung.add(name)
             record = {"status": "timeout"}
         except BaseException as exc:  # the student's code may raise anything, even SystemExit
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            platform_support.set_timer(0)
             record = {"status": "raised", "exception": type(exc).__name__[:100], "detail": str(exc)[:MAX_STRING]}
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            platform_support.set_timer(0)
+            platform_support.restore_timer_handler(previous)
         record["seconds"] = round(time.perf_counter() - started, 6)
         record["mutated"] = not (_same(before[0], args) and all(_same(before[1][k], kwargs[k]) for k in kwargs))
         results[pid] = record
     os.makedirs(out_dir, exist_ok=True)
     np.savez(os.path.join(out_dir, protocol.RESULT_ARRAYS_FILE), **arrays)
-    with open(os.path.join(out_dir, protocol.RESULTS_FILE), "w") as f:
+    with open(os.path.join(out_dir, protocol.RESULTS_FILE), "w", encoding="utf-8") as f:
         json.dump(results, f)

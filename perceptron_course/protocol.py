@@ -62,13 +62,17 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-__all__ = ["RUNNER_FILES", "JOB_FILE", "PROBES_FILE", "PROBE_ARRAYS_FILE", "REPORT_FILE", "EXECUTED_NOTEBOOK_FILE",
-           "RESULTS_FILE", "RESULT_ARRAYS_FILE", "EXIT_OK", "EXIT_BAD_JOB", "EXIT_BUDGET", "EXIT_NO_SHELL",
-           "RunnerJob", "RunnerReport", "REPORT_KINDS", "CELL", "CELLS", "NAMES", "FLAG", "ERROR", "SECONDS",
-           "SECONDS_BY_CELL"]
+__all__ = ["RUNNER_FILES", "RUNNER_ENVIRONMENT", "JOB_FILE", "PROBES_FILE", "PROBE_ARRAYS_FILE", "REPORT_FILE",
+           "EXECUTED_NOTEBOOK_FILE", "RESULTS_FILE", "RESULT_ARRAYS_FILE", "EXIT_OK", "EXIT_BAD_JOB", "EXIT_BUDGET",
+           "EXIT_NO_SHELL", "RunnerJob", "RunnerReport", "REPORT_KINDS", "CELL", "CELLS", "NAMES", "FLAG", "ERROR",
+           "SECONDS", "SECONDS_BY_CELL"]
 
 # The runner and the modules it loads from its own folder: wherever it runs, these files sit together.
-RUNNER_FILES = ("runner.py", "protocol.py", "probe.py")
+RUNNER_FILES = ("runner.py", "protocol.py", "probe.py", "platform_support.py")
+# Set by the runner in its own environment while the notebook runs: the check cell of an assignment
+# (perceptron_course.test_helpers.check_this_notebook, which grading's copy of that module has without this
+# one, and so names it again) then knows that a check or grading is running it, and starts no check itself.
+RUNNER_ENVIRONMENT = "PERCEPTRON_COURSE_RUNNER"
 
 JOB_FILE = "job.json"
 PROBES_FILE = "probes.json"

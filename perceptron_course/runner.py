@@ -6,17 +6,18 @@ student's check, :mod:`perceptron_course.execute`) as ``python -I runner.py
 JOB.json``, and speaks to them through :mod:`perceptron_course.protocol`:
 the job's fields, the files it writes, its exit status.  It is deliberately
 self-contained: it imports nothing but the standard library, IPython and the
-modules beside it, ``protocol.py`` and ``probe.py`` (inside the sandbox that
-folder holds only these files), and it decides no grade.  It
+modules beside it, ``protocol.py``, ``probe.py`` and ``platform_support.py``
+(inside the sandbox that folder holds only these files,
+:data:`perceptron_course.protocol.RUNNER_FILES`), and it decides no grade.  It
 
 1. runs the prepared notebook's code cells one after another in an IPython
    shell in this very process, as a Jupyter kernel would run them but
    without a second process and its messaging: the process and its sandbox
    are new for this one submission, so nothing is shared with another.  It
    goes on after errors; a cell that runs past its time limit is
-   interrupted (a ``CellTimeoutError`` is raised in it from a timer
-   signal) and the next cell runs; it stops when the notebook's time
-   budget is spent;
+   interrupted (a ``CellTimeoutError`` is raised in it by a timer, see
+   :mod:`perceptron_course.platform_support`) and the next cell runs; it
+   stops when the notebook's time budget is spent;
 2. keeps at most a fixed number of bytes of output per cell and per
    notebook, so a flood of printing never reaches the host;
 3. calls the student's functions on the hidden inputs through
@@ -28,6 +29,12 @@ folder holds only these files), and it decides no grade.  It
    the end, and whether the run finished) to the output folder.  The report
    is rewritten before each cell, so a notebook that ends this process
    (``os._exit``, a fatal signal) leaves behind which cell it was in.
+
+While the notebook runs, the environment variable
+:data:`~perceptron_course.protocol.RUNNER_ENVIRONMENT` is set, so that the
+check cell at the end of every assignment
+(:func:`perceptron_course.test_helpers.check_this_notebook`) knows it is
+being run by a check or by grading, and starts no check of its own.
 
 A ``%pip`` line (downloaded notebooks open with ``%pip install`` of the
 course's package, for Colab or a JupyterHub) installs nothing here: it
@@ -56,7 +63,6 @@ import importlib.util
 import io
 import json
 import os
-import signal
 import sys
 import time
 
@@ -79,9 +85,10 @@ def _import_beside(name):
 
 
 if __package__:  # imported as perceptron_course.runner
-    from . import protocol
+    from . import platform_support, protocol
 else:  # started as a script
     protocol = _import_beside("protocol")
+    platform_support = _import_beside("platform_support")
 
 TRUNCATION_NOTE = "[autograder: {n} bytes of output were not kept; at most {cap} bytes are kept per cell]\n"
 # After a timed-out cell's first interruption, how often it is interrupted again while it keeps running
@@ -105,36 +112,6 @@ def skip_slow_optional_imports():
     that one format.  (The host's command line calls this too.)
     """
     sys.modules.setdefault("rfc3987_syntax", None)
-
-
-def _ancestors():
-    """Process ids of this process's parents (the sandbox's own init and launcher processes)."""
-    found, pid = set(), os.getpid()
-    for _ in range(64):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                pid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-        if pid <= 0:
-            break
-        found.add(pid)
-    return found
-
-
-def _running_processes(exclude):
-    """Names of the processes visible in this pid namespace, except ``exclude`` and this one's parents."""
-    exclude = set(exclude) | _ancestors()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in exclude:
-            continue
-        try:
-            with open(f"/proc/{entry}/comm") as f:
-                found.append(f.read().strip()[:40])
-        except OSError:
-            continue
-    return found
 
 
 def _output_size(output):
@@ -295,13 +272,15 @@ def _pip_not_run(line):
 class CellTimer:
     """Interrupts the running cell at its time limit, and ends the run when the notebook's budget is spent.
 
-    At the cell's limit a ``CellTimeoutError`` is raised in the cell from
-    ``SIGALRM``; while the cell keeps running (code that catches it in a
-    loop) it is raised again every :data:`REPEAT_INTERRUPT_SECONDS`.  When
-    the notebook's deadline comes, ``on_budget_spent`` is called from the
-    signal handler itself, so code that catches every exception cannot
-    outlast the budget.  The timer is armed only while a cell runs; a signal
-    that arrives after the cell ended is ignored.
+    At the cell's limit a ``CellTimeoutError`` is raised in the cell by the
+    timer's handler, which runs in the main thread (from ``SIGALRM`` where
+    the system has it, as in grading; see
+    :mod:`perceptron_course.platform_support`); while the cell keeps running
+    (code that catches it in a loop) it is raised again every
+    :data:`REPEAT_INTERRUPT_SECONDS`.  When the notebook's deadline comes,
+    ``on_budget_spent`` is called from the handler itself, so code that
+    catches every exception cannot outlast the budget.  The timer is armed
+    only while a cell runs; an expiry handled after the cell ended is ignored.
     """
 
     def __init__(self, deadline, on_budget_spent):
@@ -317,18 +296,18 @@ class CellTimer:
         if remaining <= 0.01:
             self.on_budget_spent()
         self.fired = True
-        signal.setitimer(signal.ITIMER_REAL, min(REPEAT_INTERRUPT_SECONDS, remaining))
+        platform_support.set_timer(min(REPEAT_INTERRUPT_SECONDS, remaining))
         raise CellTimeoutError(f"the cell ran for more than {self.limit:g} seconds and was interrupted")
 
     def arm(self, limit):
         """Start timing a cell whose limit is ``limit`` seconds."""
         self.armed, self.fired, self.limit = True, False, limit
-        signal.signal(signal.SIGALRM, self._on_alarm)  # again each time: the notebook may have replaced it
-        signal.setitimer(signal.ITIMER_REAL, max(min(limit, self.deadline - time.monotonic()), 0.001))
+        platform_support.install_timer_handler(self._on_alarm)  # again each time: the notebook may have replaced it
+        platform_support.set_timer(max(min(limit, self.deadline - time.monotonic()), 0.001))
 
     def disarm(self):
         self.armed = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        platform_support.set_timer(0)
 
 
 def _cell_source(cell):
@@ -355,7 +334,7 @@ class ReportFile:
         self.report = dataclasses.replace(self.report, **changes)
 
     def write(self):
-        with open(self.path, "w") as f:
+        with open(self.path, "w", encoding="utf-8") as f:
             json.dump(self.report.to_json(), f)
 
 
@@ -375,7 +354,7 @@ def _run_cells(job, nb, shell, outputs, report, deadline):
         timer.disarm()
         outputs.stop()
         if job.list_processes:
-            report.update(processes_left=tuple(_running_processes({1, os.getpid()})))
+            report.update(processes_left=tuple(platform_support.running_processes({1, os.getpid()})))
         _write_results(job, nb, report)
         os._exit(protocol.EXIT_BUDGET)
 
@@ -472,6 +451,7 @@ def main(argv=None):
         print(f"runner: cannot start the IPython shell: {exc}", file=sys.stderr)
         return protocol.EXIT_NO_SHELL
     sys.argv = [""]
+    os.environ[protocol.RUNNER_ENVIRONMENT] = "1"
     sys.path[:] = _student_path(job, sys.path)
     sys.stdout, sys.stderr = CellStream(outputs, "stdout", 1), CellStream(outputs, "stderr", 2)
 
@@ -480,7 +460,7 @@ def main(argv=None):
     if status == protocol.EXIT_OK:
         status = _run_probes(job, shell, probe, deadline, report)
     if job.list_processes:
-        report.update(processes_left=tuple(_running_processes({1, os.getpid()})))
+        report.update(processes_left=tuple(platform_support.running_processes({1, os.getpid()})))
     _write_results(job, nb, report)
     return status
 

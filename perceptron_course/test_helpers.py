@@ -5,11 +5,23 @@ it raises ``AssertionError`` with a message that says what came back, what
 was expected, and on which input, so the student sees why in the cell's
 output.  (They raise it themselves rather than with ``assert``, so they
 check the same under ``python -O``.)
+
+The last cell of every assignment calls :func:`check_this_notebook`, the
+check from inside the notebook.  It lives here because this module is the
+one of the package that a graded notebook is given too.
 """
+
+import os
 
 import numpy as np
 
-__all__ = ["expect_returned", "expect_array", "expect_number", "expect_count", "expect_truth", "expect_tuple", "expect_unchanged"]
+__all__ = ["expect_returned", "expect_array", "expect_number", "expect_count", "expect_truth", "expect_tuple",
+           "expect_unchanged", "check_this_notebook"]
+
+# perceptron_course.protocol.RUNNER_ENVIRONMENT, named again: a graded notebook's package holds this module alone.
+RUNNER_ENVIRONMENT = "PERCEPTRON_COURSE_RUNNER"
+NOT_RUN_HERE = ("check_this_notebook: not run here. The notebook is being checked or graded, which runs its cells in "
+                "a fresh Python: this cell starts no check of its own.")
 
 
 def _require(condition, message):
@@ -141,3 +153,19 @@ def expect_unchanged(name, before, after, what):
     _require(np.array_equal(before, after),
              f"{name} changed its argument {what} in place. Work on a copy (for example w = w.copy()) "
              "or build new arrays (w + y * x rather than w += y * x).")
+
+
+def check_this_notebook():
+    """Check this notebook as grading will run it, and print what is left to fix: the last cell of every assignment.
+
+    It runs ``perceptron-check`` on the notebook's saved file (in Colab, on
+    its current contents) in a fresh Python, never in this kernel; see
+    :mod:`perceptron_course.notebook_check`.  When the check or grading runs
+    the notebook, and so this cell, it only says that it starts no check.
+    """
+    if os.environ.get(RUNNER_ENVIRONMENT):
+        print(NOT_RUN_HERE)
+        return
+    from perceptron_course.notebook_check import check_this_notebook as check
+
+    check()

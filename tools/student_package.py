@@ -147,8 +147,10 @@ submitting an assignment:
 
 It runs the notebook as grading does, with the course's time limits, and
 lists what is left to fix; it ends with *Ready to submit* (exit status 0) or
-*Not ready* (1), or says why the notebook cannot be checked (2). It works
-offline and sends nothing anywhere. Assignments: {assignments}.
+*Not ready* (1), or says why the notebook cannot be checked (2). The last
+cell of every assignment runs the same check from inside the notebook, in
+Jupyter, on a JupyterHub or in Colab. It works on Windows, macOS and Linux,
+offline, and sends nothing anywhere. Assignments: {assignments}.
 """
 
 

@@ -65,6 +65,9 @@ test=(
     # A browser with no fonts renders text as empty boxes, which breaks the
     # colour-contrast and layout checks of the browser tests.
     "fonts-dejavu-core /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    # The student tests build a locale whose encoding is not UTF-8 (as Windows' code
+    # pages are not) with localedef, from the locale sources and character maps.
+    "locales /usr/share/i18n/charmaps/ISO-8859-1.gz"
 )
 
 if [ $# -eq 0 ]; then

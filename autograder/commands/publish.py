@@ -241,7 +241,8 @@ def readme_text(name: str, notebook_name: str, wheel: str, command: str, check: 
 {alternative}
 2. Open {notebook_name} in Jupyter and complete it. Keep its file name.
 
-3. Check it before you submit:
+3. Check it before you submit: save it, then run its last cell, which checks
+   the saved file, or, in a terminal in this folder:
 
        {check} {notebook_name}
 

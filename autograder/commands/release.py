@@ -4,7 +4,9 @@ For each assignment, nbgrader's ``generate_assignment`` turns
 ``notebooks/source/<assignment>/`` into ``notebooks/release/<assignment>/``
 (solutions replaced by stubs, hidden tests removed, cells locked) and records
 the assignment, its notebooks and grade cells in ``notebooks/gradebook.db``,
-which the grader reads.  Then the leak audit (:mod:`autograder.commands.audit`)
+which the grader reads.  Every released notebook then ends with the check
+cell (:data:`CHECK_CELL_SOURCE`), from which a student checks the notebook
+without a terminal.  Then the leak audit (:mod:`autograder.commands.audit`)
 reads every released file for anything that must never reach students: a
 piece of a solution, hidden test or hidden check, solution and hidden-test
 markers, and the call into the hidden checks.  A release it finds one in is
@@ -26,6 +28,27 @@ from perceptron_course.cells import grade_points
 from autograder.commands.audit import audit, collect_secrets
 from autograder.course import COURSE_DIR
 from autograder.course import assignments
+
+
+# The last cell of every released notebook: the student's check from inside the notebook.  It is not an nbgrader
+# cell, so grading runs it as a cell the student kept; there, and in the student's own check, it only says that
+# it starts no check (perceptron_course.test_helpers.check_this_notebook).
+CHECK_CELL_ID = "check-this-notebook"
+CHECK_CELL_SOURCE = (
+    "# Check your notebook before you submit: save it (Ctrl+S, or File > Save), then run this cell. It runs the\n"
+    "# saved notebook from top to bottom in a fresh Python, as grading will, and lists what is left to fix.\n"
+    "# In Colab it checks the notebook as it is now. (In a terminal, perceptron-check does the same.)\n"
+    "from perceptron_course.test_helpers import check_this_notebook\n"
+    "\n"
+    "check_this_notebook()"
+)
+
+
+def with_check_cell(notebook):
+    """``notebook`` ending with the check cell (any earlier copy of it removed)."""
+    notebook.cells = [c for c in notebook.cells if c.get("id") != CHECK_CELL_ID]
+    notebook.cells.append(nbformat.v4.new_code_cell(CHECK_CELL_SOURCE, id=CHECK_CELL_ID))
+    return notebook
 
 
 class ReleaseError(Exception):
@@ -106,6 +129,9 @@ def release(assignment, course_dir=COURSE_DIR, secrets=None):
         app.log.propagate = propagate
 
     target = os.path.join(course_dir, "release", assignment)
+    released = os.path.join(target, f"{assignment}.ipynb")
+    if os.path.isfile(released):
+        nbformat.write(with_check_cell(nbformat.read(released, as_version=4)), released)
     findings = audit([target], secrets if secrets is not None else collect_secrets(course_dir=course_dir))
     if findings:
         shutil.rmtree(target)

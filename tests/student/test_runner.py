@@ -6,11 +6,16 @@ a notebook that swallows the interruption and meets its budget, one that
 ends the process itself, the output caps, the probes, and files in the
 notebook's folder that shadow modules the runner uses.  The sandbox around
 it is tested end to end in ``tests/grader/commands/test_grade.py``.
+
+The time limits, the budget, the probes' limit and the list of processes
+left are also tested in Pythons that lack what Windows and macOS lack
+(``tests/student/conftest.py``): the same notebooks, the same assertions.
 """
 
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -35,8 +40,10 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def run(tmp_path, cells, *, probes=(), functions=None, cell_seconds=5.0, notebook_seconds=30.0, call_seconds=1.0,
-        cell_bytes=100_000, total_bytes=2_000_000, files=None, by_cell=None):
-    """Run ``cells`` (sources, or cells) through the runner; return ``(exit status, report, executed cells, run dir)``."""
+        cell_bytes=100_000, total_bytes=2_000_000, files=None, by_cell=None, python=sys.executable,
+        list_processes=False):
+    """Run ``cells`` (sources, or cells) through the runner with ``python``; return ``(exit status, report, executed
+    cells, run dir)``."""
     work, probe_in, out, lib = (tmp_path / name for name in ("work", "in", "out", "lib"))
     for folder in (work, probe_in, out, lib):
         folder.mkdir()
@@ -53,11 +60,11 @@ def run(tmp_path, cells, *, probes=(), functions=None, cell_seconds=5.0, noteboo
     job = runner_job(notebook=str(work / "nb.ipynb"), cwd=str(work), out_dir=str(out), probe_in=str(probe_in),
                             limits=limits, cell_seconds=cell_seconds, call_seconds=call_seconds,
                             cell_seconds_by_index=cell_seconds_by_index(nb.cells, (by_cell or {}).items()),
-                            python_path=[str(lib)])
+                            python_path=[str(lib)], list_processes=list_processes)
     job.write(str(probe_in / "job.json"))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "MPLBACKEND": "Agg",
            "MPLCONFIGDIR": str(tmp_path / "mpl"), "IPYTHONDIR": str(tmp_path / "ipython")}
-    done = subprocess.run([sys.executable, "-I", RUNNER, str(probe_in / "job.json")], cwd=str(work), env=env,
+    done = subprocess.run([str(python), "-I", RUNNER, str(probe_in / "job.json")], cwd=str(work), env=env,
                           capture_output=True, text=True, timeout=notebook_seconds + 30)
     report = read_runner_report(str(out / "runner.json"), len(nb.cells), 1 << 20)
     executed = read_executed_cells(str(out / "executed.ipynb"), [c.cell_type for c in nb.cells],
@@ -67,6 +74,14 @@ def run(tmp_path, cells, *, probes=(), functions=None, cell_seconds=5.0, noteboo
 
 def outputs(cell):
     return [o.as_dict() for o in cell.outputs]
+
+
+@pytest.fixture(params=["linux", "windows"])
+def python(request):
+    """This Python (Linux's timers), then one that lacks what Windows lacks (the timer is a watchdog thread)."""
+    if request.param == "linux":
+        return sys.executable
+    return request.getfixturevalue("imitated_python")(request.param)
 
 
 def test_cells_show_what_a_kernel_shows(tmp_path):
@@ -111,11 +126,11 @@ def test_magics_that_notebooks_use_work_and_inline_figures_become_images(tmp_pat
     assert "runs without a display, so the tk event loop cannot start" in outputs(executed[4])[0]["text"]
 
 
-def test_a_cell_past_its_limit_is_interrupted_in_the_students_code_and_the_next_runs(tmp_path):
+def test_a_cell_past_its_limit_is_interrupted_in_the_students_code_and_the_next_runs(tmp_path, python):
     loop = "def spin():\n    while True:\n        pass\nspin()"
     cell = new_code_cell(loop, metadata={"nbgrader": {"grade_id": "slow"}})
     code, report, executed, _ = run(tmp_path, ["x = 1", cell, "try:\n    spin()\nexcept Exception:\n    pass", "x + 1"],
-                                    cell_seconds=0.6, by_cell={"slow": 0.3})
+                                    cell_seconds=0.6, by_cell={"slow": 0.3}, python=python)
     assert code == protocol.EXIT_OK and report.finished
     assert report.interrupted_cells == (1, 2)
     first = outputs(executed[1])[0]
@@ -129,10 +144,10 @@ def test_a_cell_past_its_limit_is_interrupted_in_the_students_code_and_the_next_
                                      "metadata": {}, "execution_count": 4}]
 
 
-def test_a_cell_that_swallows_its_interruption_is_ended_by_the_budget_with_what_ran_kept(tmp_path):
+def test_a_cell_that_swallows_its_interruption_is_ended_by_the_budget_with_what_ran_kept(tmp_path, python):
     swallow = "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass"
     code, report, executed, _ = run(tmp_path, ["print('before')", swallow, "print('never')"], cell_seconds=0.3,
-                                    notebook_seconds=2.5)
+                                    notebook_seconds=2.5, python=python)
     assert code == protocol.EXIT_BUDGET
     assert report.stopped_at_cell == 1 and report.finished and not report.probes_ran
     assert outputs(executed[0]) == [{"output_type": "stream", "name": "stdout", "text": "before\n"}]
@@ -158,14 +173,20 @@ def test_output_past_the_caps_is_counted_not_kept(tmp_path):
     assert outputs(executed[2]) == [{"output_type": "stream", "name": "stdout", "text": "ok\n"}]
 
 
-def test_probes_call_the_notebooks_functions_and_stop_at_their_limit(tmp_path):
+def test_probes_call_the_notebooks_functions_and_stop_at_their_limit(tmp_path, python):
     cells = ["def double(v):\n    print('probes print nowhere')\n    return 2 * v",
-             "def hang(v):\n    while True:\n        pass"]
-    code, report, _, run_dir = run(tmp_path, cells, call_seconds=0.3,
-                                   probes=[("double", [np.arange(3)]), ("hang", [1]), ("hang", [2]), ("absent", [])])
+             "def hang(v):\n    while True:\n        pass",
+             # A training loop whose `except Exception: continue` would swallow an interruption that is an Exception.
+             "def swallows(v):\n    while True:\n        try:\n            sum(range(100))\n        except Exception:\n"
+             "            continue"]
+    code, report, _, run_dir = run(tmp_path, cells, call_seconds=0.3, python=python,
+                                   probes=[("double", [np.arange(3)]), ("hang", [1]), ("hang", [2]), ("absent", []),
+                                           ("swallows", [1]), ("double", [4])])
     assert code == protocol.EXIT_OK and report.probes_ran and report.finished
     results = json.loads((run_dir / "out" / "results.json").read_text())
-    assert [results[p]["status"] for p in ("p0", "p1", "p2", "p3")] == ["returned", "timeout", "timeout", "missing"]
+    assert [results[p]["status"] for p in ("p0", "p1", "p2", "p3", "p4", "p5")] == [
+        "returned", "timeout", "timeout", "missing", "timeout", "returned"]
+    assert 0.3 <= results["p4"]["seconds"] < 2
     with np.load(run_dir / "out" / "results.npz") as arrays:
         value = probe.decode(results["p0"]["value"], {k: arrays[k] for k in arrays.files})
     assert np.array_equal(value, [0, 2, 4])
@@ -213,3 +234,32 @@ def test_a_pip_line_installs_nothing_and_says_so(tmp_path):
         "%pip install --quiet https://example.edu/x.whl: not run here. This run already has the course's package "
         "and everything the notebook needs, and nothing is installed while a notebook is checked or graded.\n")}]
     assert outputs(executed[1]) == [{"output_type": "stream", "name": "stdout", "text": "after\n"}]
+
+
+@pytest.mark.parametrize("system", ["linux", "macos", "windows"])
+def test_the_processes_left_running_are_listed_with_or_without_proc(tmp_path, imitated_python, system):
+    # Without a pid namespace every process of the machine is listed; the one the notebook left, a sleep under a
+    # name of its own, must be among them.
+    python = sys.executable if system == "linux" else imitated_python(system)
+    started = ("import os, shutil, subprocess\n"
+               "os.symlink(shutil.which('sleep'), 'left-behind')\n"
+               "left = subprocess.Popen(['./left-behind', '60'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+               "open('left.pid', 'w', encoding='utf-8').write(str(left.pid))")
+    try:
+        code, report, _, _ = run(tmp_path, [started], python=python, list_processes=True)
+        assert code == protocol.EXIT_OK and report.finished
+        assert "left-behind" in report.processes_left, report.processes_left
+    finally:
+        pid_file = tmp_path / "work" / "left.pid"
+        if pid_file.is_file():
+            os.kill(int(pid_file.read_text(encoding="utf-8")), signal.SIGKILL)
+
+
+def test_the_check_cell_starts_no_check_when_the_notebook_is_checked_or_graded(tmp_path):
+    from autograder.commands.release import CHECK_CELL_SOURCE
+    from perceptron_course.test_helpers import NOT_RUN_HERE, RUNNER_ENVIRONMENT
+
+    assert RUNNER_ENVIRONMENT == protocol.RUNNER_ENVIRONMENT  # the graded notebook's copy names it again
+    code, report, executed, _ = run(tmp_path, [CHECK_CELL_SOURCE])
+    assert code == protocol.EXIT_OK and report.finished
+    assert outputs(executed[0]) == [{"output_type": "stream", "name": "stdout", "text": NOT_RUN_HERE + "\n"}]

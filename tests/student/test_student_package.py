@@ -102,6 +102,28 @@ def test_no_release_or_a_leaking_release_is_not_packaged(tmp_path):
         stage(str(tmp_path / "out"), str(tmp_path))
 
 
+def test_every_released_notebook_ends_with_the_check_cell_once(released_course):
+    from autograder.commands.release import CHECK_CELL_ID, CHECK_CELL_SOURCE
+
+    released = sorted((released_course / "release").iterdir())
+    assert released
+    for folder in released:
+        notebook = nbformat.read(str(folder / f"{folder.name}.ipynb"), as_version=4)
+        last = notebook.cells[-1]
+        assert (last.cell_type, last.source, last.get("id")) == ("code", CHECK_CELL_SOURCE, CHECK_CELL_ID), folder.name
+        assert [c.get("id") for c in notebook.cells].count(CHECK_CELL_ID) == 1, folder.name
+        assert "nbgrader" not in last.metadata  # not a graded or locked cell: grading runs it as the student's
+
+
+def test_releasing_again_keeps_one_check_cell_at_the_end():
+    from autograder.commands.release import CHECK_CELL_ID, with_check_cell
+
+    notebook = new_notebook(cells=[new_markdown_cell("# ps"), new_code_cell("x = 1")])
+    twice = with_check_cell(with_check_cell(copy.deepcopy(notebook)))
+    assert [c.get("id") for c in twice.cells].count(CHECK_CELL_ID) == 1
+    assert twice.cells[:2] == notebook.cells and twice.cells[-1].get("id") == CHECK_CELL_ID
+
+
 def test_a_wheel_holding_anything_not_staged_is_refused(tmp_path):
     expected = {"perceptron_lib/__init__.py"}
     for extra in ("autograder/course/assignments/ps1_hyperplanes/checks.py", "perceptron_lib/_kernel.cpython-311-x86_64-linux-gnu.so"):
@@ -133,7 +155,8 @@ def test_no_module_of_the_student_side_imports_the_grader():
     # And loading every module of it loads nothing of the grader.
     probe = ("import sys\nimport perceptron_course.check, perceptron_course.execute, perceptron_course.cells, "
              "perceptron_course.boundary, perceptron_course.limits, perceptron_course.test_helpers, "
-             "perceptron_course.probe, perceptron_course.protocol, perceptron_course.runner\n"
+             "perceptron_course.probe, perceptron_course.protocol, perceptron_course.runner, "
+             "perceptron_course.platform_support, perceptron_course.notebook_check\n"
              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'autograder'))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert loaded.returncode == 0, loaded.stderr
