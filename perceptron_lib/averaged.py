@@ -13,7 +13,13 @@ from ._base import _OnlinePass
 
 
 class _AveragedPass(_OnlinePass):
-    """Training state with the cached sum ``u = sum_mistakes visit * y * x``."""
+    """Training state with the cached sum ``u = sum_mistakes visit * y * x``.
+
+    ``visit`` counts the visits made before this one (0 for the first), so it is
+    the algorithm's ``t``, and ``u`` is the sum of ``(r - 1) y_r x_r`` over the
+    rounds ``r`` (counted from 1) that made a mistake. ``y`` is the label times
+    the example's ``sample_weight``: the label itself when unweighted.
+    """
 
     keeps_history = True
 

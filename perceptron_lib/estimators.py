@@ -316,9 +316,16 @@ class Perceptron(_OnlineClassifier):
     (``classes_[1]``), on each example ``(x, y)`` the model predicts with the
     sign of ``w @ x + b``. When ``y (w @ x + b) <= 0`` (a point on the plane
     counts as a mistake) it updates ``w <- w + s y x`` and ``b <- b + s y``, where
-    ``s`` is the example's ``sample_weight`` (1 by default). On data separable
-    with margin ``gamma`` inside a ball of radius ``R`` it makes at most
-    ``(R / gamma)^2`` mistakes when unweighted (Novikoff, 1962).
+    ``s`` is the example's ``sample_weight`` (1 by default).
+
+    Unweighted, with ``fit_intercept=False``, on data that a hyperplane through
+    the origin separates with margin ``gamma``, inside a ball of radius ``R``,
+    it makes at most ``(R / gamma)^2`` mistakes (Novikoff, 1962). With the
+    offset the same holds with ``R`` and ``gamma`` those of ``absorb_offset(X)``:
+    for a separator ``(w, b)`` of margin ``gamma`` at distance
+    ``D = |b| / ||w||`` from the origin, at most
+    ``(R^2 + 1) (1 + D^2) / gamma^2`` mistakes, the value of
+    ``mistake_bound(absorb_offset(X), y, np.append(w, b))``.
 
     The examples are not visited one by one in Python: each block of examples
     is scored with one matrix product, and training jumps to the first mistake

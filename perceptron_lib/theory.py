@@ -21,7 +21,9 @@ __all__ = [
 
 
 def absorb_offset(X, *, constant=1.0):
-    """Append a constant coordinate, so that ``w @ x + b`` becomes ``(w, b) @ (x, constant)`` with ``b = constant * theta_last``.
+    """Append a constant coordinate, so that ``w @ x + b`` becomes ``theta @ (x, constant)`` with ``theta = (w, b / constant)``.
+
+    :func:`split_offset` turns ``theta`` back into ``(w, b)``.
 
     Parameters
     ----------
@@ -157,8 +159,11 @@ def mistake_bound(X, y, w, b=0.0):
     """Novikoff's bound ``(R / gamma)^2`` on the perceptron's mistakes, for one separator.
 
     ``R`` is :func:`radius` of ``X`` and ``gamma`` the :func:`margin` of ``(w, b)``.
-    The bound holds for the perceptron through the origin; for a separator with
-    an offset, apply it to ``absorb_offset(X)`` and ``(w, b)`` stacked.
+    The bound holds for the perceptron through the origin, with ``b = 0``.
+    With ``b != 0`` the value is not a bound on any perceptron's mistakes: for
+    the perceptron with an offset and the separator ``(w, b)``, call
+    ``mistake_bound(absorb_offset(X), y, np.append(w, b))``, which is
+    ``(R^2 + 1) (1 + D^2) / gamma^2`` with ``D = |b| / ||w||``.
 
     Parameters
     ----------

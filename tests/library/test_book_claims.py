@@ -160,3 +160,85 @@ def test_on_the_four_xor_points_an_epoch_ends_where_it_started():
     steps = pl.trace_perceptron(X, y, fit_intercept=False, max_epochs=1)
     assert all(step.mistake for step in steps), "every visit of the first epoch is a mistake"
     np.testing.assert_array_equal(steps[-1].w, np.zeros(2))
+
+
+# --- convergence: a whole-number bound is met by some data, not by all ----------------------
+
+def test_a_whole_number_bound_need_not_be_met():
+    # convergence.md: (1, 1)/sqrt(2), (1, 0), (0, 1), all labelled +1, in this order.
+    X, y = np.array([[1 / np.sqrt(2), 1 / np.sqrt(2)], [1.0, 0.0], [0.0, 1.0]]), np.ones(3)
+    angles = np.linspace(0, 2 * np.pi, 36001)
+    best = max(np.min(X @ [np.cos(a), np.sin(a)]) for a in angles)
+    assert best == pytest.approx(1 / np.sqrt(2), abs=1e-9), f"the largest margin should be 1/sqrt(2), a scan found {best}"
+    bound = pl.mistake_bound(X, y, np.array([1.0, 1.0]) / np.sqrt(2))
+    assert bound == pytest.approx(2.0), f"(R/gamma)^2 should be the whole number 2, got {bound}"
+    made = Perceptron(fit_intercept=False).fit(X, y).n_mistakes_
+    assert made == 1, f"the perceptron should stop after 1 mistake, below the whole-number bound 2, made {made}"
+
+
+# --- offset: the bound of the perceptron with an offset is that of the lifted data ------------
+
+def far_from_the_origin():
+    """offset.md's data "far from the origin" and their generating separator (w, b)."""
+    X0, y, w = pl.make_separable(200, 2, margin=0.2, random_state=0)
+    across = np.array([-w[1], w[0]])
+    return X0 + 8 * w + 6 * across, y, w, float(-w @ (8 * w + 6 * across))
+
+
+def test_with_an_offset_the_unlifted_bound_fails_and_the_lifted_one_holds():
+    # Perceptron's docstring and mistake_bound's: with b != 0, (R/gamma)^2 of X bounds nothing.
+    X, y, w, b = far_from_the_origin()
+    made = Perceptron().fit(X, y).n_mistakes_
+    unlifted = pl.mistake_bound(X, y, w, b)
+    lifted = pl.mistake_bound(pl.absorb_offset(X), y, np.append(w, b))
+    R, gamma, D = pl.radius(X), pl.margin(X, y, w, b), abs(b) / np.linalg.norm(w)
+    assert lifted == pytest.approx((R**2 + 1) * (1 + D**2) / gamma**2)
+    assert made > unlifted, f"expected more mistakes ({made}) than the unlifted (R/gamma)^2 = {unlifted}"
+    assert made <= lifted, f"{made} mistakes exceed the lifted bound {lifted}"
+    # beyond.md, ex-beyond-dual-counts: nor is the radius of the lifted data with the unlifted margin a bound.
+    assert made > (R**2 + 1) / gamma**2
+
+
+def test_absorb_offset_lifts_w_and_b_over_the_constant():
+    # absorb_offset's docstring: w @ x + b = theta @ (x, constant) with theta = (w, b / constant).
+    X, w, b = np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([2.0, 1.0]), 3.0
+    for constant in (1.0, 2.0, -0.5):
+        theta = np.append(w, b / constant)
+        np.testing.assert_allclose(pl.absorb_offset(X, constant=constant) @ theta, X @ w + b)
+        w_back, b_back = pl.split_offset(theta, constant=constant)
+        np.testing.assert_allclose(w_back, w)
+        assert b_back == pytest.approx(b)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_every_separator_passes_within_the_radius_of_the_origin(seed):
+    # offset.md, prop-offset-near-origin: D <= R for any separator of data with both labels.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(30, 3)) * rng.uniform(0.1, 5) + rng.normal(size=3) * rng.uniform(0, 20)
+    w, b = rng.normal(size=3), float(rng.normal() * 10)
+    y = np.where(X @ w + b > 0, 1, -1)
+    if len(np.unique(y)) < 2:
+        b = float(-np.median(X @ w))  # put the hyperplane among the points
+        y = np.where(X @ w + b > 0, 1, -1)
+    assert pl.is_separated(X, y, w, b)
+    D, R = abs(b) / np.linalg.norm(w), pl.radius(X)
+    assert D <= R, f"seed {seed}: the separator is at distance {D} from the origin, beyond the radius {R}"
+
+
+def test_the_far_data_have_d_at_most_r_before_centring():
+    X, y, w, b = far_from_the_origin()
+    assert abs(b) <= pl.radius(X)
+
+
+# --- voted_averaged: the averaged perceptron's visit counter is the algorithm's t -------------
+
+def test_the_cached_vector_sums_the_updates_times_the_visits_before_them():
+    # _AveragedPass's docstring: u = sum over mistake rounds r (from 1) of (r - 1) y_r x_r, and w_bar = w - u / T.
+    X, y, _ = pl.make_separable(60, 3, margin=0.05, random_state=4)
+    model = pl.AveragedPerceptron(max_epochs=50).fit(X, y)
+    steps = pl.trace_perceptron(X, y, max_epochs=50)
+    T = len(steps)
+    assert T == model.n_epochs_ * len(y)
+    u = sum((r - 1) * s.y * np.append(s.x, 1.0) for r, s in enumerate(steps, start=1) if s.mistake)
+    w_last = np.append(model.last_coef_, model.last_intercept_)
+    np.testing.assert_allclose(np.append(model.coef_, model.intercept_), w_last - u / T, rtol=1e-12, atol=1e-12)
