@@ -12,8 +12,10 @@ implementations (``autograder/course/assignments/<assignment>/known_wrong.py``):
 * every known-wrong implementation loses exactly the grade cells it names;
 * every grade cell has hidden checks with hidden cases, and at least one
   known-wrong implementation that it catches;
-* every default argument value is exercised by a hidden case that leaves
-  the argument out;
+* every default argument value matters: the solution with any one default
+  changed to a value it is easily mistaken for (a whole number's
+  neighbours, half and twice a real number, the other truth value) loses
+  points, and any other default is left out by a hidden case;
 * nothing from the solutions or the hidden checks is in the release (the
   course's leak audit, :mod:`autograder.commands.audit`);
 * the notebook's structure: each test cell says what it checks and ends with
@@ -270,20 +272,95 @@ def _signatures(notebook):
     return found
 
 
-def defaults_are_exercised(a):
+def _changed_values(default):
+    """The values a default written as ``default`` (its source) is most easily mistaken for: a whole number's
+    neighbours, half and twice a real number (-1 and 1 for 0), the other truth value; none for anything else."""
+    try:
+        value = ast.literal_eval(default)
+    except (ValueError, SyntaxError):
+        return ()
+    if type(value) is bool:
+        return (not value,)
+    if type(value) is int:
+        return (value - 1, value + 1)
+    if type(value) is float:
+        return (value / 2, value * 2) if value else (-1.0, 1.0)
+    return ()
+
+
+def with_default(notebook, function, parameter, value):
+    """A copy of ``notebook`` whose answer cell defines ``function`` with ``parameter`` defaulting to ``value``.
+
+    Only the default's own text is replaced, so the rest of the cell is the
+    solution as written.
+    """
+    changed = copy.deepcopy(notebook)
+    for cell in changed.cells:
+        if cell.cell_type != "code" or not is_solution(cell):
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef) or node.name != function:
+                continue
+            args = node.args
+            positional = args.posonlyargs + args.args
+            pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+            pairs += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+            default = next((d for p, d in pairs if p.arg == parameter), None)
+            if default is None:
+                raise ValueError(f"{function} has no default value for {parameter}")
+            # ast's columns count UTF-8 bytes.
+            data = cell.source.encode("utf-8")
+            starts = [0]
+            for line in data.split(b"\n"):
+                starts.append(starts[-1] + len(line) + 1)
+            begin = starts[default.lineno - 1] + default.col_offset
+            end = starts[default.end_lineno - 1] + default.end_col_offset
+            cell.source = (data[:begin] + repr(value).encode("utf-8") + data[end:]).decode("utf-8")
+            return changed
+    raise ValueError(f"no answer cell of the notebook defines {function}")
+
+
+def _loses_points(a, notebook, function):
+    """Whether the hidden checks fail any grade cell of ``notebook``, trying ``function``'s own checks first."""
+    namespace = namespace_from(notebook)
+    own = [c for c in a.checks if c.function == function]
+    others = [c for c in a.checks if c.function != function]
+    return any(group and not all(v.passed for v in evaluate_namespace(group, namespace)) for group in (own, others))
+
+
+def defaults_matter(a):
+    """Each default value of a checked function, changed by one step in the solution, must cost points.
+
+    A default that is a number or a truth value is changed to the values it
+    is most easily mistaken for (:func:`_changed_values`) and the solution so
+    changed is graded; any other default must at least be left out by a
+    hidden case.
+    """
     signatures = _signatures(a.source)
-    problems, count = [], 0
+    problems, count, changed = [], 0, 0
     for function in sorted({c.function for c in a.checks}):
         for param, default, position in signatures.get(function, []):
             count += 1
+            values = _changed_values(default)
+            for value in values:
+                changed += 1
+                if not _loses_points(a, with_default(a.source, function, param, value), function):
+                    problems.append(f"{function}({param}={default}): the solution with {param}={value!r} gets full "
+                                    f"marks; add a hidden case that leaves {param} out and whose answer depends on it")
+            if values:
+                continue
             hidden = [case for c in a.checks if c.function == function for case in c.cases if not case.visible]
             leaves_out = [case for case in hidden if param not in case.kwargs
                           and (position is None or position >= len(case.args))]
             if not leaves_out:
                 problems.append(f"{function}({param}={default}): no hidden case leaves {param} out, "
                                 "so a wrong default value would pass")
-    return RequirementVerdict("every default argument value is exercised by a hidden case", f"{count} defaults",
-                              tuple(problems))
+    return RequirementVerdict("a solution with any default value changed loses points",
+                              f"{count} defaults, {changed} changed values", tuple(problems))
 
 
 def nothing_leaks(a):
@@ -381,7 +458,7 @@ REQUIREMENTS = (
     known_wrong_lose_exactly_their_cells,
     every_cell_has_hidden_cases,
     every_cell_catches_a_known_wrong,
-    defaults_are_exercised,
+    defaults_matter,
     nothing_leaks,
     notebook_structure,
 )
@@ -428,8 +505,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m autograder verify",
         description="Check that an assignment's hidden checks give the solution full marks, the blank release "
-                    "zero, and catch every known-wrong implementation; that defaults are exercised and nothing "
-                    "leaks into the release. Exits 1 if any requirement fails.",
+                    "zero, and catch every known-wrong implementation; that a changed default value loses points "
+                    "and nothing leaks into the release. Exits 1 if any requirement fails.",
     )
     parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
                         help="default: every assignment with a folder in COURSE_DIR/source")

@@ -6,7 +6,10 @@ release from the paths the job names, and returns a picklable record), so
 the batch maps onto any executor. This module is imported only when the
 instructor passes ``--scheduler``; without it nothing about Dask is loaded.
 The workers run the sandbox; the verdicts, the gradebook and every file of
-the output stay with the host process that submitted the jobs.
+the output stay with the host process that submitted the jobs.  When the
+batch ends, every worker removes the folders that a worker killed during a
+run left in its temporary folder
+(:func:`autograder.running.worker.remove_abandoned_folders`).
 """
 
 from contextlib import contextmanager
@@ -51,6 +54,19 @@ def dask_executor(address, *, timeout=None):
             client.wait_for_workers(1, timeout=timeout)
         except TimeoutError as exc:
             raise ClusterUnavailable(f"The Dask scheduler at {address!r} has no workers (waited {timeout:g} s).") from exc
-        yield client.get_executor(pure=False)
+        try:
+            yield client.get_executor(pure=False)
+        finally:
+            _remove_abandoned_folders(client)
     finally:
         client.close()
+
+
+def _remove_abandoned_folders(client):
+    """Have every worker remove the job folders of workers that died; a worker that cannot is left alone."""
+    from autograder.running.worker import remove_abandoned_folders
+
+    try:
+        client.run(remove_abandoned_folders, on_error="ignore")
+    except Exception:  # a worker gone or a connection lost: the grades are already written
+        pass

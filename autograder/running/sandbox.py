@@ -25,28 +25,44 @@ id of its own (:func:`sandbox_uid`) with no groups and no capabilities, so
 file permissions keep it out of what only root may read or write, and
 everything that user id still runs afterwards is killed.  It has no private
 file system, process table or network.
+
+Where bubblewrap is installed but cannot make a sandbox, :func:`sandbox_status`
+says what is missing: :func:`namespace_facts` reads the kernel's settings
+for user namespaces and tries to make one with ``unshare``, and
+:func:`missing_for_sandbox` names, from those facts, the setting or change
+that applies on this machine.
 """
 
 import os
+import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Optional
 
 from perceptron_course.limits import Limits
 
 __all__ = ["ProcessLimits", "ProcessOutcome", "Mount", "SandboxStatus", "sandbox_status", "sandbox_uid",
-           "run_sandboxed", "run_unsandboxed", "run_as_user", "user_isolation_status", "USER_ISOLATION_TEXT"]
+           "run_sandboxed", "run_unsandboxed", "run_as_user", "user_isolation_status", "USER_ISOLATION_TEXT",
+           "NamespaceFacts", "namespace_facts", "missing_for_sandbox", "read_sysctls"]
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf",
              "hosts", "host.conf", "fonts", "mime.types", "ssl/openssl.cnf")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SANDBOX_UID_BASE = 200_000
 OUTPUT_TAIL_BYTES = 16_384
+# The kernel's settings that decide whether an unprivileged process may make a user namespace: the switch only
+# Debian's and Ubuntu's kernels have, the limit every kernel has, and Ubuntu's AppArmor restriction (23.10 on).
+USERNS_CLONE = "kernel.unprivileged_userns_clone"
+MAX_USER_NAMESPACES = "user.max_user_namespaces"
+APPARMOR_RESTRICTION = "kernel.apparmor_restrict_unprivileged_userns"
+USERNS_SYSCTLS = (USERNS_CLONE, MAX_USER_NAMESPACES, APPARMOR_RESTRICTION)
 
 
 @dataclass(frozen=True)
@@ -421,6 +437,129 @@ def user_isolation_status():
     return SandboxStatus(True, USER_ISOLATION_TEXT)
 
 
+# -- why bubblewrap cannot start ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class NamespaceFacts:
+    """What decides, on this machine, whether bubblewrap can make its namespaces (:func:`namespace_facts`).
+
+    ``sysctls`` holds the settings of :data:`USERNS_SYSCTLS` this kernel has
+    (a name it lacks is absent).  ``user_namespaces`` says whether an
+    unprivileged process (the sandbox's user id, when the grader is root)
+    could make a user namespace with ``unshare``, ``None`` when ``unshare`` is
+    not installed; ``mount_namespaces``, probed only as root, whether this
+    process could make a mount namespace itself, as the outer bubblewrap does.
+    The errors are what ``unshare`` printed last.
+    """
+
+    bwrap: str
+    bwrap_setuid: bool
+    root: bool
+    sysctls: dict = field(default_factory=dict)
+    user_namespaces: Optional[bool] = None
+    user_namespace_error: str = ""
+    mount_namespaces: Optional[bool] = None
+    mount_namespace_error: str = ""
+
+
+def read_sysctls(names, *, root="/proc/sys"):
+    """``{name: value}`` of the kernel settings ``names`` (dotted, as ``sysctl`` writes them) this kernel has."""
+    found = {}
+    for name in names:
+        if not re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_]+)+", name):
+            raise ValueError(f"{name!r} is not a sysctl name (words of a-z, 0-9 and _ joined by dots)")
+        try:
+            with open(os.path.join(root, *name.split("."))) as f:
+                found[name] = f.read().strip()
+        except OSError:
+            continue
+    return found
+
+
+def _probe(command):
+    """``(True, "")`` when ``command`` ends with status 0, else ``(False, its last line of output)``."""
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return False, str(exc)
+    if done.returncode == 0:
+        return True, ""
+    lines = (done.stderr + done.stdout).strip().splitlines()
+    return False, lines[-1] if lines else f"exit status {done.returncode}"
+
+
+def namespace_facts():
+    """Read the kernel's settings for user namespaces and try them with ``unshare`` (:class:`NamespaceFacts`)."""
+    bwrap = shutil.which("bwrap") or "bwrap"
+    try:
+        setuid = bool(os.stat(bwrap).st_mode & stat.S_ISUID)
+    except OSError:
+        setuid = False
+    root = os.geteuid() == 0
+    facts = NamespaceFacts(bwrap=bwrap, bwrap_setuid=setuid, root=root, sysctls=read_sysctls(USERNS_SYSCTLS))
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return facts
+    # The sandbox's own user namespace is made without privileges: as root, by the sandbox's user id.
+    as_sandbox = _setpriv_args(sandbox_uid()) if root and shutil.which("setpriv") else []
+    works, error = _probe(as_sandbox + [unshare, "--user", "--map-root-user", "/bin/true"])
+    facts = replace(facts, user_namespaces=works, user_namespace_error=error)
+    if root:
+        works, error = _probe([unshare, "--mount", "/bin/true"])
+        facts = replace(facts, mount_namespaces=works, mount_namespace_error=error)
+    return facts
+
+
+def _persist(name, value):
+    return (f"as root, run 'sysctl -w {name}={value}', and put the line '{name} = {value}' in a file in "
+            "/etc/sysctl.d/ to keep it after a reboot")
+
+
+def missing_for_sandbox(facts):
+    """What keeps bubblewrap from making a sandbox, given :class:`NamespaceFacts`, and what to change: a sentence.
+
+    Each setting is named only where this kernel has it and it is what
+    stops the sandbox: Debian's switch and AppArmor's restriction hold back
+    only an unprivileged bwrap, the namespace limit everyone.
+    """
+    problems = []
+    unprivileged = not facts.bwrap_setuid
+    if unprivileged and facts.sysctls.get(USERNS_CLONE) == "0":
+        problems.append(f"this kernel forbids unprivileged user namespaces ({USERNS_CLONE} is 0): "
+                        + _persist(USERNS_CLONE, 1))
+    if facts.sysctls.get(MAX_USER_NAMESPACES) == "0":
+        problems.append(f"this kernel allows no user namespace at all ({MAX_USER_NAMESPACES} is 0): "
+                        + _persist(MAX_USER_NAMESPACES, 10000))
+    if unprivileged and facts.sysctls.get(APPARMOR_RESTRICTION) == "1":
+        problems.append(
+            f"AppArmor keeps programs without a profile of their own from using user namespaces "
+            f"({APPARMOR_RESTRICTION} is 1, as Ubuntu 24.04 sets it): either give bwrap such a profile (as root, "
+            f"a file /etc/apparmor.d/bwrap holding the two lines 'abi <abi/4.0>,' and "
+            f"'profile bwrap {facts.bwrap} flags=(unconfined) {{ userns, }}', loaded with "
+            f"'apparmor_parser -r /etc/apparmor.d/bwrap'), or lift the restriction for every program: "
+            + _persist(APPARMOR_RESTRICTION, 0))
+    if unprivileged and not problems and facts.user_namespaces is False:
+        problems.append(
+            f"this process may not make user namespaces although the kernel's settings allow them ('unshare "
+            f"--user' said: {facts.user_namespace_error}): a container's seccomp filter or security profile forbids "
+            "them; start the container with '--security-opt seccomp=unconfined --security-opt apparmor=unconfined'")
+    if facts.root and facts.mount_namespaces is False:
+        problems.append(
+            f"as root, bubblewrap makes its namespaces with this process's own privileges, which lack CAP_SYS_ADMIN "
+            f"('unshare --mount' said: {facts.mount_namespace_error}), as in a container started without it: start "
+            "the container with '--cap-add SYS_ADMIN' and unconfined seccomp and AppArmor profiles, or "
+            "'--privileged'")
+    if problems:
+        return "; ".join(problems)
+    if facts.bwrap_setuid:
+        return (f"{facts.bwrap} is setuid root, so no setting for unprivileged user namespaces stops it: bwrap's own "
+                "message says what failed")
+    if facts.user_namespaces is None:
+        return ("whether user namespaces work here could not be checked ('unshare', from util-linux, is not "
+                "installed): bwrap's own message says what failed")
+    return "user namespaces work here ('unshare --user' made one), so bwrap's own message says what failed"
+
+
 @lru_cache(maxsize=1)
 def sandbox_status():
     """Check once whether bubblewrap can start a sandbox here, by running ``true`` in one."""
@@ -436,8 +575,7 @@ def sandbox_status():
     if outcome.returncode != 0:
         detail = outcome.output.strip().splitlines()
         return SandboxStatus(False, "bubblewrap is installed but cannot create a sandbox here"
-                             + (f" ({detail[-1]})" if detail else "")
-                             + "; it needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)")
+                             + (f" ({detail[-1]})" if detail else "") + ": " + missing_for_sandbox(namespace_facts()))
     version = subprocess.run(["bwrap", "--version"], capture_output=True, text=True).stdout.strip()
     who = "as a user id of its own" if os.geteuid() == 0 else f"as uid {os.getuid()}"
     return SandboxStatus(True, f"{version or 'bubblewrap'}: new user, pid, network, IPC and UTS namespaces, "

@@ -12,12 +12,16 @@ back, again through the boundary (:mod:`autograder.boundary.from_sandbox`),
 the runner's report, the executed notebook and the hidden tests' results.  It returns a
 :class:`~autograder.results.Result` carrying those results for the host's
 judge (:mod:`autograder.judging.judge`); it writes nothing outside its own
-temporary folder, which it removes.
+temporary folder (:func:`job_folder`), which it removes.  A worker process
+that dies holds that folder no longer: :func:`remove_abandoned_folders`,
+which the host runs when a batch ends, removes it then.
 
 The status comes from what the host observed itself (the sandbox's exit
 status and time); the runner's report only adds detail and flags.
 """
 
+import contextlib
+import fcntl
 import functools
 import glob
 import os
@@ -33,7 +37,8 @@ from perceptron_course.execute import RUNNER, RUNNER_DIR, copy_outputs, runner_j
 
 from autograder.results import CRASHED, GRADED, TIMEOUT, UNGRADABLE, CellResult, Flag, Result
 
-__all__ = ["run_submission", "build_font_list", "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
+__all__ = ["run_submission", "build_font_list", "job_folder", "remove_abandoned_folders", "JOB_FOLDER_PREFIX",
+           "SANDBOX_GRADER", "SANDBOX_IN", "SANDBOX_OUT", "SANDBOX_HOME"]
 
 # Where things are inside the sandbox.
 SANDBOX_GRADER = "/grader"
@@ -44,6 +49,12 @@ SANDBOX_MATPLOTLIB = "/tmp/matplotlib"
 # The folder of the runner and the modules beside it (protocol.RUNNER_FILES), under SANDBOX_GRADER, or under the
 # notebook's library folder when another user id runs the notebook.
 RUNNER_FOLDER = "autograder"
+
+# A submission's folder in the temporary folder, and the file in it whose lock its worker holds while it lives.
+JOB_FOLDER_PREFIX = "autograde-job-"
+JOB_LOCK = ".in-use"
+# A job folder without its lock file is one being made, or one whose worker died before it could lock it.
+UNLOCKED_FOLDER_SECONDS = 600
 
 
 def run_submission(job):
@@ -103,15 +114,12 @@ def _run_into(job, release_nb, autograded, manual, result):
                             or answers.get(gid) == release_answers.get(gid) else answer_checksum(answers[gid]))
                            for gid, pts in manual]
     checks = load_checks(job.assignment)
-    job_dir = tempfile.mkdtemp(prefix=f"autograde-{job.student_id[:20]}-")
-    try:
+    with job_folder(job.student_id) as job_dir:
         run_started = time.monotonic()
         outcome, folders = _run_notebook(job, release_nb, prepared, checks, job_dir)
         result.run_seconds = time.monotonic() - run_started
         result.autograded_cells = list(autograded)
         _read_back(job, prepared, checks, outcome, folders, result, flags)
-    finally:
-        _remove_tree(job_dir)
     merged = {}
     for flag in flags:
         merged.setdefault(flag.code, []).append(flag.detail)
@@ -145,6 +153,75 @@ def _read_back(job, prepared, checks, outcome, folders, result, flags):
         flags.append(Flag("background-processes", f"{outcome.leftover_processes} outlived the sandbox and were killed"))
 
 
+# -- the run's folder -----------------------------------------------------------------------
+
+@contextlib.contextmanager
+def job_folder(student_id):
+    """A new folder in the temporary folder for one submission's run, locked while it is in use and removed after.
+
+    The lock is an ``flock`` on a file in the folder, which the kernel
+    releases when the process holding it ends, however it ends: a folder
+    whose lock can be taken belongs to no live worker
+    (:func:`remove_abandoned_folders`).  The lock file gets its name only
+    once it is locked, so the folder is never seen unlocked with it.
+    """
+    folder = tempfile.mkdtemp(prefix=f"{JOB_FOLDER_PREFIX}{student_id[:20]}-")
+    lock = None
+    try:
+        lock = os.open(os.path.join(folder, f"{JOB_LOCK}.new"), os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        os.rename(os.path.join(folder, f"{JOB_LOCK}.new"), os.path.join(folder, JOB_LOCK))
+        yield folder
+    finally:
+        _remove_tree(folder)
+        if lock is not None:
+            os.close(lock)
+
+
+def remove_abandoned_folders(parent=None):
+    """Remove the job folders (:func:`job_folder`) in ``parent`` (the temporary folder) that no live process holds.
+
+    They are those of a worker that died during a run; the folders of runs
+    still going on, in this batch or another, are locked and left alone, and
+    so are other users' folders.  Returns the folders removed.  The host runs
+    it when a batch ends, and a Dask cluster's workers when its batch ends.
+    """
+    parent = parent or tempfile.gettempdir()
+    removed = []
+    try:
+        names = sorted(os.listdir(parent))
+    except OSError:
+        return removed
+    for name in names:
+        folder = os.path.join(parent, name)
+        try:
+            info = os.lstat(folder)
+        except OSError:
+            continue
+        if not name.startswith(JOB_FOLDER_PREFIX) or not os.path.isdir(folder) or os.path.islink(folder) \
+                or info.st_uid != os.geteuid():
+            continue
+        try:
+            lock = os.open(os.path.join(folder, JOB_LOCK), os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            if time.time() - info.st_mtime > UNLOCKED_FOLDER_SECONDS:
+                _remove_tree(folder)
+                removed.append(folder)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # a live worker holds it
+        else:
+            _remove_tree(folder)
+            removed.append(folder)
+        finally:
+            os.close(lock)
+    return removed
+
+
 # -- the run ---------------------------------------------------------------------------
 
 def sandbox_env(home, tmp, matplotlib_dir, pythonpath, path):
@@ -165,24 +242,30 @@ def sandbox_env(home, tmp, matplotlib_dir, pythonpath, path):
 
 @functools.lru_cache(maxsize=1)
 def _matplotlib_font_list():
-    """matplotlib's font list, built once per worker process; ``None`` when it cannot be built.
+    """matplotlib's font list, built once per worker process, as ``(file name, bytes)``; ``None`` when it cannot
+    be built.
 
     A kernel that imports matplotlib in a fresh configuration folder scans
     every system font before it can draw: copying this list into each
     sandbox saves that scan, which would otherwise be repeated for every
-    submission.
+    submission.  It is kept in memory, so the folder it is built in (a
+    :func:`job_folder`, which :func:`remove_abandoned_folders` finds if this
+    process dies meanwhile) is removed at once.
     """
     from autograder.running import sandbox
 
-    folder = tempfile.mkdtemp(prefix="autograde-matplotlib-")
-    env = {"PATH": "/usr/bin:/bin", "HOME": folder, "MPLCONFIGDIR": folder, "MPLBACKEND": "Agg"}
-    try:
-        subprocess.run([sandbox.python_executable(), "-I", "-c", "import matplotlib.font_manager"], env=env,
-                       capture_output=True, timeout=300, check=True)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    found = sorted(glob.glob(os.path.join(folder, "fontlist-*.json")))
-    return found[-1] if found else None
+    with job_folder("matplotlib") as folder:
+        env = {"PATH": "/usr/bin:/bin", "HOME": folder, "MPLCONFIGDIR": folder, "MPLBACKEND": "Agg"}
+        try:
+            subprocess.run([sandbox.python_executable(), "-I", "-c", "import matplotlib.font_manager"], env=env,
+                           capture_output=True, timeout=300, check=True)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        found = sorted(glob.glob(os.path.join(folder, "fontlist-*.json")))
+        if not found:
+            return None
+        with open(found[-1], "rb") as f:
+            return os.path.basename(found[-1]), f.read()
 
 
 def build_font_list():
@@ -220,7 +303,9 @@ def _lay_out(job, release_nb, prepared, checks, job_dir):
     build_library(release_imports(release_nb), lib)
     font_list = _matplotlib_font_list()
     if font_list:
-        shutil.copy(font_list, mpl)
+        name, data = font_list
+        with open(os.path.join(mpl, name), "wb") as f:
+            f.write(data)
     for name in sorted(os.listdir(job.release_dir)):
         src = os.path.join(job.release_dir, name)
         if name == f"{job.assignment}.ipynb" or name.startswith(".") or os.path.islink(src):

@@ -17,10 +17,13 @@ functions.
 import copy
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
+import nbformat
 import pytest
 
 from autograder.commands import verify
@@ -75,13 +78,81 @@ def test_a_known_wrong_implementation_that_loses_more_than_it_names_is_reported(
                               "which it does not name (On the points 1, 2, 3, 4")
 
 
-def test_a_default_no_hidden_case_leaves_out_is_reported(ps4):
+def with_source_replaced(notebook, old, new):
+    """A copy of ``notebook`` with the one occurrence of ``old`` in its code cells replaced by ``new``."""
+    changed = copy.deepcopy(notebook)
+    cells = [c for c in changed.cells if c.cell_type == "code" and old in c.source]
+    assert len(cells) == 1, f"{old!r} is in {len(cells)} code cells"
+    cells[0].source = cells[0].source.replace(old, new)
+    return changed
+
+
+def with_changed_default(notebook, function, parameter, value):
+    """A copy of ``notebook`` whose answer defines ``function`` with ``parameter`` defaulting to ``value``."""
+    changed = copy.deepcopy(notebook)
+    cell = next(c for c in changed.cells if c.cell_type == "code" and f"def {function}(" in c.source)
+    signature = re.search(rf"^def {function}\(.*\):$", cell.source, re.M)
+    assert signature, f"{function}'s signature is not on one line of its cell"
+    line, count = re.subn(rf"\b{parameter}=[^,)]+", f"{parameter}={value!r}", signature.group(0))
+    assert count == 1, f"{function} has no default for {parameter}: {signature.group(0)}"
+    cell.source = cell.source.replace(signature.group(0), line)
+    return changed
+
+
+@pytest.mark.parametrize("assignment, function, parameter, value", [
+    ("ps2_online_perceptron", "train_perceptron", "max_epochs", 101),
+    ("ps2_online_perceptron", "training_errors", "max_epochs", 101),
+    ("ps4_offset", "train_through_origin", "max_epochs", 101),
+    ("ps4_offset", "train_with_lifting", "max_epochs", 101),
+    ("ps5_voted_averaged", "train_voted", "max_epochs", 11),
+    ("ps5_voted_averaged", "train_averaged", "max_epochs", 11),
+])
+def test_a_solution_whose_default_is_one_off_the_stated_one_loses_points(assignment, function, parameter, value,
+                                                                          tmp_path):
+    with verify.Assignment(assignment, COURSE, release_dir=str(tmp_path)) as a:
+        verdicts = a.verdicts(with_changed_default(a.source, function, parameter, value))
+    assert [gid for gid, v in verdicts.items() if not v.passed], \
+        f"{function}({parameter}={value}) gets full marks in {assignment}"
+
+
+def test_a_default_the_hidden_cases_cannot_tell_from_its_neighbours_is_reported(ps4):
+    # Every case passes max_epochs: a solution whose default is 99 or 101 gets full marks.
     ps4.checks = [dataclasses.replace(c, cases=[dataclasses.replace(k, kwargs={**k.kwargs, "max_epochs": 100})
                                                 for k in c.cases])
                   if c.function == "train_through_origin" else c for c in ps4.checks]
-    assert verify.defaults_are_exercised(ps4).problems == (
-        "train_through_origin(max_epochs=100): no hidden case leaves max_epochs out, "
+    assert verify.defaults_matter(ps4).problems == tuple(
+        f"train_through_origin(max_epochs=100): the solution with max_epochs={value} gets full marks; add a hidden "
+        "case that leaves max_epochs out and whose answer depends on it" for value in (99, 101))
+
+
+def test_every_default_of_problem_set_4_matters(ps4):
+    outcome = verify.defaults_matter(ps4)
+    assert outcome.problems == ()
+    assert outcome.covered == "2 defaults, 4 changed values"
+
+
+def test_a_default_that_is_not_a_number_needs_a_hidden_case_that_leaves_it_out(ps4):
+    # An expression cannot be changed by one step: its argument must at least be left out by a hidden case.
+    ps4.source = with_source_replaced(ps4.source, "def train_through_origin(X, y, *, max_epochs=100):",
+                                      "def train_through_origin(X, y, *, max_epochs=10 ** 2):")
+    ps4.checks = [dataclasses.replace(c, cases=[dataclasses.replace(k, kwargs={**k.kwargs, "max_epochs": 100})
+                                                for k in c.cases])
+                  if c.function == "train_through_origin" else c for c in ps4.checks]
+    assert verify.defaults_matter(ps4).problems == (
+        "train_through_origin(max_epochs=10 ** 2): no hidden case leaves max_epochs out, "
         "so a wrong default value would pass",)
+
+
+def test_a_changed_default_keeps_the_rest_of_the_cell():
+    answer = {"nbgrader": {"solution": True, "grade": False, "grade_id": "f", "locked": False}}
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "### BEGIN SOLUTION\n# é: a comment before\ndef f(x, y=3, *, z=-0.5, w=True):  # ü\n    return x\n"
+        "### END SOLUTION", metadata=answer)])
+    assert verify.with_default(notebook, "f", "z", -1.0).cells[0].source == (
+        "### BEGIN SOLUTION\n# é: a comment before\ndef f(x, y=3, *, z=-1.0, w=True):  # ü\n    return x\n"
+        "### END SOLUTION")
+    assert "def f(x, y=4, *, z=-0.5, w=True):" in verify.with_default(notebook, "f", "y", 4).cells[0].source
+    assert notebook.cells[0].source.count("y=3") == 1
 
 
 def test_a_test_cell_with_only_visible_cases_is_reported(ps4):
@@ -137,6 +208,20 @@ def test_the_table_marks_each_requirement_and_lists_the_problems():
         "    - it broke",
         "      second line",
     ]
+
+
+def test_executing_a_notebook_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatch):
+    # The notebook's own temporary files, which it never removes, go with the run's folder.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import tempfile\nfolder = tempfile.mkdtemp()\nhandle, name = tempfile.mkstemp()\nprint(folder, name)")])
+    executed = verify.execute(notebook, str(tmp_path))
+    assert verify.errors_of(executed) == []
+    assert executed.cells[0].outputs[0]["text"].strip(), "the cell printed nothing"
+    assert os.listdir(scratch) == []
 
 
 def test_an_unknown_assignment_exits_2_naming_the_known_ones(capsys):

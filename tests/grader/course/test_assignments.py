@@ -8,7 +8,7 @@
   blank release zero; every known-wrong implementation
   (``autograder/course/assignments/<assignment>/known_wrong.py``) loses exactly the grade cells it names; every
   test cell has hidden cases and catches a known-wrong implementation;
-  defaults are exercised; nothing leaks; the cells, points and visible cases
+  a changed default loses points; nothing leaks; the cells, points and visible cases
   agree.  The command runs once per test run (the ``course_verification``
   fixture, which ``test_verify.py`` reads too).  The source notebook runs
   without an error and the release fails only on its stubs: these two, which

@@ -1,4 +1,5 @@
-"""Grading through a real Dask cluster gives the same grades as the local process pool.
+"""Grading through a real Dask cluster gives the same grades as the local process pool, and leaves nothing in
+the host's or the workers' temporary folders.
 
 The scheduler and two workers run as separate processes on loopback, started
 with Dask's own command line, as an instructor would start them on a cluster.
@@ -32,8 +33,13 @@ def scheduler_file(tmp_path_factory):
     while not path.exists() and time.monotonic() < deadline and scheduler.poll() is None:
         time.sleep(0.2)
     assert path.exists(), f"the Dask scheduler did not start: {(folder / 'scheduler.log').read_text()[-2000:]}"
+    # The workers' temporary folder is one of their own (Dask's working files go elsewhere), so that what
+    # grading leaves in it can be seen.
+    (folder / "worker-tmp").mkdir()
     workers = subprocess.Popen([dask, "worker", "--scheduler-file", str(path), "--host", "127.0.0.1",
-                                "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
+                                "--nworkers", "2", "--nthreads", "1", "--no-dashboard",
+                                "--local-directory", str(folder / "dask-local")],
+                               env={**os.environ, "TMPDIR": str(folder / "worker-tmp")},
                                stdout=logs[1], stderr=subprocess.STDOUT)
     yield path
     for process in (workers, scheduler):
@@ -59,15 +65,20 @@ def batch(released_course, tmp_path_factory):
     return course, folder
 
 
-def test_dask_cluster_grades_like_the_local_pool(scheduler_file, batch, tmp_path):
+def test_dask_cluster_grades_like_the_local_pool(scheduler_file, batch, tmp_path, monkeypatch):
     from distributed import Client
 
     course, folder = batch
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "host-tmp"))
+    (tmp_path / "host-tmp").mkdir()
     local = run_grade(PS1, folder, "--out", tmp_path / "local", "--course-dir", course, "--workers", 2)
     assert local.returncode == 0, local.stderr
     remote = run_grade(PS1, folder, "--out", tmp_path / "dask", "--course-dir", course,
                        "--scheduler", scheduler_file)
     assert remote.returncode == 0, remote.stderr
+    # Neither the host nor the cluster's workers kept anything of the two batches.
+    assert os.listdir(tmp_path / "host-tmp") == []
+    assert os.listdir(scheduler_file.parent / "worker-tmp") == []
     local_grades, dask_grades = read_grades(tmp_path / "local"), read_grades(tmp_path / "dask")
     assert dask_grades == local_grades
     assert {s: row["status"] for s, row in dask_grades.items()} == {

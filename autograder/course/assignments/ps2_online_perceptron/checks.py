@@ -2,7 +2,9 @@
 
 The hidden cases start from zero weights (where ``<`` instead of ``<=`` never
 updates), use both labels (a wrong sign), learn with and without an offset, and
-need several epochs, or never converge (the stopping rule and the epoch count).
+need several epochs, or never converge (the stopping rule and the epoch count);
+data that never converges, trained with the default ``max_epochs``, tells the
+stated default from any other.
 The training error after each epoch is checked on data where it differs from
 the mistakes made during the epoch, goes up as well as down, and never
 reaches zero.
@@ -122,6 +124,7 @@ CHECKS = [
             Case("separable data that needs several epochs, with max_epochs=2", (X_off, y_off), {"max_epochs": 2}),
             Case("separable data that needs several epochs, with max_epochs=1", (X_sep, y_sep), {"max_epochs": 1}),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=30", (X1, y1), {"max_epochs": 30}),
+            Case("the four XOR points, which never converge, with the default max_epochs", (XOR4, XOR4_y)),
         ],
         expected=_train,
         hint="Stop after the first epoch without a mistake (and count it), or after max_epochs epochs.",

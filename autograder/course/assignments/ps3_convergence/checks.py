@@ -3,7 +3,8 @@
 The hidden cases use separators of any length (forgetting ``||w||``), a
 farthest point that is not the largest coordinate, planes that misclassify or
 touch a point (the bound is ``math.inf``), data that never converges through
-the origin, and other margins, sizes and seeds for the experiment.
+the origin (once with the default ``max_epochs``, which it tells from any
+other), and other margins, sizes and seeds for the experiment.
 """
 
 import math
@@ -117,6 +118,7 @@ CHECKS = [
             Case("sixteen XOR points with max_epochs=7", (X_xor, y_xor), {"max_epochs": 7}),
             Case("four points in the plane at different distances from the origin", (X_wide, y_wide)),
             Case("the points (3, 4), (-1, 0), (0, -2) labelled +1, -1, -1", (X3, y3)),
+            Case("sixteen XOR points, which never converge, with the default max_epochs", (X_xor, y_xor)),
         ],
         expected=_count,
         hint="Start from w = 0, update on y (w . x) <= 0 without an offset, and stop after a clean epoch or max_epochs.",

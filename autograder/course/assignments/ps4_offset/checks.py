@@ -3,7 +3,9 @@
 ``train_with_lifting`` is compared with ``perceptron_lib.train_perceptron`` with
 an offset, so a lifting with the wrong constant, the column in the wrong
 place, or a forgotten split all fail; the hidden cases include data that only
-an offset separates, several dimensions, and data that never converges.
+an offset separates, several dimensions, and data that never converges (for
+each function once with the default ``max_epochs``, which it tells from any
+other).
 """
 
 import numpy as np
@@ -41,6 +43,8 @@ X_shift = X_sep + np.array([1.5, -0.5, 2.0])
 y_flip = pl.flip_labels(y_sep, 0.15, random_state=22)
 X_int = np.array([[3, 1], [4, 2], [1, 3], [0, 4], [2, 2]])
 y_int = np.array([1, 1, -1, -1, -1])
+XOR4 = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+XOR4_y = np.array([1.0, -1.0, -1.0, 1.0])
 
 CHECKS = [
     Check(
@@ -78,6 +82,8 @@ CHECKS = [
             Case("thirty points in 3-D with some labels flipped, with max_epochs=4", (X_sep, y_flip), {"max_epochs": 4}),
             Case("the lifted one-dimensional example", (pl.absorb_offset(X1), y1)),
             Case("points away from the origin, lifted", (pl.absorb_offset(X_away), y_away)),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1, not lifted, which never converge through the origin, "
+                 "with the default max_epochs", (X1, y1)),
         ],
         expected=_through_origin,
         hint="Start from theta = 0, update on y (theta . x) <= 0, stop after a clean epoch or at max_epochs.",
@@ -102,6 +108,7 @@ CHECKS = [
             Case("thirty separable points in 3-D, moved away from the origin", (X_shift, y_sep)),
             Case("thirty points in 3-D with some labels flipped, with max_epochs=3", (X_sep, y_flip), {"max_epochs": 3}),
             Case("integer points with integer labels", (X_int, y_int)),
+            Case("the four XOR points, which never converge, with the default max_epochs", (XOR4, XOR4_y)),
         ],
         expected=_with_offset,
         hint="The result must equal the perceptron with an offset: lift with a constant 1, and return (w, b, n_mistakes, n_epochs).",

@@ -3,8 +3,10 @@
 The expected values come from ``perceptron_lib.VotedPerceptron`` and
 ``AveragedPerceptron``.  Hidden cases need several epochs or never converge
 (survival counts across epoch boundaries, the averaging counter over every
-visit), put vector scores and votes exactly at 0 (``sign(0) = -1`` inside and
-outside the vote), and separate the vote from the average.
+visit; for each training function once with the default ``max_epochs``,
+which tells it from any other), put vector scores and votes exactly at 0
+(``sign(0) = -1`` inside and outside the vote), and separate the vote from
+the average.
 """
 
 import warnings
@@ -144,6 +146,7 @@ CHECKS = [
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=10", (X1, y1), {"max_epochs": 10},
                  visible=True),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=3", (X1, y1), {"max_epochs": 3}),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with the default max_epochs", (X1, y1)),
             Case("twenty separable points in 3-D away from the origin", (X_off, y_sep), {"max_epochs": 50}),
             Case("twenty points in 3-D with flipped labels and max_epochs=4", (X_sep, y_noisy), {"max_epochs": 4}),
             Case("separable data that converges before max_epochs", (X_sep, y_sep), {"max_epochs": 20}),
