@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder release|grade|gradescope|verify|check|audit|publish ...``."""
+"""Command line: ``python -m autograder release|grade|mark|export|gradescope|verify|check|audit|publish ...``."""
 
 import sys
 
@@ -8,6 +8,10 @@ commands:
   release [ASSIGNMENT ...]   build the student versions in notebooks/release/
   grade ASSIGNMENT SUBMISSIONS --out DIR [--workers N] [--timeout SECONDS]
                              grade a folder or .zip of submissions
+  mark ASSIGNMENT --to-csv FILE.csv | --from-csv FILE.csv
+                             the written answers to a CSV and booklet for TAs, and their marks back
+  export OUT [--allow-unmarked]
+                             write a grading run's files in OUT again, with the written answers' marks
   gradescope ASSIGNMENT --out DIR [--hidden-visibility WHEN]
                              write DIR/autograder.zip, a Gradescope autograder for ASSIGNMENT
   verify [ASSIGNMENT ...]    check that the hidden checks still grade each assignment right
@@ -28,6 +32,10 @@ def main(argv=None):
         from autograder.commands.release import main as run
     elif command == "grade":
         from autograder.commands.grade import main as run
+    elif command == "mark":
+        from autograder.commands.mark import main as run
+    elif command == "export":
+        from autograder.commands.export import main as run
     elif command == "gradescope":
         from autograder.commands.gradescope import main as run
     elif command == "verify":
@@ -39,8 +47,8 @@ def main(argv=None):
     elif command == "publish":
         from autograder.commands.publish import main as run
     else:
-        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'gradescope', 'verify', "
-              f"'check', 'audit' or 'publish'.\n\n{USAGE}", file=sys.stderr)
+        print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'mark', 'export', "
+              f"'gradescope', 'verify', 'check', 'audit' or 'publish'.\n\n{USAGE}", file=sys.stderr)
         return 2
     return run(rest)
 

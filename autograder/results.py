@@ -147,6 +147,9 @@ class Result:
     autograded_cells: list = None
     probe_results: object = None
     runner_report: object = None  # perceptron_course.protocol.RunnerReport of the run, when it ran
+    # The written answers' marks as the gradebook holds them (autograder.outputs.gradebook.WrittenMark), read on
+    # the host when the outputs are written; empty where there is no gradebook (Gradescope).
+    written: tuple = ()
 
     @property
     def flag_codes(self):

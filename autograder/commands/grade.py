@@ -6,8 +6,10 @@ the submissions (:mod:`autograder.intake.submissions`), calibrates the time limi
 from the instructor's solution (:mod:`autograder.running.calibrate`), and hands them to the
 batch (:mod:`autograder.running.batch`), which runs each in its own sandbox on a
 worker (:mod:`autograder.running.worker`), judges it on this host
-(:mod:`autograder.judging.judge`) and writes every output (:mod:`autograder.outputs.record`).
-It prints progress as results arrive and a summary at the end.
+(:mod:`autograder.judging.judge`) and writes every output (:mod:`autograder.outputs.record`),
+with the marks written answers already have (a regrade keeps them).
+It prints progress as results arrive and a summary at the end, with the
+written answers still to mark and the commands that mark and export them.
 
 A bad submission never stops the batch: each one ends with a status
 (graded, ungradable, timeout, crashed) and a reason.  The command itself
@@ -117,6 +119,7 @@ def main(argv=None):
     from perceptron_course.limits import LimitsError
     from autograder.intake.roster import RosterError, load_roster, parse_deadline
     from autograder.intake.submissions import SubmissionsError, collect_batch
+    from autograder.outputs.totals import unmarked
 
     parser = argparse.ArgumentParser(
         prog="python -m autograder grade",
@@ -230,4 +233,9 @@ def main(argv=None):
           "(report.html lists the files), "
           f"and {sum(r.status != MISSING for r in results)} feedback pages; "
           f"grades recorded in {os.path.join(course_dir, 'gradebook.db')}")
+    waiting = sum(len(unmarked(r)) for r in results)
+    if waiting:
+        print(f"{waiting} written {'answer is' if waiting == 1 else 'answers are'} still to be marked (counted 0 in "
+              f"these files): python -m autograder mark {args.assignment} --to-csv FILE.csv, then "
+              f"python -m autograder export {args.out}")
     return 0

@@ -1,32 +1,142 @@
-"""Recording grades in nbgrader's gradebook, one transaction per submission.
+"""nbgrader's gradebook: the one record of every grade, and of every mark a person gave a written answer.
 
 The gradebook (``notebooks/gradebook.db``) is nbgrader's own SQLite
 database, written through :mod:`nbgrader.api`, so ``nbgrader export`` and
-the formgrader keep working: the formgrader is where written answers get
-their manual points.  Only the host process writes it.  Each submission is
-recorded in a single transaction that deletes the student's previous
+the formgrader keep working.  Only the host process writes it.
+
+**Autograded points.**  Each submission is recorded in a single
+transaction (:func:`record_result`) that deletes the student's previous
 submission of the assignment (grades and comments included) and adds the
 new one, so a regrade never keeps a stale score and a crash half-way
-leaves the previous record intact.  Manual scores and comments that an
-instructor gave a written answer are carried over when that answer's text
-is unchanged, so regrading does not throw away manual grading.
+leaves the previous record intact.  nbgrader's ``remove_submission`` and
+``add_submission`` (and ``add_student``) each commit on their own, so a
+crash between them would lose the previous record or leave an empty one;
+:func:`record_result` therefore does what they do, with nbgrader's own
+record classes, in one transaction of the gradebook's session.
 
-Everything is read through nbgrader's :class:`nbgrader.api.Gradebook` and its
-records.  Replacing a submission is the one exception: nbgrader's
-``remove_submission`` and ``add_submission`` (and ``add_student``) each
-commit on their own, so a crash between them would lose the previous record
-or leave an empty one.  :func:`record_result` therefore does what they do,
-with nbgrader's own record classes, in a single transaction of the
-gradebook's session.
+**Written answers' marks.**  A TA's points for a written answer are the
+``manual_score`` of the answer cell's grade, the TA's comment the
+``manual_comment`` of its comment: the project's CSV route
+(:mod:`autograder.marking`) and nbgrader's formgrader both write them
+there, and every file that leaves for the students reads them
+(:func:`written_marks`).  A blank answer (nothing written, or the release's
+text left as it was) is recorded with ``auto_score`` 0: it counts as marked
+0 unless a TA gives it points.
+
+Nothing a person entered is lost by a regrade.  Beside nbgrader's tables
+the gradebook holds one table of the grader's own (nbgrader leaves tables
+it does not know alone), :data:`ANSWERS_TABLE`: for each written answer,
+the checksum of the answer as it was graded (none when blank), and, when a
+resubmission changed an answer that had a mark, that earlier mark (points,
+comment, and the checksum of the answer it was given to), waiting for
+re-marking.  A regrade keeps the mark and comment of every answer whose
+checksum did not change, a blank answer that stayed blank included; an
+answer changed back to the one that was marked gets its mark back.
 """
 
+import datetime
+import json
 import os
+from dataclasses import dataclass
+from functools import lru_cache
 
-__all__ = ["GradebookError", "open_gradebook", "assignment_info", "record_result", "dump"]
+__all__ = ["GradebookError", "WrittenMark", "EarlierMark", "MarkChange", "ANSWERS_TABLE", "open_gradebook",
+           "assignment_info", "record_result", "record_students", "written_marks", "autograded_scores", "set_marks",
+           "dump"]
+
+ANSWERS_TABLE = "autograder_written_answers"
 
 
 class GradebookError(Exception):
     """The gradebook is missing, unreadable, or does not know the assignment."""
+
+
+@dataclass(frozen=True)
+class EarlierMark:
+    """The mark a written answer had before the student changed it, kept for whoever marks the new answer.
+
+    ``checksum`` is that of the answer the mark was given to (``None`` when
+    it was blank or is not known); ``since`` when the regrade found the
+    change (ISO 8601, UTC).
+    """
+
+    points: float = None
+    extra_credit: float = None
+    comment: str = ""
+    checksum: str = None
+    since: str = ""
+
+    def as_json(self):
+        return json.dumps({"points": self.points, "extra_credit": self.extra_credit, "comment": self.comment,
+                           "checksum": self.checksum, "since": self.since}, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text):
+        if not text:
+            return None
+        data = json.loads(text)
+        return cls(data.get("points"), data.get("extra_credit"), data.get("comment") or "", data.get("checksum"),
+                   data.get("since") or "")
+
+
+@dataclass(frozen=True)
+class WrittenMark:
+    """One student's written answer to one question, as the gradebook holds its mark.
+
+    ``points`` are the TA's (the grade's ``manual_score``); a blank answer's
+    are 0 unless a TA gave others; ``None`` while an answer is unmarked.
+    ``comment`` is the TA's comment; ``checksum`` that of the answer as
+    graded (``None`` when blank or not recorded); ``earlier`` the mark of an
+    answer the student has since changed, waiting for re-marking.
+    """
+
+    notebook: str
+    grade_id: str
+    max_points: float
+    points: float = None
+    extra_credit: float = None
+    comment: str = ""
+    blank: bool = False
+    checksum: str = None
+    earlier: EarlierMark = None
+
+    @property
+    def marked(self):
+        return self.points is not None
+
+    @property
+    def score(self):
+        """The points this answer adds to the total: the mark (0 while unmarked) and any extra credit."""
+        return (self.points or 0.0) + (self.extra_credit or 0.0)
+
+    @property
+    def to_remark(self):
+        """The student changed an answer that had a mark, and nobody has marked the new one yet."""
+        return self.earlier is not None and not self.marked
+
+
+@dataclass(frozen=True)
+class MarkChange:
+    """A new mark for one written answer: ``points`` (``None`` to take a mark back) and ``comment``."""
+
+    student_id: str
+    notebook: str
+    grade_id: str
+    points: float = None
+    comment: str = ""
+
+
+@lru_cache(maxsize=1)
+def _answers_table():
+    from sqlalchemy import Column, MetaData, String, Table, Text
+
+    return Table(ANSWERS_TABLE, MetaData(),
+                 Column("assignment", String(128), primary_key=True),
+                 Column("student", String(128), primary_key=True),
+                 Column("notebook", String(128), primary_key=True),
+                 Column("cell", String(128), primary_key=True),
+                 Column("checksum", String(64), nullable=True),
+                 Column("earlier", Text, nullable=True))
 
 
 def open_gradebook(course_dir):
@@ -42,7 +152,9 @@ def open_gradebook(course_dir):
     try:
         # nbgrader needs a course id only to add an assignment, which the grader never does.  With the empty id
         # it records no course; any other id would add a second course beside the one the release recorded.
-        return Gradebook(f"sqlite:///{os.path.abspath(path)}", course_id="")
+        gb = Gradebook(f"sqlite:///{os.path.abspath(path)}", course_id="")
+        _answers_table().create(gb.engine, checkfirst=True)
+        return gb
     except SQLAlchemyError as exc:
         # The database's own words ("file is not a database"), without the SQL statement that met them.
         raise GradebookError(f"cannot read the gradebook {path}: {getattr(exc, 'orig', None) or exc}") from None
@@ -72,48 +184,110 @@ def _is_solution_cell(notebook, name):
     return any(cell.name == name for cell in notebook.solution_cells)
 
 
-def _carry_over(submission, notebook_name, unchanged):
-    """Manual scores and comments of the old submission for answers in ``unchanged``."""
-    kept = {}
+def _manual_names(notebook):
+    """The grade ids of a notebook's cells that a person marks: graded answers and tasks."""
+    solutions = {cell.name for cell in notebook.solution_cells}
+    return [cell.name for cell in notebook.grade_cells if cell.cell_type == "markdown" or cell.name in solutions] \
+        + [cell.name for cell in notebook.task_cells]
+
+
+def _stored_answers(session, assignment, student_id, notebook=None):
+    """``{(student_id, notebook, grade_id): (checksum, EarlierMark or None)}`` from :data:`ANSWERS_TABLE`."""
+    table = _answers_table()
+    query = table.select().where(table.c.assignment == assignment)
+    if student_id is not None:
+        query = query.where(table.c.student == student_id)
+    if notebook is not None:
+        query = query.where(table.c.notebook == notebook)
+    return {(row.student, row.notebook, row.cell): (row.checksum, EarlierMark.from_json(row.earlier))
+            for row in session.execute(query)}
+
+
+def _carry_over(submission, notebook_name, stored, previous_answers, new_answers, now):
+    """What the new submission keeps of the old one's written answers: ``(kept, earlier)``.
+
+    ``kept`` maps a grade id to the ``(manual_score, extra_credit, comment)``
+    that carries over; ``earlier`` to the :class:`EarlierMark` waiting for
+    re-marking.  An answer is unchanged when its checksum is the one
+    recorded for the old answer (``stored``, else ``previous_answers``), a
+    blank that stays blank included; when it is not known, it counts as
+    changed, so its mark is set aside for re-marking, never kept unseen.
+    """
+    kept, earlier = {}, {}
     for nb in submission.notebooks:
         if nb.name != notebook_name:
             continue
+        comments = {comment.cell.name: comment.manual_comment or "" for comment in nb.comments}
         for grade in nb.grades:
-            if grade.cell.name in unchanged and (grade.manual_score is not None or grade.extra_credit is not None):
-                kept[("grade", grade.cell.name)] = (grade.manual_score, grade.extra_credit)
-        for comment in nb.comments:
-            if comment.cell.name in unchanged and comment.manual_comment:
-                kept[("comment", comment.cell.name)] = comment.manual_comment
-    return kept
+            gid = grade.cell.name
+            if gid not in new_answers:
+                continue
+            mark = (grade.manual_score, grade.extra_credit, comments.get(gid, ""))
+            has_mark = mark[0] is not None or mark[1] is not None or bool(mark[2])
+            old_checksum, pending = stored.get(gid, (None, None))
+            known = gid in stored or gid in previous_answers
+            if gid not in stored:
+                old_checksum = previous_answers.get(gid)
+            new_checksum = new_answers[gid]
+            if known and old_checksum == new_checksum:
+                if has_mark:
+                    kept[gid] = mark
+                if pending is not None and mark[0] is None:
+                    earlier[gid] = pending
+            elif pending is not None and not has_mark and pending.checksum == new_checksum \
+                    and pending.checksum is not None:
+                kept[gid] = (pending.points, pending.extra_credit, pending.comment)
+            elif has_mark:
+                earlier[gid] = EarlierMark(mark[0], mark[1], mark[2], old_checksum if known else None, now)
+            elif pending is not None:
+                earlier[gid] = pending
+    return kept, earlier
 
 
-def record_result(gb, result, notebook_name, *, unchanged_answers=()):
+def record_result(gb, result, notebook_name, *, previous_answers=None):
     """Replace the student's submission of ``result.assignment`` by ``result``, in one transaction.
 
-    ``unchanged_answers`` names the manually graded cells whose answer text
-    is the same as in the submission being replaced; their manual grades and
-    comments are kept.
+    The written answers' marks and comments carry over where the answer did
+    not change (see the module docstring); the others are kept aside for
+    re-marking.  ``previous_answers`` (``{grade_id: checksum}``, or a
+    function that returns them, called only when needed) are the answers of
+    the submission being replaced as read from its autograded notebook, for
+    a gradebook that recorded no checksums for it.
     """
     from nbgrader.api import MissingEntry, Student
+    from nbgrader.utils import parse_utc
 
     session = gb.db
+    table = _answers_table()
     passed = {c.grade_id: c for c in result.cells}
-    manual = {gid for gid, _, _ in result.manual_cells}
-    blank = {gid for gid, _, checksum in result.manual_cells if checksum is None}
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     try:
         assignment = gb.find_assignment(result.assignment)
+        # Every written answer of the notebook gets a row; one the result does not hold (a submission the grader
+        # itself failed on) has no answer, as an ungradable one.
+        new_answers = {gid: None for notebook in assignment.notebooks if notebook.name == notebook_name
+                       for gid in _manual_names(notebook)}
+        new_answers.update({gid: checksum for gid, _, checksum in result.manual_cells})
+        blank = {gid for gid, checksum in new_answers.items() if checksum is None}
         try:
             student = gb.find_student(result.student_id)
         except MissingEntry:
             student = Student(id=result.student_id)
             session.add(student)
-        kept = {}
+        kept, earlier = {}, {}
         try:
             old = gb.find_submission(result.assignment, result.student_id)
         except MissingEntry:
             old = None
+        where = ((table.c.assignment == result.assignment) & (table.c.student == result.student_id)
+                 & (table.c.notebook == notebook_name))
         if old is not None:
-            kept = _carry_over(old, notebook_name, set(unchanged_answers))
+            stored = {cell: value for (_, _, cell), value in
+                      _stored_answers(session, result.assignment, result.student_id, notebook_name).items()}
+            fallback = {}
+            if previous_answers is not None and any(gid not in stored for gid in new_answers):
+                fallback = previous_answers() if callable(previous_answers) else previous_answers
+            kept, earlier = _carry_over(old, notebook_name, stored, fallback, new_answers, now)
             # What nbgrader's remove_submission deletes, without its commits.
             for nb in old.notebooks:
                 for grade in nb.grades:
@@ -123,9 +297,18 @@ def record_result(gb, result, notebook_name, *, unchanged_answers=()):
                 session.delete(nb)
             session.delete(old)
             session.flush()
+        session.execute(table.delete().where(where))
 
         with session.no_autoflush:
-            _add_submission(session, assignment, student, result, passed, manual, blank, kept)
+            submission = _add_submission(session, assignment, student, result, passed, set(new_answers), blank, kept)
+        # The LMS's time, as nbgrader reads submitted/<student>/<assignment>/timestamp.txt (record.py writes it).
+        submission.timestamp = parse_utc(result.submitted_at) if result.submitted_at else None
+        if new_answers:
+            session.execute(table.insert(), [
+                {"assignment": result.assignment, "student": result.student_id, "notebook": notebook_name,
+                 "cell": gid, "checksum": checksum,
+                 "earlier": earlier[gid].as_json() if gid in earlier else None}
+                for gid, checksum in new_answers.items()])
         session.commit()
     except BaseException:
         session.rollback()
@@ -133,7 +316,7 @@ def record_result(gb, result, notebook_name, *, unchanged_answers=()):
 
 
 def _add_submission(session, assignment, student, result, passed, manual, blank, kept):
-    """What nbgrader's ``add_submission`` adds, without its commit, with the scores filled in."""
+    """What nbgrader's ``add_submission`` adds, without its commit, with the scores filled in; the submission."""
     from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
 
     submission = SubmittedAssignment(assignment=assignment, student=student)
@@ -147,10 +330,9 @@ def _add_submission(session, assignment, student, result, passed, manual, blank,
             if cell.name in manual or cell in notebook.task_cells:
                 answered = result.status != "ungradable" and cell.name not in blank
                 grade.auto_score = None if answered else 0.0
-                grade.needs_manual_grade = answered
-                if ("grade", cell.name) in kept:
-                    grade.manual_score, grade.extra_credit = kept[("grade", cell.name)]
-                    grade.needs_manual_grade = False
+                manual_score, extra_credit, _ = kept.get(cell.name, (None, None, ""))
+                grade.manual_score, grade.extra_credit = manual_score, extra_credit
+                grade.needs_manual_grade = answered and manual_score is None
             else:
                 verdict = passed.get(cell.name)
                 if verdict is not None and not verdict.judged and result.status == "graded":
@@ -163,8 +345,122 @@ def _add_submission(session, assignment, student, result, passed, manual, blank,
             session.add(comment)
             if cell.name in blank:
                 comment.auto_comment = "No response."
-            if ("comment", cell.name) in kept:
-                comment.manual_comment = kept[("comment", cell.name)]
+            if kept.get(cell.name, (None, None, ""))[2]:
+                comment.manual_comment = kept[cell.name][2]
+    return submission
+
+
+def record_students(gb, people):
+    """Record each student's name, email and LMS user id, as the download or the roster gave them, in one
+    transaction, for the formgrader's lists and nbgrader's export.
+
+    ``people`` maps student ids to records with ``name``, ``email`` and
+    (optionally) ``canvas_user_id``; a student the gradebook does not hold
+    (no submission) is left out, and a field the download left empty never
+    erases one recorded before.
+    """
+    from nbgrader.api import MissingEntry
+
+    session = gb.db
+    try:
+        for student_id, person in sorted(people.items()):
+            if person is None:
+                continue
+            try:
+                student = gb.find_student(student_id)
+            except MissingEntry:
+                continue
+            name = " ".join((getattr(person, "name", "") or "").split())
+            if name:
+                first, _, last = name.rpartition(" ")
+                student.first_name, student.last_name = first or None, last
+            if getattr(person, "email", ""):
+                student.email = person.email
+            if getattr(person, "canvas_user_id", ""):
+                student.lms_user_id = person.canvas_user_id
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+
+
+def written_marks(gb, assignment, student_id=None):
+    """``{student_id: (WrittenMark, ...)}``: every written answer of every submission of ``assignment`` (or of
+    one student), in the notebooks' order, with its mark as the gradebook holds it now."""
+    info = assignment_info(gb, assignment)
+    stored = _stored_answers(gb.db, assignment, student_id)
+    if student_id is None:
+        submissions = gb.assignment_submissions(assignment)
+    else:
+        from nbgrader.api import MissingEntry
+
+        try:
+            submissions = [gb.find_submission(assignment, student_id)]
+        except MissingEntry:
+            return {}
+    marks = {}
+    for submission in submissions:
+        sid = submission.student.id
+        found = []
+        for nb in submission.notebooks:
+            cells = info.get(nb.name, {})
+            grades = {grade.cell.name: grade for grade in nb.grades}
+            comments = {comment.cell.name: comment.manual_comment or "" for comment in nb.comments}
+            for gid, (max_points, kind) in cells.items():
+                grade = grades.get(gid)
+                if kind != "manual" or grade is None:
+                    continue
+                checksum, earlier = stored.get((sid, nb.name, gid), (None, None))
+                points = grade.manual_score if grade.manual_score is not None else grade.auto_score
+                found.append(WrittenMark(nb.name, gid, max_points, points=points, extra_credit=grade.extra_credit,
+                                         comment=comments.get(gid, ""), blank=grade.auto_score is not None,
+                                         checksum=checksum, earlier=earlier))
+        marks[sid] = tuple(found)
+    return marks
+
+
+def autograded_scores(gb, assignment):
+    """``{student_id: points}``: the autograded points each submission of ``assignment`` holds."""
+    info = assignment_info(gb, assignment)
+    scores = {}
+    for submission in gb.assignment_submissions(assignment):
+        scores[submission.student.id] = sum(grade.auto_score or 0.0 for nb in submission.notebooks
+                                            for grade in nb.grades
+                                            if info.get(nb.name, {}).get(grade.cell.name, (0, "manual"))[1] == "auto")
+    return scores
+
+
+def set_marks(gb, assignment, changes):
+    """Write each :class:`MarkChange` of ``assignment`` to the gradebook, all in one transaction or none.
+
+    A mark on an answer that had an earlier mark waiting settles it.  The
+    caller has checked each change (the student and question exist, the
+    points are within the maximum); a change that names what the gradebook
+    does not hold raises :class:`GradebookError` and nothing is written.
+    """
+    from nbgrader.api import MissingEntry
+
+    session = gb.db
+    table = _answers_table()
+    try:
+        for change in changes:
+            try:
+                grade = gb.find_grade(change.grade_id, change.notebook, assignment, change.student_id)
+                comment = gb.find_comment(change.grade_id, change.notebook, assignment, change.student_id)
+            except MissingEntry:
+                raise GradebookError(f"the gradebook holds no written answer {change.grade_id!r} of "
+                                     f"{change.student_id!r} in {assignment}/{change.notebook}") from None
+            grade.manual_score = None if change.points is None else float(change.points)
+            grade.needs_manual_grade = grade.manual_score is None and grade.auto_score is None
+            comment.manual_comment = change.comment or None
+            if grade.manual_score is not None:
+                session.execute(table.update().where(
+                    (table.c.assignment == assignment) & (table.c.student == change.student_id)
+                    & (table.c.notebook == change.notebook) & (table.c.cell == change.grade_id)).values(earlier=None))
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
 
 
 def dump(gb, assignment):

@@ -10,9 +10,13 @@ each LMS imports as they are:
 * Moodle: ``moodle_feedback.zip`` for "Upload multiple feedback files in a
   zip", one folder per participant as in the download, each holding the
   feedback page; and ``moodle_grading_worksheet.csv`` for "Upload grading
-  worksheet", with the score and the plain-text summary as "Feedback comments";
+  worksheet", with the total and the plain-text summary as "Feedback comments";
 * Blackboard: ``blackboard_grade_center.csv`` for the Grade Center's "Work
-  Offline" > "Upload", with the score and the summary as "Feedback to Learner".
+  Offline" > "Upload", with the total and the summary as "Feedback to Learner".
+
+Every score is the total over the whole assignment (autograded points plus
+the written answers' marks, :mod:`autograder.outputs.totals`), out of the
+whole assignment's points.
 
 Students from plain folders, from a Gradescope export and group members
 have no such route; :func:`build` says, per student, where their feedback
@@ -31,6 +35,7 @@ import nbformat
 
 from autograder.outputs.exports import csv_text
 from autograder.outputs.report import feedback_html, feedback_text
+from autograder.outputs.totals import scale_of, total
 from autograder.results import MISSING
 
 __all__ = ["Delivery", "build", "feedback_notebook", "moodle_page_name", "CANVAS_ZIP", "MOODLE_ZIP",
@@ -137,7 +142,7 @@ def moodle_zip(assignment, items, pages, when):
                  for item in items}, when)
 
 
-def moodle_worksheet(items, when):
+def moodle_worksheet(items, max_score, when):
     # Moodle, Assignment > "Download grading worksheet" / "Upload grading worksheet" (feedback type "Offline
     # grading worksheet", https://docs.moodle.org/en/Assignment_settings#Feedback_types; the importer is
     # mod/assign/feedback/offline/importgradeslib.php). The importer needs the columns "Identifier"
@@ -148,7 +153,7 @@ def moodle_worksheet(items, when):
               "Last modified (grade)", "Feedback comments"]
     stamp = when.isoformat(timespec="seconds")  # ISO 8601, which the importer's strtotime reads
     rows = [[f"Participant {item.route.key}", item.person.name, item.person.email, item.result.status,
-             float(item.result.score), float(item.result.max_score), stamp, _summary(item)]
+             float(total(item.result)), float(max_score), stamp, _summary(item)]
             for item in sorted(items, key=lambda i: int(i.route.key))]
     return csv_text([header] + rows)
 
@@ -172,7 +177,7 @@ def blackboard_csv(items, max_score):
         first, _, last = item.person.name.rpartition(" ")
         row = [last, first, item.route.key, "", "", ""]
         for title in titles:
-            row += ([float(item.result.score), _summary(item), "PLAIN_TEXT"] if item.route.name == title
+            row += ([float(total(item.result)), _summary(item), "PLAIN_TEXT"] if item.route.name == title
                     else ["", "", ""])
         rows.append(row)
     return csv_text([header] + rows, quote_all=True)
@@ -209,13 +214,13 @@ def build(assignment, results, people, *, sandbox_text, when):
             by_lms[route.lms].append(_Item(route, result, people[result.student_id]))
     any_route = any(by_lms.values())
     pages = {r.student_id: feedback_html(r, sandbox_text=sandbox_text) for r in results}
-    max_score = max((r.max_score for r in results), default=0.0)
+    max_score = scale_of(results).total
     files = {name: None for names in FILES.values() for name in names}
     if by_lms["canvas"]:
         files[CANVAS_ZIP] = canvas_zip(by_lms["canvas"], pages, when)
     if by_lms["moodle"]:
         files[MOODLE_ZIP] = moodle_zip(assignment, by_lms["moodle"], pages, when)
-        files[MOODLE_WORKSHEET] = moodle_worksheet(by_lms["moodle"], when).encode("utf-8")
+        files[MOODLE_WORKSHEET] = moodle_worksheet(by_lms["moodle"], max_score, when).encode("utf-8")
     if by_lms["blackboard"]:
         files[BLACKBOARD_FILE] = blackboard_csv(by_lms["blackboard"], max_score).encode("utf-8")
     for result in results:

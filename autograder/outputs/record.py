@@ -2,24 +2,45 @@
 
 :func:`record` writes everything about one judged result as soon as it is
 ready (in submission order): its grades in nbgrader's gradebook, in one
-transaction (:mod:`autograder.outputs.gradebook`), the autograded notebook in the
-course directory, and the student's feedback page.  At the end of the run
-:func:`write_grades_csv`, :func:`write_exports` (the Canvas and Moodle
-gradebook imports), :func:`write_lms_feedback` (the feedback each LMS takes
-back) and :func:`write_report` write the batch's files.
-Every file is written to a temporary name in its folder and then renamed,
-so a reader never sees half of one.
+transaction (:mod:`autograder.outputs.gradebook`), the autograded notebook and
+the submission as nbgrader's formgrader lists it in the course directory,
+and the student's feedback page.  At the end of the run :func:`finish_batch`
+records the students' names in the gradebook and :func:`write_run_files`
+writes the batch's files: ``grades.csv`` (:func:`write_grades_csv`), the
+Canvas and Moodle gradebook imports (:func:`write_exports`), the feedback
+each LMS takes back (:func:`write_lms_feedback`), every feedback page, the
+report (:func:`write_report`) and the run's record for ``export``
+(:mod:`autograder.outputs.graded_run`).  ``python -m autograder export``
+calls :func:`write_run_files` again, with the marks the written answers have
+been given since, into a copy of the folder that then replaces it
+(:func:`replace_folder`).
+
+Every total is over the whole assignment: the autograded points plus the
+written answers' marks as the gradebook holds them when the files are
+written (:mod:`autograder.outputs.totals`).  Every file is written to a
+temporary name in its folder and then renamed, so a reader never sees half
+of one.
 """
 
+import dataclasses
+import functools
 import os
+import shutil
+import stat
 import tempfile
 
 from autograder.outputs.exports import csv_text
+from autograder.results import MISSING
 
-__all__ = ["GRADES_COLUMNS", "record", "write_grades_csv", "write_exports", "write_lms_feedback", "write_report",
-           "write_text_atomic", "write_bytes_atomic"]
+__all__ = ["GRADES_COLUMNS", "record", "finish_batch", "with_marks", "write_run_files", "write_grades_csv",
+           "write_exports", "write_lms_feedback", "write_feedback_pages", "write_report", "write_text_atomic",
+           "write_bytes_atomic", "replace_folder"]
 
-GRADES_COLUMNS = ("student_id", "assignment", "score", "max_score", "status", "flags", "source", "submitted_at")
+# score and max_score are the autograded points (the columns grades.csv always had); written and written_max the
+# written answers' marks, total and total_max the sum over the whole assignment, to_mark the written answers
+# still to be marked.
+GRADES_COLUMNS = ("student_id", "assignment", "score", "max_score", "status", "flags", "source", "submitted_at",
+                  "written", "written_max", "total", "total_max", "to_mark")
 
 
 def write_text_atomic(path, text):
@@ -50,55 +71,97 @@ def write_grades_csv(path, results):
     (:func:`autograder.outputs.exports.csv_text`): ``source`` is the download's
     entry name, which the student chose.
     """
+    from autograder.outputs.totals import scale_of, total, unmarked, written_score
+
+    scale = scale_of(results)
     rows = [GRADES_COLUMNS]
     rows += [(r.student_id, r.assignment, r.score, r.max_score, r.status, ";".join(r.flag_codes), r.source,
-              r.submitted_at) for r in results]
+              r.submitted_at, written_score(r), scale.written, total(r), scale.total,
+              ";".join(m.grade_id for m in unmarked(r))) for r in results]
     write_text_atomic(path, csv_text(rows))
 
 
-def _previous_answers(path, manual_ids, max_bytes):
-    """Checksums of the manually graded answers in a previously written autograded notebook."""
+def _previous_answers(path, manual_ids, max_bytes, release_path):
+    """Checksums of the manually graded answers in a previously written autograded notebook (``None`` for an
+    answer left blank: empty, or the release's text), as the worker computes them for a new submission."""
+    import nbformat
+
     from autograder.boundary.notebook import parse_notebook, read_untrusted_file
     from autograder.judging.integrity import answer_checksum
+    from perceptron_course.cells import grade_id
 
+    if not os.path.isfile(path):
+        return {}
     data, problem = read_untrusted_file(path, max_bytes)
     if problem:
         return {}
     nb, problem = parse_notebook(data)
     if problem:
         return {}
-    return {cell.grade_id: answer_checksum(cell.source) for cell in nb.cells if cell.grade_id in manual_ids}
+    released = ({grade_id(c): c.source for c in nbformat.read(release_path, as_version=4).cells}
+                if os.path.isfile(release_path) else {})
+    return {cell.grade_id: None if not cell.source.strip() or cell.source == released.get(cell.grade_id)
+            else answer_checksum(cell.source) for cell in nb.cells if cell.grade_id in manual_ids}
+
+
+def _write_submitted(course_dir, result, notebook_name):
+    """The submission where nbgrader's formgrader looks for it: ``submitted/<student>/<assignment>/``.
+
+    The formgrader counts a submission by that folder and takes its time from
+    ``timestamp.txt`` there (the LMS's time, which :func:`record_result` also
+    gives the gradebook: the two must agree for it to count the submission
+    as graded).  The notebook there is the submission as graded, the
+    student's answers in the release's cells; none when it could not be read.
+    """
+    folder = os.path.join(course_dir, "submitted", result.student_id, result.assignment)
+    for name, text in ((notebook_name, result.autograded_notebook),
+                       ("timestamp.txt", result.submitted_at or None)):
+        path = os.path.join(folder, name)
+        if text is not None:
+            write_text_atomic(path, text)
+        elif os.path.exists(path):
+            os.unlink(path)
+    os.makedirs(folder, exist_ok=True)
 
 
 def record(result, *, gb, course_dir, out_dir, notebook_name, settings, sandbox_text):
-    """Write everything about one judged result: gradebook, autograded notebook, feedback page."""
+    """Write everything about one judged result: gradebook, autograded and submitted notebooks, feedback page.
+
+    The result gets the marks its written answers have in the gradebook
+    (kept from an earlier grading where the answer did not change).
+    """
     from autograder.outputs import report
-    from autograder.outputs.gradebook import record_result
+    from autograder.outputs.gradebook import record_result, written_marks
 
     autograded_path = os.path.join(course_dir, "autograded", result.student_id, result.assignment, notebook_name)
-    previous = _previous_answers(autograded_path, {gid for gid, _, _ in result.manual_cells},
-                                 settings.limits.executed_notebook_bytes)
-    unchanged = [gid for gid, _, checksum in result.manual_cells if checksum and previous.get(gid) == checksum]
-    record_result(gb, result, notebook_name[:-len(".ipynb")], unchanged_answers=unchanged)
+    previous = functools.partial(_previous_answers, autograded_path, {gid for gid, _, _ in result.manual_cells},
+                                 settings.limits.executed_notebook_bytes,
+                                 os.path.join(course_dir, "release", result.assignment, notebook_name))
+    record_result(gb, result, notebook_name[:-len(".ipynb")], previous_answers=previous)
     if result.autograded_notebook is not None:
         write_text_atomic(autograded_path, result.autograded_notebook)
     elif os.path.exists(autograded_path):
         os.unlink(autograded_path)
+    os.makedirs(os.path.dirname(autograded_path), exist_ok=True)  # how the formgrader sees it was graded
+    _write_submitted(course_dir, result, notebook_name)
+    result.written = written_marks(gb, result.assignment, result.student_id).get(result.student_id, ())
     write_text_atomic(os.path.join(out_dir, "feedback", f"{result.student_id}.html"),
                       report.feedback_html(result, sandbox_text=sandbox_text))
 
 
 def write_exports(out_dir, assignment, results, people):
-    """Write the Canvas and Moodle gradebook imports (:mod:`autograder.outputs.exports`).
+    """Write the Canvas and Moodle gradebook imports (:mod:`autograder.outputs.exports`): each student's total,
+    out of the whole assignment's points.
 
     ``people`` maps each student id to its submission (or group member): name, email, Canvas user id.
     """
     from autograder.outputs.exports import CANVAS_FILE, MOODLE_FILE, ExportRow, canvas_csv, moodle_csv
+    from autograder.outputs.totals import scale_of, total
 
-    max_score = max((r.max_score for r in results), default=0.0)
-    rows = [ExportRow(r.student_id, r.score, people[r.student_id].name, people[r.student_id].email,
+    rows = [ExportRow(r.student_id, total(r), getattr(people[r.student_id], "name", ""),
+                      getattr(people[r.student_id], "email", ""),
                       getattr(people[r.student_id], "canvas_user_id", "")) for r in results]
-    write_text_atomic(os.path.join(out_dir, CANVAS_FILE), canvas_csv(assignment, max_score, rows))
+    write_text_atomic(os.path.join(out_dir, CANVAS_FILE), canvas_csv(assignment, scale_of(results).total, rows))
     write_text_atomic(os.path.join(out_dir, MOODLE_FILE), moodle_csv(assignment, rows))
 
 
@@ -136,3 +199,111 @@ def write_report(out_dir, assignment, results, *, skipped, sandbox_text, setting
                                          sandboxed=settings.use_sandbox, started=started, seconds=seconds,
                                          settings=settings, notes=notes, similar=similar, copies=copies,
                                          deliveries=deliveries))
+
+
+def write_feedback_pages(out_dir, results, *, sandbox_text):
+    """Write ``feedback/<student_id>.html`` of every student with a submission."""
+    from autograder.outputs.report import feedback_html
+
+    for result in results:
+        if result.status != MISSING:
+            write_text_atomic(os.path.join(out_dir, "feedback", f"{result.student_id}.html"),
+                              feedback_html(result, sandbox_text=sandbox_text))
+
+
+def with_marks(results, marks):
+    """``results``, each with its written answers' marks from ``marks``
+    (:func:`~autograder.outputs.gradebook.written_marks`)."""
+    return [r if r.status == MISSING else dataclasses.replace(r, written=marks.get(r.student_id, ()))
+            for r in results]
+
+
+def write_run_files(out_dir, run, marks):
+    """Write every file of a :class:`~autograder.outputs.graded_run.GradedRun` into ``out_dir`` with ``marks``;
+    return the results with their marks.
+
+    ``grade`` calls it at the end of a batch, ``export`` again with the marks
+    given since: the same code writes each file both times.
+    """
+    from autograder.outputs import graded_run
+
+    results = with_marks(run.results, marks)
+    write_grades_csv(os.path.join(out_dir, "grades.csv"), results)
+    write_exports(out_dir, run.assignment, results, run.people)
+    deliveries = write_lms_feedback(out_dir, run.assignment, results, run.people, sandbox_text=run.sandbox_text)
+    write_feedback_pages(out_dir, results, sandbox_text=run.sandbox_text)
+    write_report(out_dir, run.assignment, results, skipped=run.skipped, sandbox_text=run.sandbox_text,
+                 settings=run.settings, started=run.started, seconds=run.seconds, notes=run.notes,
+                 similar=run.similar, copies=run.copies, deliveries=deliveries)
+    graded_run.save(run, out_dir)
+    return results
+
+
+def finish_batch(out_dir, run):
+    """The end of a grading batch: the students' names into the gradebook, then every file of the run with the
+    marks the gradebook holds (:func:`write_run_files`); return the results with their marks."""
+    from autograder.outputs.gradebook import open_gradebook, record_students, written_marks
+
+    gb = open_gradebook(run.course_dir)
+    try:
+        record_students(gb, run.people)
+        marks = written_marks(gb, run.assignment)
+    finally:
+        gb.close()
+    return write_run_files(out_dir, run, marks)
+
+
+def _link_or_copy(source, target):
+    """A hard link where the file system allows one (the file is replaced, never changed, when rewritten)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _exchange(first, second):
+    """Swap two paths in one step (Linux's ``renameat2`` with ``RENAME_EXCHANGE``); ``False`` where it cannot."""
+    import ctypes
+    import errno
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EPERM, errno.ENOTSUP):
+        return False  # a file system or kernel without the exchange: the two renames below
+    raise OSError(code, os.strerror(code), second)
+
+
+def replace_folder(folder, write):
+    """Rewrite ``folder`` whole or not at all: ``write(staging)`` fills a copy beside it, which then takes its place.
+
+    The copy holds everything ``folder`` held (hard links, so it costs no
+    space), ``write`` replaces files in it, and the two folders are swapped in
+    one step where the system can (two renames otherwise, with the original
+    put back if the second fails).  Until the swap ``folder`` is untouched;
+    if ``write`` raises, the copy is removed and the exception goes on.
+    """
+    folder = os.path.abspath(folder)
+    parent, name = os.path.split(folder)
+    staging = tempfile.mkdtemp(prefix=f".{name}.export-", dir=parent)
+    try:
+        shutil.copytree(folder, staging, symlinks=True, dirs_exist_ok=True, copy_function=_link_or_copy)
+        os.chmod(staging, stat.S_IMODE(os.stat(folder).st_mode))
+        write(staging)
+        if not _exchange(staging, folder):
+            old = staging + ".old"
+            os.rename(folder, old)
+            try:
+                os.rename(staging, folder)
+            except BaseException:
+                os.rename(old, folder)
+                raise
+            staging = old
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -7,7 +7,9 @@ or opened from a USB stick.  Everything that came from a submission (student
 ids, messages quoting a student's exception, flag details) is escaped.
 Feedback shows each graded cell's points and the verdict message, which
 names a failed hidden case by its description only: never the hidden
-checks' code or expected values.
+checks' code or expected values; and each written answer's mark and the
+TA's comment as the gradebook holds them (never who marked it), with the
+total over the whole assignment (:mod:`autograder.outputs.totals`).
 """
 
 import datetime
@@ -15,6 +17,7 @@ import html
 import statistics
 from collections import Counter
 
+from autograder.outputs.totals import scale_of, to_remark, total, unmarked, written_max, written_score
 from autograder.results import FLAG_TEXT, GRADED, MISSING, REFERENCE_COPY, STATUS_TEXT, STATUSES, Flag
 
 __all__ = ["feedback_html", "feedback_text", "report_html"]
@@ -37,7 +40,7 @@ th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-num
 .muted { color: #57606a; font-size: 0.92em; } code { font-size: 0.95em; }
 .plots { display: flex; flex-wrap: wrap; gap: 1em; } .plots figure { margin: 0; flex: 1 1 18em; min-width: 0; }
 figcaption { font-size: 0.9em; color: #57606a; }
-pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+pre, td.comment { white-space: pre-wrap; overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; } .scroll:focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 @media (max-width: 40em) {
   body { margin: 1em auto; padding: 0 0.6em; } th, td { padding: 0.3em 0.35em; }
@@ -74,10 +77,7 @@ def feedback_html(result, *, sandbox_text=""):
                      + (f", submitted {_e(result.submitted_at)}" if result.submitted_at else "") + ".</p>")
     if result.reason:
         parts.append(f'<div class="box">Why: {_e(result.reason)}.</div>')
-    manual_points = sum(points for _, points, _ in result.manual_cells)
-    parts.append(f"<p><strong>Autograded score: {_points(result.score)} / {_points(result.max_score)}</strong>"
-                 + (f"<br><span class=\"muted\">The written answers ({_points(manual_points)} points) are graded "
-                    f"by hand; those points come later.</span>" if result.manual_cells else "") + "</p>")
+    parts.append(_score_summary(result))
     if result.cells:
         rows = []
         for cell in result.cells:
@@ -88,12 +88,7 @@ def feedback_html(result, *, sandbox_text=""):
                         f"<td>{_e(cell.message)}</td></tr>")
         parts.append("<h2>Tests</h2><table><tr><th>test cell</th><th>result</th><th class=\"num\">points</th>"
                      "<th>message</th></tr>" + "".join(rows) + "</table>")
-    if result.manual_cells:
-        rows = "".join(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(points)}</td>"
-                       f"<td>{'no answer was written' if checksum is None else 'waiting for manual grading'}</td></tr>"
-                       for gid, points, checksum in result.manual_cells)
-        parts.append("<h2>Written answers</h2><table><tr><th>answer cell</th><th class=\"num\">points</th>"
-                     f"<th>state</th></tr>{rows}</table>")
+    parts.append(_written_section(result))
     if result.notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in result.notes) + "</ul>")
     if result.flags:
@@ -108,13 +103,63 @@ def feedback_html(result, *, sandbox_text=""):
     return _page(f"{result.assignment}: feedback for {result.student_id}", "\n".join(p for p in parts if p))
 
 
+def _score_summary(result):
+    """The feedback's score: the total over the whole assignment once marks were read, else the autograded."""
+    autograded = f"{_points(result.score)} / {_points(result.max_score)}"
+    if not result.written:
+        manual_points = written_max(result)
+        return (f"<p><strong>Autograded score: {autograded}</strong>"
+                + (f"<br><span class=\"muted\">The written answers ({_points(manual_points)} points) are graded "
+                   f"by hand; those points come later.</span>" if result.manual_cells else "") + "</p>")
+    waiting = unmarked(result)
+    return (f"<p><strong>Total: {_points(total(result))} / {_points(result.max_score + written_max(result))}"
+            f"</strong><br>Autograded score: {autograded}; written answers: {_points(written_score(result))} / "
+            f"{_points(written_max(result))}"
+            + (f"<br><span class=\"muted\">{len(waiting)} written {_plural(len(waiting), 'answer is', 'answers are')} "
+               "still to be marked; the total counts them when they are.</span>" if waiting else "") + "</p>")
+
+
+def _plural(n, one, many):
+    return one if n == 1 else many
+
+
+def _mark_text(mark):
+    """A written answer's points, as its student reads them."""
+    if not mark.marked:
+        return "still to be marked"
+    text = f"{_points(mark.points)} / {_points(mark.max_points)}"
+    if mark.extra_credit:
+        text += f" (+{_points(mark.extra_credit)} extra credit)"
+    return text + (" (no answer was written)" if mark.blank and not mark.points else "")
+
+
+def _written_section(result):
+    """The written answers: each one's mark and the TA's comment beside it, or that it is still to be marked."""
+    if result.written:
+        rows = "".join(f"<tr><td><code>{_e(m.grade_id)}</code></td><td class=\"num\">{_e(_mark_text(m))}</td>"
+                       f"<td class=\"comment\">{_e(m.comment)}</td></tr>" for m in result.written)
+        waiting = unmarked(result)
+        note = (f'<div class="box">Still to be marked: {_e(", ".join(m.grade_id for m in waiting))}. '
+                "Their points are not in the total yet.</div>" if waiting else "")
+        return ("<h2>Written answers</h2>" + note + "<table><tr><th>question</th><th class=\"num\">points</th>"
+                f"<th>comment</th></tr>{rows}</table>")
+    if result.manual_cells:
+        rows = "".join(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(points)}</td>"
+                       f"<td>{'no answer was written' if checksum is None else 'waiting for manual grading'}</td></tr>"
+                       for gid, points, checksum in result.manual_cells)
+        return ("<h2>Written answers</h2><table><tr><th>answer cell</th><th class=\"num\">points</th>"
+                f"<th>state</th></tr>{rows}</table>")
+    return ""
+
+
 def feedback_text(result, *, full_page):
     """The plain-text summary of one result's feedback, for an LMS's comment field.
 
-    It says the score, each failed test's name and message and, in the
-    sentence ``full_page`` completes, where the full page is.  The messages
-    are the ones :func:`feedback_html` shows, so a hidden case appears, as
-    there, by its description only.
+    It says the autograded score, each failed test's name and message, each
+    written answer's mark with the TA's comment (once marks were read) and
+    the total, and, in the sentence ``full_page`` completes, where the full
+    page is.  The messages are the ones :func:`feedback_html` shows, so a
+    hidden case appears, as there, by its description only.
     """
     lines = [f"{result.assignment}: {_points(result.score)} / {_points(result.max_score)} autograded points."]
     if result.status != GRADED:
@@ -126,8 +171,15 @@ def feedback_text(result, *, full_page):
         lines += [f"- {cell.grade_id} (0 / {_points(cell.max_points)}): {cell.message}" for cell in failed]
     elif result.status == GRADED:
         lines.append("Every autograded test passed.")
-    if result.manual_cells:
-        lines.append(f"The written answers ({_points(sum(p for _, p, _ in result.manual_cells))} points) are graded "
+    if result.written:
+        lines.append(f"Written answers: {_points(written_score(result))} / {_points(written_max(result))} points.")
+        for mark in result.written:
+            lines.append(f"- {mark.grade_id}: {_mark_text(mark)}."
+                         + (f" Comment: {mark.comment}" if mark.comment else ""))
+        lines.append(f"Total: {_points(total(result))} / {_points(result.max_score + written_max(result))} points"
+                     + (" (the answers still to be marked are not counted yet)." if unmarked(result) else "."))
+    elif result.manual_cells:
+        lines.append(f"The written answers ({_points(written_max(result))} points) are graded "
                      "by hand; those points come later.")
     lines.append(f"The full feedback page, with every test, its points and its message: {full_page}.")
     return "\n".join(lines)
@@ -301,6 +353,73 @@ def _report_flags(results, copies):
     return {r.student_id: list(r.flags) + extra.get(r.student_id, []) for r in results}
 
 
+def _scores_paragraph(results, scale, marks_read):
+    """What the scores cover: the autograded points alone, or the whole assignment once marks were read."""
+    if not marks_read:
+        return (f"<p>Scores cover the <strong>{_points(scale.autograded)} autograded points</strong> only. "
+                + (f"The {_points(scale.written)} points of written answers are graded by hand; those points "
+                   "come later." if scale.written else "") + "</p>")
+    waiting = sum(len(unmarked(r)) for r in results)
+    return (f"<p>Totals cover the whole assignment, <strong>{_points(scale.total)} points</strong>: "
+            f"{_points(scale.autograded)} autograded and {_points(scale.written)} for the written answers, which "
+            "are graded by hand; their marks are the ones the gradebook held when this report was written. "
+            + (f"<strong>{waiting} written {_plural(waiting, 'answer is', 'answers are')} still to be marked"
+               "</strong> and count 0 until they are (see Written answers): mark them with <code>python -m "
+               "autograder mark</code>, then <code>python -m autograder export</code> writes every file again."
+               if waiting else "Every written answer is marked.") + "</p>")
+
+
+def _marks_given(marks):
+    """``2 × 5, 1.5 × 2``: how often each mark was given, highest first."""
+    counts = Counter(m.points for m in marks)
+    return ", ".join(f"{_points(points)} \u00d7 {n}" for points, n in sorted(counts.items(), reverse=True))
+
+
+def _written_report(results):
+    """The written questions: per question, how many answers are marked and the marks given; then every answer
+    still to be marked, and every answer whose earlier mark was set aside because the student changed it."""
+    questions = {}
+    for r in results:
+        for mark in r.written:
+            questions.setdefault((mark.notebook, mark.grade_id), []).append((r.student_id, mark))
+    rows = []
+    for (_, gid), answers in questions.items():
+        marks = [m for _, m in answers]
+        written = [m for m in marks if not m.blank]
+        marked = [m for m in written if m.marked]
+        mean = f"{statistics.mean(m.points for m in marked):.2f}" if marked else "\u2013"
+        rows.append(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(marks[0].max_points)}</td>"
+                    f"<td class=\"num\">{len(marked)} of {len(written)}</td>"
+                    f"<td class=\"num\">{sum(m.blank for m in marks)}</td><td class=\"num\">{mean}</td>"
+                    f"<td>{_e(_marks_given(marked))}</td></tr>")
+    parts = ["<h2 id=\"written-answers\">Written answers</h2><p>Marked by hand, in the gradebook (the marking CSV "
+             "or nbgrader's formgrader). A blank answer counts as marked 0; the mean is over the marked answers "
+             "that were written.</p><div class=\"scroll\" role=\"region\" tabindex=\"0\" "
+             "aria-labelledby=\"written-answers\"><table><tr><th>question</th><th class=\"num\">points</th>"
+             "<th class=\"num\">marked</th><th class=\"num\">blank</th><th class=\"num\">mean</th>"
+             "<th>marks given</th></tr>" + "".join(rows) + "</table></div>"]
+    again = [(r, m) for r in results for m in to_remark(r)]
+    if again:
+        items = "".join(
+            f"<tr><td>{_feedback_link(r.student_id)}</td><td><code>{_e(m.grade_id)}</code></td>"
+            f"<td class=\"num\">{_e('none' if m.earlier.points is None else _points(m.earlier.points))}</td>"
+            f"<td class=\"comment\">{_e(m.earlier.comment)}</td></tr>" for r, m in again)
+        were = _plural(len(again), "answer was", "answers were")
+        parts.append(f"<h3>To be marked again</h3><p>{len(again)} marked {were} changed by a later submission. "
+                     "The earlier mark is not carried over: it is shown here and in the marking CSV for whoever "
+                     "marks the new answer.</p><table><tr><th>student</th><th>question</th>"
+                     f"<th class=\"num\">earlier mark</th><th>earlier comment</th></tr>{items}</table>")
+    waiting = [(r, m) for r in results for m in unmarked(r) if not m.to_remark]
+    if waiting:
+        by_question = {}
+        for r, m in waiting:
+            by_question.setdefault(m.grade_id, []).append(r.student_id)
+        items = "".join(f"<li><code>{_e(gid)}</code>: {len(ids)} ({_e(', '.join(ids))})</li>"
+                        for gid, ids in by_question.items())
+        parts.append(f"<h3>Still to be marked</h3><ul>{items}</ul>")
+    return "".join(parts)
+
+
 def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=True, started=None, seconds=0.0,
                 settings=None, notes=(), similar=None, copies=None, deliveries=None):
     """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time.
@@ -312,8 +431,8 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
     flags_of = _report_flags(results, copies)
     counts = Counter(r.status for r in results)
     graded = [r for r in results if r.status == GRADED]
-    max_score = max((r.max_score for r in results), default=0.0)
-    manual_points = max((sum(p for _, p, _ in r.manual_cells) for r in results), default=0.0)
+    scale = scale_of(results)
+    marks_read = any(r.written for r in results)
     when = datetime.datetime.fromtimestamp(started).strftime("%Y-%m-%d %H:%M:%S") if started else "?"
     parts = [f"<h1>Grading report: {_e(assignment)}</h1>",
              f"<p class=\"muted\">Run started {_e(when)}, took {seconds:.1f} s for {len(results)} submissions.</p>"]
@@ -326,10 +445,7 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
     if notes:
         parts.append('<div class="box"><strong>The download.</strong><ul>'
                      + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
-    parts.append(f"<p>Scores cover the <strong>{_points(max_score)} autograded points</strong> only. "
-                 + (f"The {_points(manual_points)} points of written answers are graded by hand in nbgrader's "
-                    "formgrader and come later; <code>nbgrader export</code> then gives the totals."
-                    if manual_points else "") + "</p>")
+    parts.append(_scores_paragraph(results, scale, marks_read))
 
     summary = "".join(f"<tr><td>{_status_badge(s)}</td><td class=\"num\">{counts.get(s, 0)}</td>"
                       f"<td>{_e(STATUS_TEXT[s])}</td></tr>" for s in STATUSES)
@@ -360,7 +476,7 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
             fails.append(fail)
             rows.append(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(cells[0].max_points)}</td>"
                         f"<td class=\"num\">{mean * cells[0].max_points:.2f}</td><td class=\"num\">{fail:.0%}</td></tr>")
-        plots = [f"<figure>{_score_histogram(scores, max_score)}<figcaption>Autograded scores of the graded "
+        plots = [f"<figure>{_score_histogram(scores, scale.autograded)}<figcaption>Autograded scores of the graded "
                  f"submissions: {_e(stats)}.</figcaption></figure>"]
         if names:
             plots.append(f"<figure>{_question_chart(names, means, fails)}<figcaption>Per test cell: mean score as a "
@@ -382,6 +498,9 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
                          f"longest {max(times):.1f} s.</p>")
     else:
         parts.append("<h2>Scores</h2><p>No submission could be graded, so there is no score distribution.</p>")
+
+    if marks_read:
+        parts.append(_written_report(results))
 
     problems = [r for r in results if r.status != GRADED]
     if problems:
@@ -416,15 +535,23 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
                      f"grades.csv.</p><table><tr><th>entry</th><th>what it is</th><th>why it was not graded</th></tr>"
                      f"{rows}</table>")
 
-    rows = "".join(f"<tr><td>{_student_cell(r)}</td><td class=\"num\">{_points(r.score)} / "
-                   f"{_points(r.max_score)}</td><td>{_status_badge(r.status)}</td>"
-                   f"<td>{_e(', '.join(sorted({f.code for f in flags_of[r.student_id]})))}</td>"
-                   f"<td>{_e(r.submitted_at)}</td></tr>" for r in results)
-    # Five columns do not fit a phone: the table scrolls in a region of its own, which the keyboard can reach.
+    flag_text = {r.student_id: _e(", ".join(sorted({f.code for f in flags_of[r.student_id]}))) for r in results}
+    if marks_read:
+        head = ("<th class=\"num\">autograded</th><th class=\"num\">written</th><th class=\"num\">total</th>")
+        points = {r.student_id: f"<td class=\"num\">{_points(r.score)} / {_points(scale.autograded)}</td>"
+                                f"<td class=\"num\">{_points(written_score(r))} / {_points(scale.written)}"
+                                + (f" ({len(unmarked(r))} to mark)" if unmarked(r) else "") + "</td>"
+                                f"<td class=\"num\">{_points(total(r))} / {_points(scale.total)}</td>"
+                  for r in results}
+    else:
+        head = "<th class=\"num\">score</th>"
+        points = {r.student_id: f"<td class=\"num\">{_points(r.score)} / {_points(r.max_score)}</td>" for r in results}
+    rows = "".join(f"<tr><td>{_student_cell(r)}</td>{points[r.student_id]}<td>{_status_badge(r.status)}</td>"
+                   f"<td>{flag_text[r.student_id]}</td><td>{_e(r.submitted_at)}</td></tr>" for r in results)
+    # These columns do not fit a phone: the table scrolls in a region of its own, which the keyboard can reach.
     parts.append("<h2 id=\"all-submissions\">All submissions</h2><div class=\"scroll\" role=\"region\" tabindex=\"0\" "
                  "aria-labelledby=\"all-submissions\"><table><tr><th>student (and the entry in the download)</th>"
-                 "<th class=\"num\">score</th><th>status</th><th>flags</th><th>submitted</th></tr>"
-                 f"{rows}</table></div>")
+                 f"{head}<th>status</th><th>flags</th><th>submitted</th></tr>{rows}</table></div>")
     if settings is not None:
         parts.append(_limits_section(settings))
     return _page(f"Grading report: {assignment}", "\n".join(parts))

@@ -6,7 +6,9 @@ forked workers by default; a Dask cluster's executor with ``--scheduler``),
 each running :func:`autograder.running.worker.run_submission`, and as results come
 back judges them (:func:`autograder.judging.judge.judge`) and writes them
 (:mod:`autograder.outputs.record`) in submission order.  A worker that fails is
-recorded as a crashed submission; it never stops the batch.
+recorded as a crashed submission; it never stops the batch.  When the batch
+ends, the folders of any worker that died on the way are removed
+(:func:`autograder.running.worker.remove_abandoned_folders`).
 """
 
 import concurrent.futures
@@ -127,8 +129,9 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     """
     from autograder.outputs.gradebook import open_gradebook
     from autograder.judging.judge import judge
-    from autograder.outputs.record import record, write_exports, write_grades_csv, write_lms_feedback, write_report
-    from autograder.running.worker import build_font_list, run_submission
+    from autograder.outputs.graded_run import GradedRun
+    from autograder.outputs.record import finish_batch, record
+    from autograder.running.worker import build_font_list, remove_abandoned_folders, run_submission
 
     started = time.time()
     release_dir = os.path.join(course_dir, "release", assignment)
@@ -168,18 +171,18 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
         gb.close()
         if own_executor:
             executor.shutdown(wait=True, cancel_futures=True)
+        # A worker killed in the middle of a submission (by the kernel's out-of-memory killer, say) could not
+        # remove its folder; the workers of this machine share its temporary folder.
+        remove_abandoned_folders()
     # One entry per submission that ran (a group's copies would only find themselves).
     similar = similar_pairs(results, os.path.join(release_dir, notebook_name))
     copies = reference_copies(results, os.path.join(release_dir, notebook_name))
     max_score = max((r.max_score for r in results), default=0.0)
     results = sorted(members + [missing_result(s, assignment, max_score, settings.use_sandbox) for s in absent],
                      key=lambda r: r.student_id)
-    write_grades_csv(os.path.join(out_dir, "grades.csv"), results)
     people = {s.student_id: s for s in submissions + absent}
     people.update({m.student_id: m for s in submissions for m in s.group})
-    write_exports(out_dir, assignment, results, people)
-    deliveries = write_lms_feedback(out_dir, assignment, results, people, sandbox_text=sandbox_text)
-    write_report(out_dir, assignment, results, skipped=skipped, sandbox_text=sandbox_text, settings=settings,
-                 started=started, seconds=time.time() - started, notes=notes, similar=similar, copies=copies,
-                 deliveries=deliveries)
-    return results
+    return finish_batch(out_dir, GradedRun(assignment, course_dir, results, people, skipped=list(skipped),
+                                           notes=list(notes), sandbox_text=sandbox_text, settings=settings,
+                                           started=started, seconds=time.time() - started, similar=similar,
+                                           copies=copies))

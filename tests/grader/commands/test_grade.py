@@ -94,8 +94,14 @@ def basic(course, tmp_path_factory, sandbox_ready):
 
     runs = {}
     out = tmp_path_factory.mktemp("out")
-    runs["folder"] = run_grade(PS1, folder, "--out", out / "folder", "--course-dir", course, "--workers", 2,
-                               "--timeout", 120)
+    # Every run's temporary files go to a folder of their own, which must be empty after each run.
+    temporary = tmp_path_factory.mktemp("tmpdir")
+    leftovers = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TMPDIR", str(temporary))
+        runs["folder"] = run_grade(PS1, folder, "--out", out / "folder", "--course-dir", course, "--workers", 2,
+                                   "--timeout", 120)
+    leftovers["folder"] = sorted(os.listdir(temporary))
     gradebook_after_folder = gradebook_rows(course, PS1)
     # An instructor grades alice's written answers by hand before the regrades.
     gb = open_gradebook(str(course))
@@ -107,8 +113,11 @@ def basic(course, tmp_path_factory, sandbox_ready):
     gb.db.commit()
     gb.close()
     gradebook_after_manual = gradebook_rows(course, PS1)
-    runs["zip"] = run_grade(PS1, archive, "--out", out / "zip", "--course-dir", course, "--workers", 2,
-                            "--timeout", 120)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TMPDIR", str(temporary))
+        runs["zip"] = run_grade(PS1, archive, "--out", out / "zip", "--course-dir", course, "--workers", 2,
+                                "--timeout", 120)
+    leftovers["zip"] = sorted(os.listdir(temporary))
     gradebook_after_zip = gradebook_rows(course, PS1)
     nbformat.write(correct, str(folder / "carol" / f"{PS1}.ipynb"))
     runs["changed"] = run_grade(PS1, folder, "--out", out / "changed", "--course-dir", course, "--workers", 2,
@@ -116,6 +125,7 @@ def basic(course, tmp_path_factory, sandbox_ready):
     gradebook_after_change = gradebook_rows(course, PS1)
     return {
         "runs": runs, "out": out, "course": course, "release": release_nb, "manual_id": manual_id,
+        "leftovers": leftovers,
         "expected": {"alice": in_process_points(correct, PS1, release_nb),
                      "carol": in_process_points(partial, PS1, release_nb),
                      "erin": in_process_points(correct, PS1, release_nb),
@@ -146,6 +156,12 @@ def test_batch_gets_the_scores_the_checks_give_in_process(basic):
 
 
 @pytest.mark.slow
+def test_grading_leaves_nothing_in_the_temporary_folder(basic):
+    # Each run graded seven submissions in two worker processes, and unzipped the download for the second.
+    assert basic["leftovers"] == {"folder": [], "zip": []}
+
+
+@pytest.mark.slow
 def test_command_reports_progress_and_summary(basic):
     run = basic["runs"]["folder"]
     assert re.search(r"^1/7 [\w-]+: \w+", run.stderr, re.M), run.stderr
@@ -167,8 +183,16 @@ def test_ungradable_submissions_say_why(basic):
 @pytest.mark.slow
 def test_zip_and_regrade_give_identical_results(basic):
     assert basic["runs"]["zip"].returncode == 0, basic["runs"]["zip"].stderr
-    folder_csv = (basic["out"] / "folder" / "grades.csv").read_bytes()
-    assert (basic["out"] / "zip" / "grades.csv").read_bytes() == folder_csv
+    folder_rows = read_grades(basic["out"] / "folder")
+    zip_rows = read_grades(basic["out"] / "zip")
+    # The regrade keeps the mark alice's written answer got in between, and counts it in her total.
+    alice_before, alice_after = folder_rows.pop("alice"), zip_rows.pop("alice")
+    assert float(alice_after["written"]) == float(alice_before["written"]) + 1.5
+    assert float(alice_after["total"]) == float(alice_before["total"]) + 1.5
+    assert basic["manual_id"] not in alice_after["to_mark"].split(";")
+    assert {k: v for k, v in alice_after.items() if k not in ("written", "total", "to_mark")} == \
+        {k: v for k, v in alice_before.items() if k not in ("written", "total", "to_mark")}
+    assert zip_rows == folder_rows
     assert basic["gradebooks"]["zip"] == basic["gradebooks"]["manual"]
 
 
@@ -535,8 +559,9 @@ def test_grades_csv_is_replaced_whole_or_not_at_all(tmp_path):
     assert path.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv"]
     write_grades_csv(str(path), [good])
-    assert path.read_text().splitlines() == ["student_id,assignment,score,max_score,status,flags,source,submitted_at",
-                                             f"ann,{PS1},1,2,graded,,,"]
+    assert path.read_text().splitlines() == ["student_id,assignment,score,max_score,status,flags,source,submitted_at,"
+                                             "written,written_max,total,total_max,to_mark",
+                                             f"ann,{PS1},1,2,graded,,,,0,0,1,2,"]
 
 
 def test_grades_csv_cells_never_run_as_spreadsheet_formulas(tmp_path):

@@ -130,11 +130,11 @@ def test_gradebook_exports_hold_every_row(graded):
     out, rows = graded["out"], graded["rows"]
     canvas = list(csv.reader(io.StringIO((out / "canvas_import.csv").read_text(encoding="utf-8"))))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", PS1]
-    assert canvas[1][0] == "Points Possible" and float(canvas[1][5]) == float(rows["s01"]["max_score"])
+    assert canvas[1][0] == "Points Possible" and float(canvas[1][5]) == float(rows["s01"]["total_max"])
     by_sis = {r[2]: r for r in canvas[2:]}
     assert set(by_sis) == set(rows)
     assert by_sis["s01"][:2] == ["Ada Lovelace", "104233"] and by_sis["s02"][1] == "104871"
     assert by_sis["s09"][5] == "0"
     moodle = list(csv.DictReader(io.StringIO((out / "moodle_import.csv").read_text(encoding="utf-8"))))
-    assert {r["ID number"]: float(r[PS1]) for r in moodle} == {s: float(r["score"]) for s, r in rows.items()}
+    assert {r["ID number"]: float(r[PS1]) for r in moodle} == {s: float(r["total"]) for s, r in rows.items()}
     assert {r["ID number"]: r["Email address"] for r in moodle}["s08"] == "dvaughan@example.edu"

@@ -4,8 +4,11 @@ A small batch (a correct, a partly correct, a blank, an interrupted and a
 crashed submission) is graded in the sandbox; then ``report.html`` and every
 feedback page must pass axe-core's WCAG 2.1 A and AA rules, fit a phone's
 screen without scrolling sideways, and give each chart a title that reads
-out its numbers.  Screenshots go to ``test-artifacts/``.  Needs Chromium,
-ChromeDriver, bubblewrap and the axe-core the book build installs.
+out its numbers.  The pages marking adds (the report's written answers, a
+feedback page with TAs' comments, the marking booklet) are written from
+records and held to the same rules.  Screenshots go to ``test-artifacts/``.
+Needs Chromium, ChromeDriver, bubblewrap and the axe-core the book build
+installs.
 """
 
 from __future__ import annotations
@@ -94,3 +97,52 @@ def test_charts_have_titles_with_their_numbers(browser, graded):  # noqa: F811
     assert "Histogram of autograded scores out of 10" in histogram and "10 to" not in histogram
     assert "0 to 1: 1" in histogram  # the blank submission
     assert "signed_distance_examples: mean" in per_cell and "failed by" in per_cell
+
+
+@pytest.fixture(scope="module")
+def marking_pages(tmp_path_factory):
+    """The pages marking adds, with every part they can show: the report's written answers (marked, blank, still
+    to be marked, to be marked again), a student's feedback with comments and an unmarked answer, the booklet."""
+    from autograder.marking.answers import Answer, Question
+    from autograder.marking.booklet import booklet_html
+    from autograder.outputs.gradebook import EarlierMark, WrittenMark
+    from autograder.outputs.report import feedback_html, report_html
+    from autograder.results import CellResult, Result
+
+    a, d1, d2 = "ps2_online_perceptron", "written_online_batch", "written_order"
+    earlier = EarlierMark(1.5, None, "A long comment on the earlier answer, which a phone must wrap " * 3, "x", "")
+
+    def result(student, marks):
+        return Result(student, a, "graded", score=6.0, max_score=10.0,
+                      cells=[CellResult("update_rules", 6.0, 10.0, False, "It failed on the worked example.")],
+                      manual_cells=[(m.grade_id, 2.0, m.checksum) for m in marks], written=tuple(marks))
+
+    results = [result("ada-lovelace-with-a-long-id", (WrittenMark(a, d1, 2.0, 2.0, comment="Clear. " * 30),
+                                                       WrittenMark(a, d2, 2.0, None, checksum="c"))),
+               result("bob", (WrittenMark(a, d1, 2.0, 0.0, blank=True, comment="No answer."),
+                              WrittenMark(a, d2, 2.0, None, checksum="d", earlier=earlier)))]
+    folder = tmp_path_factory.mktemp("marking-pages")
+    (folder / "report.html").write_text(report_html(a, results), encoding="utf-8")
+    (folder / "feedback-ada.html").write_text(feedback_html(results[0]), encoding="utf-8")
+    questions = [Question(a, d1, 2.0, "**Question D1 (2 points).** In *online* learning ... $\\hat y$", "Online."),
+                 Question(a, d2, 2.0, "**Question D2.** Does the order matter?", "Yes.")]
+    answers = [Answer(r.student_id, "", q, "An answer with $w_{t+1} = w_t + y_t x_t$ " * 8, m)
+               for q in questions for r in results for m in r.written if m.grade_id == q.grade_id]
+    (folder / "booklet.html").write_text(booklet_html(a, questions, answers), encoding="utf-8")
+    return folder
+
+
+def test_the_marking_pages_pass_axe_and_fit_a_phone(browser, marking_pages, axe_source):  # noqa: F811
+    found, wide = {}, {}
+    for page in sorted(marking_pages.glob("*.html")):
+        open_page(browser, page, DESKTOP)
+        result = run_axe(browser, axe_source)
+        assert "error" not in result and result["rules"] > 0, result
+        found[page.name] = [f"{v['id']}: {v['help']}" for v in result["violations"]]
+        open_page(browser, page, PHONE)
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        if overflow > 1:
+            wide[page.name] = overflow
+    assert not any(found.values()), found
+    assert not wide, f"pages that scroll sideways on a phone, by how many pixels: {wide}"

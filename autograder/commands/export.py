@@ -1,0 +1,98 @@
+"""``python -m autograder export OUT``: every file of a grading run written again, with the written answers' marks.
+
+``grade`` wrote ``OUT`` before the written answers were marked.  This
+command reads what that run left (:mod:`autograder.outputs.graded_run`) and
+the marks the gradebook holds now, and writes every file with a grade or
+feedback in it again, with the same code ``grade`` used
+(:func:`autograder.outputs.record.write_run_files`): ``grades.csv``, the LMS
+imports and feedback files, each ``feedback/<student_id>.html`` and
+``report.html``.  It writes a copy of ``OUT`` and swaps it in
+(:func:`autograder.outputs.record.replace_folder`), so ``OUT`` is always one
+run's files or the other's, never half of each.
+
+Exit status 1, and nothing written, while an answered written answer is
+still unmarked (each is named) unless ``--allow-unmarked`` is given; then
+each affected student's feedback says which answers are still to be marked.
+Exit status 2 when it cannot start: ``OUT`` was not written by ``grade``,
+the gradebook cannot be read, or it holds other submissions than the ones
+``OUT`` graded.
+"""
+
+import argparse
+import dataclasses
+import os
+import sys
+
+__all__ = ["main"]
+
+
+def _fail(message, status=2):
+    print(f"autograder export: {message}", file=sys.stderr)
+    return status
+
+
+def main(argv=None):
+    from autograder.outputs import graded_run
+    from autograder.outputs.gradebook import GradebookError, autograded_scores, open_gradebook, written_marks
+    from autograder.outputs.record import replace_folder, with_marks, write_run_files
+    from autograder.outputs.totals import total, unmarked
+    from autograder.results import MISSING
+
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder export",
+        description="Write the files of a grading run again (grades.csv, the LMS imports and feedback files, the "
+                    "feedback pages, report.html) with the written answers' marks and comments from the gradebook.")
+    parser.add_argument("out", metavar="OUT", help="the folder a 'python -m autograder grade ... --out OUT' run wrote")
+    parser.add_argument("--allow-unmarked", action="store_true",
+                        help="write even while written answers are still unmarked; their students' feedback says "
+                             "which answers are still to be marked")
+    parser.add_argument("--course-dir", metavar="DIR",
+                        help="the nbgrader course directory with gradebook.db (default: the one the grade run used)")
+    args = parser.parse_args(argv)
+
+    try:
+        run = graded_run.load(args.out)
+    except graded_run.RunRecordError as exc:
+        return _fail(str(exc))
+    if args.course_dir:
+        run = dataclasses.replace(run, course_dir=os.path.abspath(args.course_dir))
+    try:
+        gb = open_gradebook(run.course_dir)
+        try:
+            marks = written_marks(gb, run.assignment)
+            autograded = autograded_scores(gb, run.assignment)
+        finally:
+            gb.close()
+    except GradebookError as exc:
+        return _fail(str(exc))
+    others = graded_run.disagreements(run, marks, autograded)
+    if others:
+        for line in others:
+            print(f"autograder export: {line}", file=sys.stderr)
+        return _fail(f"{len(others)} of the students {args.out} graded have another submission in the gradebook "
+                     "now (graded into another folder later); export that folder instead, or grade this download "
+                     "again into this one")
+
+    results = with_marks(run.results, marks)
+    waiting = [(r.student_id, mark) for r in results for mark in unmarked(r)]
+    if waiting and not args.allow_unmarked:
+        for student_id, mark in waiting:
+            print(f"autograder export: unmarked: student {student_id}, question {mark.grade_id}"
+                  + (" (changed since its earlier mark)" if mark.to_remark else ""), file=sys.stderr)
+        return _fail(f"{len(waiting)} written {'answer is' if len(waiting) == 1 else 'answers are'} still to be "
+                     f"marked (listed above), so nothing was written; mark them (python -m autograder mark "
+                     f"{run.assignment} --to-csv FILE.csv), or pass --allow-unmarked to write the files now with "
+                     "those answers counted 0 and named in each student's feedback", status=1)
+    try:
+        replace_folder(args.out, lambda staging: write_run_files(staging, run, marks))
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror or exc}; it is as it was")
+    marked = sum(len(r.written) for r in results) - len(waiting)
+    totals = [total(r) for r in results]
+    pages = sum(r.status != MISSING for r in results)
+    print(f"wrote {os.path.join(args.out, 'grades.csv')}, the LMS files, {pages} feedback pages and "
+          f"report.html again with {marked} marked written answers"
+          + (f" ({len(waiting)} still to be marked, counted 0)" if waiting else "")
+          + (f"; totals from {min(totals):g} to {max(totals):g}" if totals else "")
+          + ". Upload them as the README says.")
+    return 0

@@ -1,0 +1,56 @@
+"""A result's points over the whole assignment: the autograded points plus the written answers' marks.
+
+Every file with a grade in it (``grades.csv``, the LMS imports, the
+feedback, the report) adds the two the same way, here: a written answer
+adds its mark (a blank one 0), an answer still to be marked adds nothing
+yet, and the maximum is always the whole assignment's.  The marks are the
+ones the gradebook held when the files were written
+(:attr:`autograder.results.Result.written`).
+"""
+
+from dataclasses import dataclass
+
+__all__ = ["Scale", "scale_of", "written_score", "written_max", "total", "unmarked", "to_remark"]
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The assignment's points: ``autograded`` (the test cells') and ``written`` (the answers people mark)."""
+
+    autograded: float
+    written: float
+
+    @property
+    def total(self):
+        return self.autograded + self.written
+
+
+def written_max(result):
+    """The points of ``result``'s written answers (the release's, when no marks were read)."""
+    if result.written:
+        return sum(mark.max_points for mark in result.written)
+    return float(sum(points for _, points, _ in result.manual_cells))
+
+
+def written_score(result):
+    """The written answers' marks: each marked answer's points, 0 for one still to be marked."""
+    return sum(mark.score for mark in result.written)
+
+
+def total(result):
+    return result.score + written_score(result)
+
+
+def unmarked(result):
+    """The written answers of ``result`` that a student answered and nobody has marked yet, in order."""
+    return [mark for mark in result.written if not mark.marked]
+
+
+def to_remark(result):
+    """The written answers whose earlier mark was set aside because the student changed them, still unmarked."""
+    return [mark for mark in result.written if mark.to_remark]
+
+
+def scale_of(results):
+    """The assignment's :class:`Scale`, from the results of a run (a missing student's row has no cells)."""
+    return Scale(max((r.max_score for r in results), default=0.0), max((written_max(r) for r in results), default=0.0))
