@@ -121,6 +121,8 @@ def bare_root(system: str, name: str = "root") -> Path:
             run(["tar", "-C", made, "-cf", str(tarball) + ".part", "."])
         os.replace(str(tarball) + ".part", tarball)
     run(["tar", "-C", str(root), "-xf", str(tarball)])
+    # A root file system is open to every user, as an image's is (debootstrap's folder was private).
+    root.chmod(0o755)
     if EXTRA_AUTHORITIES.is_dir():
         authorities = root / str(EXTRA_AUTHORITIES).lstrip("/")
         authorities.mkdir(parents=True, exist_ok=True)
