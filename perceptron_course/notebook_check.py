@@ -20,7 +20,10 @@ notebook that fails when graded.  What it checks:
 * in Colab, which keeps no file of the notebook in its runtime, the
   notebook's current contents, from Colab's notebook API
   (``google.colab._message.blocking_request("get_ipynb")``), written to a
-  temporary file under the notebook's name.
+  temporary file under the notebook's name.  When Colab's reply does not
+  say the name, the file is named after the assignment whose graded cells
+  the notebook holds, and the student is told that the name was not checked
+  and how to check the downloaded file's.
 
 Where neither finds the notebook, one sentence says how to check it in a
 terminal, or after downloading it.
@@ -35,11 +38,12 @@ import tempfile
 import time
 import urllib.request
 
-from .check import COMMAND
+from .check import COMMAND, RELEASE_DIR, _released, _which_assignment
 from .limits import LimitsError, course_limits
 from .platform_support import ProcessTree
 
-__all__ = ["check_this_notebook", "find_notebook", "colab_notebook", "NOT_FOUND", "COLAB_NOT_HANDED"]
+__all__ = ["check_this_notebook", "find_notebook", "colab_notebook", "NOT_FOUND", "COLAB_NOT_HANDED",
+           "COLAB_UNNAMED"]
 
 NOT_FOUND = ("This notebook's file could not be found from here: save it, then in a terminal, in the folder where it "
              f"is saved, run {COMMAND} followed by the notebook's file name (for example {COMMAND} "
@@ -47,6 +51,13 @@ NOT_FOUND = ("This notebook's file could not be found from here: save it, then i
 COLAB_NOT_HANDED = ("Colab did not hand over this notebook: download it (File > Download > Download .ipynb), and on "
                     f"a computer with the course's package run {COMMAND} followed by the file's name, in the folder "
                     "where you saved it.")
+# Said after the report when Colab did not give the notebook's name: the report's verdict on the file name was
+# about the temporary file, not about the file the student will submit.
+COLAB_UNNAMED = ("Colab did not say this notebook's name, so the check above ran its contents under the name "
+                 "{name}, after the assignment whose graded cells it holds, and could not check the name of your "
+                 "file. Before you submit, download it (File > Download > Download .ipynb) and make sure the "
+                 "downloaded file is named {name}: rename it if it is not (for example 'Copy of {name}' or "
+                 "'{stem} (1).ipynb').")
 # How long to wait for a Jupyter server's or Colab's answer.
 ASK_SECONDS = 5
 COLAB_SECONDS = 60
@@ -161,8 +172,9 @@ def find_notebook(namespace=None, *, environ=None, cwd=None, servers=None, kerne
 
 
 def colab_notebook():
-    """``(file name, notebook JSON)`` of the Colab notebook this kernel runs; ``None`` outside Colab; ``(None,
-    None)`` when Colab does not hand it over."""
+    """``(file name, notebook JSON)`` of the Colab notebook this kernel runs, the name ``None`` when Colab does not
+    say it (or names no ``.ipynb`` file); ``None`` outside Colab; ``(None, None)`` when Colab does not hand the
+    notebook over."""
     if "google.colab" not in sys.modules:
         return None
     try:
@@ -176,7 +188,16 @@ def colab_notebook():
         return None, None
     colab = notebook.get("metadata", {}).get("colab", {}) if isinstance(notebook.get("metadata"), dict) else {}
     name = os.path.basename(str(colab.get("name", ""))) if isinstance(colab, dict) else ""
-    return (name if name.endswith(".ipynb") else "notebook.ipynb"), notebook
+    return (name if name.endswith(".ipynb") else None), notebook
+
+
+def _assignment_of(notebook):
+    """The assignment of this course whose release shares the most graded cells with ``notebook`` (its JSON), or
+    ``None`` when none does or the releases cannot be read (the check then says so itself)."""
+    try:
+        return _which_assignment("", notebook, _released(RELEASE_DIR))
+    except (OSError, ValueError):
+        return None
 
 
 # -- running the check ------------------------------------------------------------------------------------
@@ -236,13 +257,19 @@ def check_this_notebook():
         if notebook is None:
             print(COLAB_NOT_HANDED)
             return None
+        # Without its name, the notebook is checked under its assignment's, so that the report does not ask the
+        # student to rename a file that may be named right; what could not be checked is said after the report.
+        assignment = _assignment_of(notebook) if name is None else None
         print(f"Checking this notebook as it is now in Colab{_budget()}: it runs from top to bottom in a fresh "
               "Python, as grading will.", flush=True)
         with tempfile.TemporaryDirectory(prefix="perceptron-colab-", ignore_cleanup_errors=True) as folder:
-            path = os.path.join(folder, name)
+            path = os.path.join(folder, name or f"{assignment or 'notebook'}.ipynb")
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(notebook, f, ensure_ascii=False)
-            return run_check(path)
+            status = run_check(path)
+        if assignment is not None and status is not None:
+            print(COLAB_UNNAMED.format(name=f"{assignment}.ipynb", stem=assignment))
+        return status
     try:
         from IPython import get_ipython
 

@@ -6,7 +6,8 @@
 * The check ends the runner and every process the notebook started, when the notebook's time is up and when
   it ends.
 * The check from inside a notebook finds the notebook's file (the Jupyter server's sessions API, the kernel's
-  environment, VS Code's variable) and, in Colab, the notebook's contents from Colab's API.
+  environment, VS Code's variable) and, in Colab, the notebook's contents from Colab's API, under the notebook's
+  name, or its assignment's when Colab does not say the name.
 
 The runner's limits in Pythons that lack what Windows and macOS lack are tested in ``test_runner.py``; the whole
 journey of a student in them, with the installed wheel, in ``test_student_journey.py``.
@@ -26,7 +27,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from perceptron_course import notebook_check, platform_support
+from perceptron_course import check, notebook_check, platform_support
 from perceptron_course.execute import run_notebook
 from perceptron_course.limits import Limits
 from tests.support import ROOT
@@ -322,6 +323,51 @@ def test_in_colab_the_notebooks_current_contents_are_checked_under_its_name(monk
     assert checked["name"] == "ps1_hyperplanes.ipynb"
     assert "".join(checked["notebook"]["cells"][0]["source"]) == "x = 'Zoë'"
     assert capsys.readouterr().out.startswith("Checking this notebook as it is now in Colab")
+
+
+def graded_notebook(*grade_ids):
+    """A notebook with one graded answer cell for each of ``grade_ids``."""
+    cells = [new_code_cell("x = 1", metadata={"nbgrader": {"grade": True, "solution": True, "locked": False,
+                                                           "points": 1, "grade_id": gid, "schema_version": 3}})
+             for gid in grade_ids]
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+@pytest.mark.parametrize("cells_of", ["ps2_online_perceptron", "another course"])
+def test_in_colab_a_notebook_without_a_name_is_checked_under_its_assignments(tmp_path, monkeypatch, capsys,
+                                                                            cells_of):
+    release = tmp_path / "release"
+    for assignment, gid in (("ps1_hyperplanes", "draw_boundary"), ("ps2_online_perceptron", "train_perceptron")):
+        (release / assignment).mkdir(parents=True)
+        nbformat.write(graded_notebook(gid), release / assignment / f"{assignment}.ipynb")
+    monkeypatch.setattr(notebook_check, "RELEASE_DIR", str(release))
+    notebook = graded_notebook("train_perceptron" if cells_of == "ps2_online_perceptron" else "their_cell")
+    notebook.metadata["colab"] = {"provenance": []}  # what Colab's reply may hold without a "name"
+    fake, _ = colab_answering({"ipynb": json.loads(nbformat.writes(notebook))})
+    for name, module in fake.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    checked = {}
+
+    def run_check(path):
+        checked["name"] = os.path.basename(path)
+        try:
+            planned = check.plan(path, release_dir=str(release))
+            checked["about the file"] = [f.text for f in planned.findings if f.part == check.FILE]
+        except check.CheckError as exc:
+            checked["cannot check"] = str(exc)
+        return 0
+
+    monkeypatch.setattr(notebook_check, "run_check", run_check)
+    assert notebook_check.check_this_notebook() == 0
+    out = capsys.readouterr().out
+    if cells_of == "ps2_online_perceptron":
+        assert checked == {"name": "ps2_online_perceptron.ipynb", "about the file": []}, "no rename was asked for"
+        assert out.endswith(notebook_check.COLAB_UNNAMED.format(name="ps2_online_perceptron.ipynb",
+                                                                stem="ps2_online_perceptron") + "\n")
+        assert "'ps2_online_perceptron (1).ipynb'" in out
+    else:  # the check says it is not one of the course's notebooks; there is no name to advise
+        assert checked["name"] == "notebook.ipynb" and "shares no graded cell" in checked["cannot check"]
+        assert "Colab did not say this notebook's name" not in out
 
 
 @pytest.mark.parametrize("reply", [TimeoutError("no answer"), None, {"error": "not allowed"}])
