@@ -123,6 +123,9 @@ def bare_root(system: str, name: str = "root") -> Path:
     run(["tar", "-C", str(root), "-xf", str(tarball)])
     # A root file system is open to every user, as an image's is (debootstrap's folder was private).
     root.chmod(0o755)
+    # A container runtime writes the names of the loopback addresses (a bare root has no /etc/hosts,
+    # and the browser tests reach ChromeDriver at localhost).
+    (root / "etc" / "hosts").write_text("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
     if EXTRA_AUTHORITIES.is_dir():
         authorities = root / str(EXTRA_AUTHORITIES).lstrip("/")
         authorities.mkdir(parents=True, exist_ok=True)
