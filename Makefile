@@ -18,7 +18,7 @@ OUT ?= grading-output
 WORKERS ?=
 NOTEBOOK ?=
 
-.PHONY: all install system-book system-pdf system-test system-grade book pdf site test test-fast test-systems bench assignments grade check verify clean
+.PHONY: all install system-book system-pdf system-test system-grade book pdf site test test-fast test-systems bench assignments grade mark export check verify clean
 
 all: test
 
@@ -87,6 +87,18 @@ grade: system-grade $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=ps1_hyperplanes SUBMISSIONS=path/to/folder-or.zip [OUT=dir] [WORKERS=n] [ROSTER=roster.csv] [DEADLINE=2025-01-31T23:59]"; exit 2; }
 	$(PY) -m autograder grade $(ASSIGNMENT) $(SUBMISSIONS) --out $(OUT) $(if $(WORKERS),--workers $(WORKERS)) \
 		$(if $(ROSTER),--roster $(ROSTER)) $(if $(DEADLINE),--deadline $(DEADLINE))
+
+# The written answers, after grade: the marking page (open the address it prints), or the CSV route with
+# TO_CSV (write the answers and the booklet) or FROM_CSV (read the marks back).
+mark: $(STAMP)
+	@test -n "$(ASSIGNMENT)" || { echo "usage: make mark ASSIGNMENT=ps1_hyperplanes [PORT=8890] [TA=name] | [TO_CSV=marking/ps1.csv | FROM_CSV=marking/ps1.csv]"; exit 2; }
+	$(PY) -m autograder mark $(ASSIGNMENT) $(if $(TO_CSV),--to-csv "$(TO_CSV)") $(if $(FROM_CSV),--from-csv "$(FROM_CSV)") \
+		$(if $(PORT),--port $(PORT)) $(if $(TA),--ta "$(TA)")
+
+# Every file of the folder grade wrote (OUT), again with the marks; ALLOW_UNMARKED=1 writes while answers are unmarked.
+export: $(STAMP)
+	@test -f "$(OUT)/grading_run.json" || { echo "usage: make export OUT=grading/ps1 [ALLOW_UNMARKED=1]   (OUT is the folder 'make grade' wrote; $(OUT) holds no grading_run.json)"; exit 2; }
+	$(PY) -m autograder export "$(OUT)" $(if $(ALLOW_UNMARKED),--allow-unmarked)
 
 # A student's check compares the notebook with its release, so release first if that was never done.
 check: $(STAMP)

@@ -17,8 +17,27 @@ holds a secret:
   hidden-test region it did not clear, and the call into the hidden checks;
 * a gradebook (any SQLite database), a saved time-limit calibration
   (``.autograder/calibration/``), or grades: a file the grader writes
-  (``grades.csv``, the LMS import and feedback files), a CSV with the
-  grades' columns, or a page with the grading report's stylesheet.
+  (``grades.csv``, the LMS import and feedback files, ``grading_run.json``,
+  which ``export`` reads), a CSV with the grades' columns, or a page with
+  the grading report's stylesheet;
+* what TAs mark from: a marking CSV (known by its header, whatever its
+  name), which holds every student's written answers, and the booklet that
+  goes with it (known by its stylesheet), which holds them too, with the
+  model answers.
+
+``python -m autograder audit --upload PATH ...`` audits what is uploaded
+for students instead (:func:`audit_upload`): the files an LMS takes back
+(``canvas_feedback.zip``, ``moodle_feedback.zip``, the LMS imports), the
+feedback pages, a Gradescope ``results.json`` (what students can see of it,
+:func:`gradescope_visible`).  Each student's own grade is expected there;
+everything above that is not one is still a finding, and so are the
+grading report (every student's grades), and a feedback page that names a
+TA who marked (:attr:`Recipients.tas`) or shows another student's id or
+email (other than a member of the same group submission).  The students
+are those of the grading run (:func:`recipients_of_run`, from its
+``grading_run.json``); a feedback file's student is read from its name as
+the run wrote it (``feedback/<student_id>.html``, a Canvas file, a Moodle
+participant's folder) or from its title.
 
 What is secret is read from those sources each time (:func:`collect_secrets`),
 so a new assignment, solution or check is covered without changing this
@@ -76,8 +95,9 @@ from perceptron_course.cells import grade_id, is_solution
 
 from autograder.course import assignments
 
-__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "LeakFinding", "Secrets", "collect_secrets", "audit",
-           "audit_bytes", "main"]
+__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "LeakFinding", "Secrets", "Recipients", "collect_secrets",
+           "recipients_of_run", "markers_of", "audit", "audit_upload", "audit_bytes", "audit_upload_bytes", "gradescope_visible",
+           "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = Path(assignments.HERE).relative_to(ROOT)  # the assignments' checks and known-wrong code
@@ -94,6 +114,12 @@ RUN_CHARS = 60
 RUN_GAP = 4
 # Archives inside archives are opened up to this depth; deeper nesting is itself a finding.
 MAX_DEPTH = 8
+# A student id shorter than this is not looked for in a feedback page: it would match ordinary words and numbers.
+MIN_ID_CHARS = 3
+# The keys by which a grading run's record (autograder.outputs.graded_run) is known, whatever its name.
+RUN_RECORD_KEYS = frozenset({"format", "assignment", "results", "people", "settings"})
+# A CSV with at least this many of the marking CSV's columns, one of them the answer or a checksum, is one.
+MARKING_COLUMNS_NEEDED = 3
 
 # Text only the instructor's version holds, and what each one shows. Found anywhere, it is a leak, even where
 # the lines it belongs to are too short or too common to count as secrets.
@@ -112,6 +138,12 @@ HIDDEN_BEGIN = re.compile(r"^\s*#+\s*BEGIN HIDDEN TESTS\s*$")
 HIDDEN_END = re.compile(r"^\s*#+\s*END HIDDEN TESTS\s*$")
 
 _TAG = re.compile(r"<[^<>]*>")
+# What a student id is made of (autograder.intake.lms.is_safe_student_id), to cut a page's text into words.
+_ID_WORD = re.compile(r"[A-Za-z0-9_.@+-]+")
+# The title of a feedback page (autograder.outputs.report.feedback_html) or notebook (lms_feedback), which
+# names the student it is for.
+_FEEDBACK_TITLE = re.compile(r"(?:<title>|<h1>|^#\s)[^<\n]*?: feedback for ([A-Za-z0-9_.@+-]+?)(?=</|\s|$)",
+                             re.MULTILINE)
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
 _MULTILINE_LITERAL = re.compile(r"""(["'])((?:(?!\1)[^\\\n]|\\.)*?\\n(?:(?!\1)[^\\\n]|\\.)*)\1""")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/": "/", "b": "", "f": ""}
@@ -171,6 +203,12 @@ class Secrets:
     grade_columns: tuple[str, ...] = ()
     grading_stylesheet: str = ""
     calibration_folder: str = ""
+    # Of grade_file_names, those an LMS takes back (each student's feedback, the gradebooks' imports): expected in
+    # an upload, never on a site.
+    upload_file_names: frozenset[str] = frozenset()
+    # What TAs mark from: the marking CSV's columns and the booklet's stylesheet.
+    marking_columns: tuple[str, ...] = ()
+    booklet_stylesheet: str = ""
     # Instructor-only text -> what it shows (MARKERS).
     markers: dict[str, str] = field(default_factory=lambda: dict(MARKERS))
     # A secret's line at least this long shows the secret by itself.  Published pages share short
@@ -301,13 +339,102 @@ def collect_secrets(root: Path | str = ROOT, *, course_dir: Path | str | None = 
     from autograder.outputs import lms_feedback
     from autograder.outputs import record as outputs
     from autograder.outputs import report
-    secrets.grade_file_names = frozenset(
-        {"grades.csv", "gradebook.db", exports.CANVAS_FILE, exports.MOODLE_FILE}
-        | {name for names in lms_feedback.FILES.values() for name in names})
+    from autograder.marking import booklet, sheet
+    from autograder.outputs.graded_run import RUN_FILE
+    secrets.upload_file_names = frozenset(
+        {exports.CANVAS_FILE, exports.MOODLE_FILE} | {name for names in lms_feedback.FILES.values() for name in names})
+    secrets.grade_file_names = secrets.upload_file_names | {"grades.csv", "gradebook.db", RUN_FILE}
     secrets.grade_columns = tuple(outputs.GRADES_COLUMNS)
     secrets.grading_stylesheet = normalise(report.CSS)
     secrets.calibration_folder = calibrate.SAVED_FOLDER.replace(os.sep, "/")
+    secrets.marking_columns = tuple(sheet.COLUMNS)
+    secrets.booklet_stylesheet = normalise(booklet.CSS)
     return secrets
+
+
+@dataclass(frozen=True)
+class Recipients:
+    """Who the files of an upload are for, to check each student's feedback against (:func:`audit_upload`).
+
+    ``identifiers`` maps each student id (of at least :data:`MIN_ID_CHARS`
+    characters) and email of the run to its student; ``groups`` each student
+    to the others of their group submission, whom their feedback may name;
+    ``owners`` the name a feedback file has in the LMS's download (a Canvas
+    file, a Moodle participant's folder) to its student; ``tas`` are the
+    names of the people who marked, which no feedback may show.
+    """
+
+    identifiers: dict[str, str] = field(default_factory=dict)
+    groups: dict[str, frozenset[str]] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)
+    tas: tuple[str, ...] = ()
+
+    @property
+    def students(self) -> set[str]:
+        return set(self.identifiers.values())
+
+    def owner(self, base: str, texts: list[str]) -> str | None:
+        """The student a file is feedback for, from its name (``base``, inside its archive) or its title."""
+        parts = base.split("/")
+        if len(parts) >= 2 and parts[-2] == "feedback" and parts[-1].endswith(".html"):
+            return parts[-1][:-len(".html")]
+        if parts[-1] in self.owners:
+            return self.owners[parts[-1]]
+        if len(parts) >= 2 and parts[-2] in self.owners:
+            return self.owners[parts[-2]]
+        for text in texts:
+            match = _FEEDBACK_TITLE.search(text)
+            if match:
+                return match.group(1)
+        return None
+
+
+def markers_of(course_dir: str, assignment: str) -> list[str]:
+    """The names of the TAs who gave the marks the gradebook of ``course_dir`` holds for ``assignment``, as the
+    marking page recorded them; none when there is no gradebook or it holds no such assignment."""
+    from autograder.outputs.gradebook import GradebookError, open_gradebook, written_marks
+
+    try:
+        gb = open_gradebook(course_dir)
+    except GradebookError:
+        return []
+    try:
+        marks = written_marks(gb, assignment)
+    except GradebookError:
+        return []
+    finally:
+        gb.close()
+    # A mark given elsewhere than on the marking page (the CSV, the formgrader) records no TA.
+    return sorted({getattr(mark, "marker", "") for found in marks.values() for mark in found} - {""})
+
+
+def recipients_of_run(out_dir: Path | str, *, tas=()) -> Recipients:
+    """The :class:`Recipients` of the grading run that wrote ``out_dir``, from its ``grading_run.json``.
+
+    The TAs are ``tas`` and everyone who marked the run's assignment on the
+    marking page (:func:`markers_of`, from the run's course directory).
+    Raises :class:`autograder.outputs.graded_run.RunRecordError` when
+    ``out_dir`` holds no run.
+    """
+    from autograder.outputs import graded_run
+
+    run = graded_run.load(str(out_dir))
+    tas = list(tas) + [name for name in markers_of(run.course_dir, run.assignment) if name not in tas]
+    identifiers: dict[str, str] = {}
+    owners: dict[str, str] = {}
+    for sid, person in run.people.items():
+        if len(sid) >= MIN_ID_CHARS:
+            identifiers[sid] = sid
+        if person is not None and person.email:
+            identifiers[person.email] = sid
+        if person is not None and person.route is not None and person.route.lms in ("canvas", "moodle"):
+            owners[person.route.name] = sid
+    by_source: dict[str, set[str]] = {}
+    for result in run.results:
+        if result.source:
+            by_source.setdefault(result.source, set()).add(result.student_id)
+    groups = {sid: frozenset(members - {sid}) for members in by_source.values() for sid in members}
+    return Recipients(identifiers, groups, owners, tuple(name for name in tas if name.strip()))
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -403,15 +530,126 @@ def _pdf_text(data: bytes) -> str | None:
     return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
 
 
-def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> list[LeakFinding]:
-    """The findings in one file (``name`` says where it is), opening archives inside it."""
+def _grade_file_text(filename: str) -> str:
+    from autograder.outputs.graded_run import RUN_FILE
+
+    if filename == RUN_FILE:
+        return (f"the grading run's record for export ({RUN_FILE}): every student's results, names and emails; "
+                "it stays with the instructor")
+    return f"a file the grader writes ({filename}): grades or feedback"
+
+
+def _is_run_record(text: str) -> bool:
+    """Whether ``text`` is a grading run's record (:mod:`autograder.outputs.graded_run`), whatever its name."""
+    if text.lstrip()[:1] != "{" or not all(f'"{key}"' in text for key in RUN_RECORD_KEYS):
+        return False
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and RUN_RECORD_KEYS <= set(data)
+
+
+def gradescope_visible(data: dict) -> str:
+    """What students can see of a Gradescope ``results.json``, as text.
+
+    The top-level ``output`` and each test that is not ``hidden`` (its name
+    and output; a test without a visibility of its own has the top level's).
+    Standard output is not in the file, and ``extra_data`` is never shown.
+    """
+    parts = [str(data.get("output", ""))]
+    default = data.get("visibility", "visible")
+    for test in data.get("tests") or []:
+        if isinstance(test, dict) and test.get("visibility", default) != "hidden":
+            parts += [str(test.get("name", "")), str(test.get("output", ""))]
+    for row in data.get("leaderboard") or []:
+        if isinstance(row, dict):
+            parts.append(f"{row.get('name', '')}: {row.get('value', '')}")
+    return "\n".join(parts)
+
+
+def _gradescope_results(text: str) -> str | None:
+    """The student-visible text of a Gradescope ``results.json``, or None when ``text`` is not one."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not ("tests" in data or "score" in data):
+        return None
+    return gradescope_visible(data)
+
+
+_NOT_READ = re.compile(r"<(style|script)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
+
+
+def readable_texts(text: str) -> tuple[list[str], list[str]]:
+    """``(texts, plain)``: a file's text as it is and with a notebook's or script's strings unescaped, and
+    each of those as a person reads it (no tags, stylesheet or script; entities decoded), whitespace kept."""
+    texts = [text]
+    if "\\" in text:
+        texts.append(_unescape(text))
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            strings: list[str] = []
+            _json_strings(json.loads(text), strings)
+            texts.append("\n".join(strings))
+        except ValueError:
+            pass
+    return texts, [html.unescape(_TAG.sub(" ", _NOT_READ.sub(" ", t))) for t in texts]
+
+
+def _name_pattern(name: str) -> re.Pattern:
+    """A person's name as a whole word, as it is written, with any spacing between its words.
+
+    The case counts, so that a TA called Will or Grace is not found in
+    "will" or "grace" (except at the start of a sentence)."""
+    return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, name.split())) + r"(?!\w)")
+
+
+def _upload_findings(name: str, base: str, text: str, page: bool, upload: Recipients) -> list[LeakFinding]:
+    """What a file uploaded for students must not show: a TA's name, another student, the grading report."""
+    texts, plain = readable_texts(text)
+    findings = [LeakFinding(name, f"names the TA {ta!r}, who marked: nothing a student receives says who marked it")
+                for ta in upload.tas if any(_name_pattern(ta).search(t) for t in plain)]
+    owner = upload.owner(base, texts)
+    if owner is None:
+        if page:
+            findings.append(LeakFinding(name, "a grading page that is no student's feedback: the grading report "
+                                              "(every student's grades) or a copy of it stays with the instructor; "
+                                              "upload only the LMS's files and the feedback pages"))
+        return findings
+    allowed = {owner} | upload.groups.get(owner, frozenset())
+    shown: dict[str, set[str]] = {}
+    for t in plain:
+        for word in _ID_WORD.findall(t):
+            student = upload.identifiers.get(word) or upload.identifiers.get(word.rstrip(".-+@"))
+            if student is not None and student not in allowed:
+                shown.setdefault(student, set()).add(word.rstrip(".-+@"))
+    if shown:
+        listed = ", ".join(student + ("" if words == {student} else f" ({', '.join(sorted(words - {student}))})")
+                           for student, words in sorted(shown.items()))
+        findings.append(LeakFinding(name, f"{owner}'s feedback shows another student: {listed}"))
+    return findings
+
+
+def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0, *,
+                upload: Recipients | None = None) -> list[LeakFinding]:
+    """The findings in one file (``name`` says where it is), opening archives inside it.
+
+    With ``upload`` the file is audited as one uploaded for students
+    (:func:`audit_upload`): the files an LMS takes back and each student's
+    feedback are expected, a Gradescope ``results.json`` is read as students
+    see it, and each feedback page is checked against the recipients.
+    """
     findings: list[LeakFinding] = []
     base = name.rsplit("!", 1)[-1]
     filename = base.rsplit("/", 1)[-1]
     if data.startswith(b"SQLite format 3\x00"):
         findings.append(LeakFinding(name, "an SQLite database: the gradebook (notebooks/gradebook.db) is one"))
-    if filename in secrets.grade_file_names:
-        findings.append(LeakFinding(name, f"a file the grader writes ({filename}): grades or feedback"))
+    expected = secrets.upload_file_names if upload is not None else frozenset()
+    named = filename in secrets.grade_file_names and filename not in expected
+    if named:
+        findings.append(LeakFinding(name, _grade_file_text(filename)))
     if secrets.calibration_folder and secrets.calibration_folder in "/" + base:
         findings.append(LeakFinding(name, f"a saved time-limit calibration ({secrets.calibration_folder}/)"))
 
@@ -420,10 +658,13 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         if depth >= MAX_DEPTH:
             return findings + [LeakFinding(name, f"archives nested more than {MAX_DEPTH} deep: not read")]
         for member, content in members:
-            findings.extend(audit_bytes(f"{name}!{member}", content, secrets, depth + 1))
+            findings.extend(audit_bytes(f"{name}!{member}", content, secrets, depth + 1, upload=upload))
         return findings
 
     text = data.decode("utf-8", errors="replace")
+    if upload is not None and filename == "results.json":
+        visible = _gradescope_results(text)
+        text = visible if visible is not None else text
     if data.startswith(b"%PDF-"):
         typeset = _pdf_text(data)
         if typeset is None:
@@ -433,8 +674,9 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
             text = typeset + "\n" + text
     findings.extend(LeakFinding(name, f"{marker!r}, {why}")
                     for marker, why in secrets.markers.items() if marker in text)
+    views = text_views(text)
     shown: dict[int, set[str]] = {}
-    for view in text_views(text):
+    for view in views:
         for number, lines in secrets.matches(view).items():
             shown.setdefault(number, set()).update(lines)
     for number, lines in sorted(shown.items()):
@@ -444,22 +686,41 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0) -> lis
         findings.append(LeakFinding(name, f"{secret.kind}: {secret.origin} ({count})", " | ".join(quoted)))
 
     header = next(iter(text.lstrip("\ufeff").splitlines()), "")
-    if secrets.grade_columns and "," in header:
+    if "," in header:
         try:
             columns = {cell.strip() for cell in next(csv.reader([header]), [])}
         except csv.Error:
             columns = set()
-        if set(secrets.grade_columns[:4]) <= columns:
+        if secrets.grade_columns and set(secrets.grade_columns[:4]) <= columns:
             findings.append(LeakFinding(name, "grades: a CSV with the columns of grades.csv", header.strip()))
-    if secrets.grading_stylesheet and secrets.grading_stylesheet in normalise(text):
+        marking = {column.lower() for column in columns} & set(secrets.marking_columns)
+        if len(marking) >= MARKING_COLUMNS_NEEDED and marking & {"answer", "answer_checksum", "mark_checksum"}:
+            findings.append(LeakFinding(name, "a marking CSV ('python -m autograder mark --to-csv'): every "
+                                              "student's written answers and marks, for TAs only", header.strip()))
+    if not named and _is_run_record(text):
+        from autograder.outputs.graded_run import RUN_FILE
+        findings.append(LeakFinding(name, _grade_file_text(RUN_FILE)))
+    # Whitespace removed: a stylesheet is found however it was indented, in a page or in a notebook's output.
+    flat = ["".join(view) for view in views]
+    if secrets.booklet_stylesheet and any(secrets.booklet_stylesheet in f for f in flat):
+        findings.append(LeakFinding(name, "a marking booklet ('python -m autograder mark --to-csv'): every "
+                                          "student's written answers with the model answers, for TAs only"))
+    page = bool(secrets.grading_stylesheet) and any(secrets.grading_stylesheet in f for f in flat)
+    if upload is not None:
+        findings.extend(_upload_findings(name, base, text, page, upload))
+    elif page:
         findings.append(LeakFinding(name, "a grading report or feedback page (it carries the grading pages' "
                                           "stylesheet)"))
     return findings
 
 
-def audit(paths, secrets: Secrets | None = None) -> list[LeakFinding]:
-    """Every finding in the files under ``paths`` (folders are walked, files read; nothing skipped)."""
-    secrets = secrets if secrets is not None else collect_secrets()
+def audit_upload_bytes(name: str, data: bytes, secrets: Secrets,
+                       recipients: Recipients | None = None) -> list[LeakFinding]:
+    """:func:`audit_bytes` of one file uploaded for ``recipients`` (default: students not known)."""
+    return audit_bytes(name, data, secrets, upload=recipients if recipients is not None else Recipients())
+
+
+def _audit_paths(paths, secrets: Secrets, upload: Recipients | None) -> list[LeakFinding]:
     findings: list[LeakFinding] = []
     for top in map(Path, paths):
         if not top.exists():
@@ -470,30 +731,90 @@ def audit(paths, secrets: Secrets | None = None) -> list[LeakFinding]:
             if path.is_symlink() and not path.exists():
                 findings.append(LeakFinding(shown, "a broken symbolic link: cannot be read"))
                 continue
-            findings.extend(audit_bytes(shown, path.read_bytes(), secrets))
+            findings.extend(audit_bytes(shown, path.read_bytes(), secrets, upload=upload))
     return findings
 
 
+def audit(paths, secrets: Secrets | None = None) -> list[LeakFinding]:
+    """Every finding in the files under ``paths`` (folders are walked, files read; nothing skipped)."""
+    return _audit_paths(paths, secrets if secrets is not None else collect_secrets(), None)
+
+
+def audit_upload(paths, secrets: Secrets | None = None, recipients: Recipients | None = None) -> list[LeakFinding]:
+    """Every finding in the files under ``paths``, uploaded for students (an LMS's files, feedback pages,
+    Gradescope results): besides every secret, anything of the instructor's or of another student's.
+
+    ``recipients`` are the run's students and TAs (:func:`recipients_of_run`);
+    without them no feedback page is checked for other students or TAs.
+    """
+    return _audit_paths(paths, secrets if secrets is not None else collect_secrets(),
+                        recipients if recipients is not None else Recipients())
+
+
+def _run_beside(paths) -> Path | None:
+    """The folder of a grading run that holds the first of ``paths`` (the path itself, its folder or the one
+    above), or None."""
+    from autograder.outputs.graded_run import RUN_FILE
+
+    for path in map(Path, paths):
+        path = path.resolve()
+        for folder in ([path] if path.is_dir() else []) + [path.parent, path.parent.parent]:
+            if (folder / RUN_FILE).is_file():
+                return folder
+    return None
+
+
 def main(argv=None) -> int:
-    """``python -m autograder audit PATH ...``: exit 0 when nothing secret was found, 1 when something was."""
+    """``python -m autograder audit [--upload] PATH ...``: exit 0 when nothing was found, 1 when something was,
+    2 when it cannot start."""
+    from autograder.outputs.graded_run import RUN_FILE, RunRecordError
+
     parser = argparse.ArgumentParser(
         prog="python -m autograder audit",
         description="Read every file under each PATH (inside zips, wheels and tarballs too) and report any "
                     "solution, hidden test, hidden check, known-wrong implementation, instructor-only marker, "
-                    "gradebook, calibration or grades found there.")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="a folder or file that will be published")
+                    "gradebook, calibration, grades or marking file found there. With --upload, audit files "
+                    "to upload for students (an LMS's feedback files and imports, feedback pages, a Gradescope "
+                    "results.json): each student's own grade is expected there, but not the grading report, "
+                    "the run's record, a marking file, a TA's name or another student's id.")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a folder or file that will be published "
+                                                                 "(with --upload: uploaded)")
+    parser.add_argument("--upload", action="store_true",
+                        help="audit PATH as uploaded for students rather than published for everyone")
+    parser.add_argument("--run", metavar="OUT",
+                        help=f"with --upload: the folder 'grade' wrote, whose {RUN_FILE} lists the students "
+                             "(default: the first PATH's folder or the one above it, when it holds one)")
+    parser.add_argument("--ta", action="append", default=[], metavar="NAME",
+                        help="with --upload: the name of a TA who marked, which no feedback may show "
+                             "(give it once per TA)")
     args = parser.parse_args(argv)
+    if (args.run or args.ta) and not args.upload:
+        parser.error("--run and --ta go with --upload")
     start = time.perf_counter()
+    recipients, checked = None, ""
+    if args.upload:
+        run = Path(args.run) if args.run else _run_beside(args.paths)
+        try:
+            recipients = recipients_of_run(run, tas=args.ta) if run is not None else Recipients(tas=tuple(args.ta))
+        except RunRecordError as error:
+            print(f"leak audit: {error}", file=sys.stderr)
+            return 2
+        if run is None:
+            print(f"leak audit: no {RUN_FILE} beside {args.paths[0]}: feedback is not checked for other students "
+                  "(give --run OUT, the folder 'grade' wrote)", file=sys.stderr)
+        checked = (f"; feedback checked against the {len(recipients.students)} students of {run}" if run is not None
+                   else "") + f"; {len(recipients.tas)} TA name(s) looked for"
     try:
-        findings = audit(args.paths)
+        findings = audit_upload(args.paths, None, recipients) if args.upload else audit(args.paths)
     except FileNotFoundError as error:
         print(error, file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - start
     if findings:
-        print(f"leak audit: {len(findings)} secret(s) found in what would be published:", file=sys.stderr)
+        print(f"leak audit: {len(findings)} secret(s) found in what would be "
+              f"{'uploaded for students' if args.upload else 'published'}:", file=sys.stderr)
         for finding in findings:
             print(f"  {finding}", file=sys.stderr)
         return 1
-    print(f"leak audit: nothing secret in {', '.join(args.paths)} ({elapsed:.1f} s)")
+    print(f"leak audit: nothing secret in {', '.join(args.paths)} ({elapsed:.1f} s{checked})")
     return 0

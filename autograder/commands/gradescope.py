@@ -26,6 +26,16 @@ turns the result into Gradescope's format.  Every path is under
 ``$GRADESCOPE_ROOT`` (default ``/autograder``), so the whole thing runs
 anywhere; ``GRADESCOPE_ISOLATION=user`` skips bubblewrap, to exercise the
 fallback where bubblewrap works.
+
+The written answers are marked by people, on Gradescope's own manual
+grading.  So that a TA reads each answer as text beside its question (the
+uploaded ``.ipynb`` holds it as a JSON string), :func:`written_answers`
+reads them from the submission before any of its code runs, and
+``results.json`` carries one test per written question, for the course
+staff only (visibility ``hidden``, no points): the question as the release
+asks it and the student's answer as written, or that it is blank.  The
+model answers are never in the zip, so they cannot reach a student from
+there.
 """
 
 import argparse
@@ -36,11 +46,13 @@ import os
 import re
 import sys
 import zipfile
+from dataclasses import dataclass
 
 from autograder.course import assignments
 
 __all__ = ["build", "main", "grade_in_container", "container_main", "results_json", "find_notebook",
-           "VISIBILITIES", "DEFAULT_HIDDEN_VISIBILITY", "ZIP_NAME", "GRADING_PACKAGES"]
+           "written_answers", "WrittenAnswer", "VISIBILITIES", "DEFAULT_HIDDEN_VISIBILITY", "ZIP_NAME",
+           "GRADING_PACKAGES", "WRITTEN_TAG", "ANSWER_HEADING"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GRADER = os.path.dirname(HERE)
@@ -62,6 +74,10 @@ WHEN_SHOWN = {"after_published": "once your instructor publishes the grades",
 GRADING_PACKAGES = ("numpy", "matplotlib", "scikit-learn", "scipy", "threadpoolctl", "ipython", "nbformat",
                     "PyYAML", "psutil")
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip entries carry no build time, so the same course gives the same zip
+# The tag of the tests that show a written answer to the course staff, and the line after which the answer
+# follows in their output, exactly as the student wrote it.
+WRITTEN_TAG = "written answer"
+ANSWER_HEADING = "The student's answer, exactly as written:"
 
 
 class GradescopeError(Exception):
@@ -238,6 +254,97 @@ def find_notebook(folder, assignment):
     return None, f"the submission holds {len(found)} notebooks ({names}) and none is named {wanted}; upload {wanted}"
 
 
+@dataclass(frozen=True)
+class WrittenAnswer:
+    """A student's answer to one written question, as the TA who marks it on Gradescope reads it.
+
+    ``question`` is the Markdown that asks it in the release; ``text`` the
+    answer cell's source as submitted; ``blank`` whether nothing was written
+    (or the release's text was left as it was), as grading decides it;
+    ``problem`` why the notebook could not be read, when it could not.
+    """
+
+    grade_id: str
+    max_points: float
+    question: str = ""
+    text: str = ""
+    blank: bool = True
+    problem: str = ""
+
+
+def _asked(release_nb):
+    """``{grade_id: the Markdown that asks it}``: the release's plain Markdown cells right before each graded
+    answer cell, as the marking booklet and page show the question (:mod:`autograder.marking.answers`)."""
+    from perceptron_course.cells import grade_id, nbgrader_metadata
+
+    asked, before = {}, []
+    for cell in release_nb.cells:
+        gid = grade_id(cell)
+        if gid:
+            asked[gid] = "\n\n".join(before)
+        if cell.cell_type == "markdown" and not nbgrader_metadata(cell):
+            before.append(cell.source.strip())
+        else:
+            before = []
+    return asked
+
+
+def written_answers(notebook_path, release_dir, assignment, max_bytes, problem=None):
+    """Every written question of the release with the submission's answer: a list of :class:`WrittenAnswer`.
+
+    The notebook is read as grading reads it (through the trust boundary,
+    each answer matched to its release cell by
+    :func:`perceptron_course.cells.prepare_notebook`); nothing in it runs.
+    ``problem`` (or a notebook that cannot be read) leaves every answer
+    unread, saying why.
+    """
+    import nbformat
+
+    from autograder.boundary.notebook import parse_notebook, read_untrusted_file
+    from perceptron_course.cells import grade_cells, grade_id, prepare_notebook
+
+    release_nb = nbformat.read(os.path.join(release_dir, f"{assignment}.ipynb"), as_version=4)
+    _, manual = grade_cells(release_nb)
+    asked = _asked(release_nb)
+    answers = {}
+    if problem is None and notebook_path is None:
+        problem = "no notebook was submitted"
+    if problem is None:
+        data, problem = read_untrusted_file(notebook_path, max_bytes)
+        student_nb, problem = (None, problem) if problem else parse_notebook(data)
+        if problem is None:
+            answers = prepare_notebook(student_nb, release_nb)[3]
+    released = {grade_id(cell): cell.source for cell in release_nb.cells if grade_id(cell)}
+    found = []
+    for gid, points in manual:
+        if problem:
+            found.append(WrittenAnswer(gid, points, asked.get(gid, ""), problem=problem))
+            continue
+        text = answers.get(gid, released.get(gid, ""))
+        found.append(WrittenAnswer(gid, points, asked.get(gid, ""), text,
+                                   blank=not text.strip() or text == released.get(gid)))
+    return found
+
+
+def _written_test(answer):
+    """The ``results.json`` test that shows one written answer to the course staff, and to no student."""
+    if answer.problem:
+        shown = f"(not read: {answer.problem})"
+    elif answer.blank:
+        shown = ("(blank: the student wrote nothing here, or left the release's text as it was; "
+                 "give it 0 points unless you see otherwise)")
+    else:
+        shown = answer.text
+    output = (f"For the course staff only: students never see this test, and it carries no points. Give this "
+              f"answer's {answer.max_points:g} points in the manually graded question {answer.grade_id}.\n\n"
+              f"The question:\n\n{answer.question or '(the release asks it in no Markdown cell of its own)'}"
+              f"\n\n{ANSWER_HEADING}\n\n{shown}")
+    return {"name": f"{answer.grade_id}: written answer, {answer.max_points:g} points, marked by hand",
+            "score": 0.0, "max_score": 0.0, "output": output, "visibility": "hidden", "tags": [WRITTEN_TAG],
+            "extra_data": {"grade_id": answer.grade_id, "max_points": answer.max_points,
+                           "blank": answer.blank and not answer.problem, "read": not answer.problem}}
+
+
 def _summary(result, *, isolation, hidden_visibility):
     """The top-level ``output``: status, flags and isolation always; the scores only as visible as the tests."""
     from autograder.outputs.report import feedback_text
@@ -262,7 +369,7 @@ def _summary(result, *, isolation, hidden_visibility):
     return "\n".join(lines)
 
 
-def results_json(result, *, isolation, hidden_visibility=DEFAULT_HIDDEN_VISIBILITY):
+def results_json(result, *, isolation, hidden_visibility=DEFAULT_HIDDEN_VISIBILITY, written=()):
     """Gradescope's ``results.json`` for one judged :class:`~autograder.results.Result`, as a dict.
 
     The format is the specification's (cited in the module docstring): the
@@ -272,9 +379,16 @@ def results_json(result, *, isolation, hidden_visibility=DEFAULT_HIDDEN_VISIBILI
     ``hidden_visibility``; the status, flags and isolation in the top-level
     ``output``, always visible.  Standard output, which holds the grader's
     log, is for the instructor only.
+
+    Then one test per :class:`WrittenAnswer` of ``written``, tagged
+    :data:`WRITTEN_TAG`: the question and the student's answer as text for
+    the TAs who mark it, with visibility ``hidden`` (never shown to
+    students, whatever ``hidden_visibility`` is) and no points, so the
+    autograded ``score`` stays what it is.
     """
     tests = [{"name": cell.grade_id, "score": cell.points, "max_score": cell.max_points,
               "output": cell.message, "visibility": hidden_visibility} for cell in result.cells]
+    tests += [_written_test(answer) for answer in written]
     return {
         "score": result.score,
         "execution_time": round(result.run_seconds),
@@ -322,6 +436,18 @@ def choose_isolation(environ=os.environ):
     return None, f"no isolation: {'; '.join(reasons + [status.description])}"
 
 
+def _manual_cells(release_dir, assignment):
+    """``[(grade_id, points)]`` of the release's written questions; ``[]`` when the release cannot be read."""
+    import nbformat
+
+    from perceptron_course.cells import grade_cells
+
+    try:
+        return grade_cells(nbformat.read(os.path.join(release_dir, f"{assignment}.ipynb"), as_version=4))[1]
+    except (OSError, ValueError):
+        return []
+
+
 def grade_in_container(root):
     """Grade the submission under ``root`` (Gradescope's ``/autograder``) and write ``results/results.json``.
 
@@ -359,13 +485,21 @@ def grade_in_container(root):
     if mode is None:
         # Never run a student's code with the grader's own rights: every test is "not run", and the instructor sees why.
         problem = f"the grader could not isolate your notebook here ({isolation}); tell your instructor"
-    job = Job(SUBMISSION_ID, assignment, path, os.path.join(source, "notebooks", "release", assignment), settings,
-              problem=problem)
+    release_dir = os.path.join(source, "notebooks", "release", assignment)
+    job = Job(SUBMISSION_ID, assignment, path, release_dir, settings, problem=problem)
+    # Read before the notebook runs, so that nothing it does can change what the TAs read.
+    try:
+        written = written_answers(path, release_dir, assignment, settings.limits.notebook_bytes,
+                                  problem=None if path else problem)
+    except Exception as exc:  # the autograded result still counts: the TAs are told the answers were not read
+        why = f"the grader failed reading the notebook ({type(exc).__name__}: {exc})"
+        written = [WrittenAnswer(gid, pts, problem=why) for gid, pts in _manual_cells(release_dir, assignment)]
     try:
         result = judge(run_submission(job))
     except Exception as exc:  # results.json is written whatever happened, so the student is told
         result = _internal_error(job, exc)
-    data = results_json(result, isolation=isolation, hidden_visibility=config["hidden_visibility"])
+    data = results_json(result, isolation=isolation, hidden_visibility=config["hidden_visibility"],
+                        written=written)
     write_text_atomic(os.path.join(results, "results.json"), json.dumps(data, indent=1) + "\n")
     print(f"{assignment}: {result.status} {result.score:g}/{result.max_score:g}"
           + (f" [flags: {', '.join(result.flag_codes)}]" if result.flags else "") + f"; isolation: {isolation}")

@@ -1,7 +1,12 @@
 """Tests of the leak audit (autograder/commands/audit.py) on small planted sites: every kind of
 secret is found where it hides (a page, a notebook inside a zip inside a wheel, a script's
 string), and what is legitimately public (the reference library, the perceptron's update in
-a page) is not."""
+a page) is not.
+
+Then uploads for students (``--upload``), on a grading run's folder as ``grade`` writes it: the
+LMS's files and feedback pages pass, while the run's record, the grades, the report, a marking
+CSV or booklet (under any name), a TA's name and another student's id or email are found, and a
+Gradescope ``results.json`` is read as students see it."""
 
 from __future__ import annotations
 
@@ -239,3 +244,225 @@ def test_the_command_names_the_file_and_fails(tmp_path, capsys):
     assert "site/grades.csv" in capsys.readouterr().err
     assert leak_audit.main([str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+# -- what is uploaded for students: an LMS's files and Gradescope's results ------------------------
+# A grading run's folder as ``grade`` and ``export`` write it (no notebook runs): ada came from Canvas, bob
+# from Moodle, cyrus from a plain folder, and ann is a member of ada's group submission, whose feedback
+# names ada as the one who submitted for the group.
+
+A2 = "ps2_online_perceptron"
+D1, D2 = "written_online_batch", "written_order"
+CANVAS_FILE = f"lovelaceada_104233_5512301_{A2}.ipynb"
+MOODLE_FOLDER = "Bob Ross_88123_assignsubmission_file_"
+# What is uploaded after export (feedback/ for the students no LMS file carries).
+UPLOADS = ("canvas_feedback.zip", "moodle_feedback.zip", "moodle_grading_worksheet.csv", "canvas_import.csv",
+           "moodle_import.csv", "feedback")
+TA = "Sam Okafor"
+
+
+def graded_folder(tmp_path: Path, comments: dict[str, str] | None = None) -> Path:
+    """``tmp_path/out`` written as a run of four students writes it, each TA comment from ``comments``."""
+    from autograder.intake.lms import FeedbackRoute
+    from autograder.outputs.gradebook import WrittenMark
+    from autograder.outputs.graded_run import GradedRun, Person
+    from autograder.outputs.record import write_run_files
+    from autograder.results import GRADED, CellResult, Flag, Result
+
+    comments = comments or {}
+    people = {"ada": Person("ada", "Ada Lovelace", "ada@example.edu", "104233", "canvas",
+                            FeedbackRoute("canvas", CANVAS_FILE)),
+              "bob": Person("bob", "Bob Ross", "bob@example.edu", "", "moodle",
+                            FeedbackRoute("moodle", MOODLE_FOLDER, "88123")),
+              "cyrus": Person("cyrus", "", "", "", "plain"),
+              "ann": Person("ann", "Ann Byron", "ann@example.edu")}
+    group = [Flag("group-submission", f"graded from {CANVAS_FILE!r}, submitted by ada for the group")]
+    sources = {"ada": CANVAS_FILE, "bob": MOODLE_FOLDER, "cyrus": "cyrus.ipynb", "ann": CANVAS_FILE}
+    results = [Result(sid, A2, GRADED, score=10.0, max_score=10.0,
+                      cells=[CellResult("update_rules", 10.0, 10.0, True, "Passed.")],
+                      manual_cells=[(D1, 2.0, "c1"), (D2, 2.0, "c2")], source=sources[sid],
+                      flags=list(group) if sid == "ann" else [])
+               for sid in people]
+    marks = {sid: (WrittenMark(A2, D1, 2.0, points=2.0, comment=comments.get(sid, ""), checksum="c1"),
+                   WrittenMark(A2, D2, 2.0, points=1.0, checksum="c2")) for sid in people}
+    out = tmp_path / "out"
+    out.mkdir()
+    write_run_files(str(out), GradedRun(A2, str(tmp_path / "course"), results, people, sandbox_text="bubblewrap"),
+                    marks)
+    return out
+
+
+def uploads(out: Path) -> list[Path]:
+    return [out / name for name in UPLOADS]
+
+
+def test_what_a_run_leaves_for_the_lms_passes_an_upload_audit_and_is_grades_to_a_site(tmp_path, secrets):
+    out = graded_folder(tmp_path, {"ada": "Clear and complete.", "bob": "The second half is missing."})
+    assert leak_audit.audit_upload(uploads(out), secrets, leak_audit.recipients_of_run(out)) == []
+    # Published on the course's site, the same files are every student's grades.
+    published = {f.path.split("!")[0] for f in leak_audit.audit(uploads(out), secrets)}
+    assert {"canvas_feedback.zip", "moodle_feedback.zip", "feedback/ada.html"} <= published
+
+
+def test_a_feedback_notebook_is_found_in_a_site_under_any_name(tmp_path, secrets):
+    # Canvas's feedback is a notebook whose output holds the page, its stylesheet in JSON strings.
+    out = graded_folder(tmp_path)
+    site = clean_site(tmp_path)
+    (site / "downloads").mkdir()
+    (site / "downloads" / "extras.zip").write_bytes((out / "canvas_feedback.zip").read_bytes())
+    findings = leak_audit.audit([site], secrets)
+    assert [(f.path, "feedback page" in f.what) for f in findings] == [
+        (f"site/downloads/extras.zip!{CANVAS_FILE}", True)]
+
+
+def test_an_upload_refuses_the_run_record_grades_and_the_report(tmp_path, secrets):
+    out = graded_folder(tmp_path)
+    findings = leak_audit.audit_upload([out], secrets, leak_audit.recipients_of_run(out))
+    by_path = {f.path: f.what for f in findings}
+    assert set(by_path) == {"out/grading_run.json", "out/grades.csv", "out/report.html"}
+    assert "the grading run's record for export" in by_path["out/grading_run.json"]
+    assert "the grading report" in by_path["out/report.html"]
+    # Renamed, or inside a zip, the run's record is known by what it holds.
+    (tmp_path / "up").mkdir()
+    (tmp_path / "up" / "notes.json").write_bytes((out / "grading_run.json").read_bytes())
+    (tmp_path / "up" / "all.zip").write_bytes(zipped({"x/run.json": (out / "grading_run.json").read_bytes()}))
+    findings = leak_audit.audit_upload([tmp_path / "up"], secrets)
+    assert sorted(f.path for f in findings) == ["up/all.zip!x/run.json", "up/notes.json"]
+    assert all("the grading run's record for export" in f.what for f in findings)
+
+
+def marking_files(with_model_answer: bool) -> tuple[str, str]:
+    """A marking CSV and its booklet for two of ps2's answers, as ``mark --to-csv`` writes them."""
+    from autograder.marking.answers import Answer, Question
+    from autograder.marking.booklet import booklet_html
+    from autograder.marking.sheet import sheet_text
+    from autograder.outputs.gradebook import WrittenMark
+
+    model = "\n".join(solution_region_of("written_order")) if with_model_answer else ""
+    question = Question(A2, D2, 2.0, "**Question D2 (2 points).** Does the order matter?", model)
+    answers = [Answer("ada", "Ada Lovelace", question, "It does: the reverse order makes 17 mistakes.",
+                      WrittenMark(A2, D2, 2.0, checksum="c" * 64)),
+               Answer("bob", "Bob Ross", question, "", WrittenMark(A2, D2, 2.0, points=0.0, blank=True))]
+    return sheet_text(answers), booklet_html(A2, [question], answers)
+
+
+def solution_region_of(grade_id):
+    (lines,) = [lines for _, gid, kind, lines in source_regions() if gid == grade_id]
+    return lines
+
+
+@pytest.mark.parametrize("mode", ["upload", "site"])
+def test_a_marking_csv_and_its_booklet_are_found_under_any_name(tmp_path, secrets, mode):
+    sheet, booklet = marking_files(with_model_answer=False)
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "ps2 marks.csv").write_text(sheet, encoding="utf-8")
+    (folder / "answers.html").write_text(booklet, encoding="utf-8")
+    (folder / "bundle.zip").write_bytes(zipped({"a/b.csv": sheet, "a/c.htm": booklet}))
+    findings = (leak_audit.audit_upload([folder], secrets) if mode == "upload"
+                else leak_audit.audit([folder], secrets))
+    kinds = {f.path: f.what for f in findings}
+    assert set(kinds) == {"files/ps2 marks.csv", "files/answers.html", "files/bundle.zip!a/b.csv",
+                          "files/bundle.zip!a/c.htm"}
+    for path in ("files/ps2 marks.csv", "files/bundle.zip!a/b.csv"):
+        assert "a marking CSV" in kinds[path] and "every student's written answers" in kinds[path]
+    for path in ("files/answers.html", "files/bundle.zip!a/c.htm"):
+        assert "a marking booklet" in kinds[path]
+
+
+def test_a_booklet_with_the_model_answer_shows_the_model_answer_too(secrets):
+    _, booklet = marking_files(with_model_answer=True)
+    whats = [f.what for f in leak_audit.audit_bytes("b.html", booklet.encode(), secrets)]
+    assert any("written answer in written_order" in what for what in whats)
+    assert any("a marking booklet" in what for what in whats)
+
+
+def test_a_feedback_page_that_names_a_ta_is_refused(tmp_path, secrets):
+    out = graded_folder(tmp_path, {"ada": f"Clear and complete. ({TA})",
+                                   "bob": f"see me in office hours -\n{TA.replace(' ', '  ')}"})
+    findings = leak_audit.audit_upload(uploads(out), secrets, leak_audit.recipients_of_run(out, tas=[TA, "Lee"]))
+    assert {f.path for f in findings} == {
+        f"canvas_feedback.zip!{CANVAS_FILE}", f"moodle_feedback.zip!{MOODLE_FOLDER}/{A2}-feedback.html",
+        "moodle_grading_worksheet.csv", "feedback/ada.html", "feedback/bob.html"}
+    assert all(f"names the TA {TA!r}" in f.what for f in findings)
+    # Not knowing the TAs' names, the audit cannot see them: the same files pass.
+    assert leak_audit.audit_upload(uploads(out), secrets, leak_audit.recipients_of_run(out)) == []
+    # A name is found as a whole word, as it is written: a TA called Will is not in "will".
+    assert leak_audit.audit_upload(uploads(out), secrets, leak_audit.recipients_of_run(out, tas=["Will", "sam"])) \
+        == []
+
+
+def test_the_tas_who_marked_on_the_marking_page_are_looked_for(tmp_path, secrets, monkeypatch):
+    from types import SimpleNamespace
+
+    from autograder.outputs import gradebook
+
+    out = graded_folder(tmp_path, {"ada": f"Clear and complete. ({TA})"})
+    course = str(tmp_path / "course")
+
+    class Gradebook:
+        def close(self):
+            pass
+
+    def written_marks(gb, assignment):
+        assert assignment == A2
+        return {"ada": (SimpleNamespace(marker=TA), SimpleNamespace(marker="")), "bob": ()}
+
+    monkeypatch.setattr(gradebook, "open_gradebook", lambda course_dir: Gradebook() if course_dir == course
+                        else pytest.fail(f"the run's course directory is {course}, not {course_dir}"))
+    monkeypatch.setattr(gradebook, "written_marks", written_marks)
+    recipients = leak_audit.recipients_of_run(out)
+    assert recipients.tas == (TA,)
+    findings = leak_audit.audit_upload(uploads(out), secrets, recipients)
+    assert {f.path for f in findings} == {f"canvas_feedback.zip!{CANVAS_FILE}", "feedback/ada.html"}
+
+
+def test_a_feedback_page_that_shows_another_students_id_is_refused(tmp_path, secrets):
+    out = graded_folder(tmp_path, {"ada": "The same wording as bob's answer.",
+                                   "cyrus": "Compare with ann@example.edu."})
+    findings = leak_audit.audit_upload(uploads(out), secrets, leak_audit.recipients_of_run(out))
+    by_path = {f.path: f.what for f in findings}
+    assert set(by_path) == {f"canvas_feedback.zip!{CANVAS_FILE}", "feedback/ada.html", "feedback/cyrus.html"}
+    assert "ada's feedback shows another student: bob" in by_path["feedback/ada.html"]
+    assert "cyrus's feedback shows another student: ann (ann@example.edu)" in by_path["feedback/cyrus.html"]
+    # ann's page names ada, who submitted for their group; the worksheet, for the whole class, names everyone.
+    assert "feedback/ann.html" not in by_path and "moodle_grading_worksheet.csv" not in by_path
+
+
+def test_a_feedback_page_found_outside_its_run_is_known_by_its_title(tmp_path, secrets):
+    out = graded_folder(tmp_path, {"ada": "The same wording as bob's answer."})
+    page = (out / "feedback" / "ada.html").read_bytes()
+    recipients = leak_audit.recipients_of_run(out)
+    findings = leak_audit.audit_bytes("mail/attachment.html", page, secrets, upload=recipients)
+    assert [f.what for f in findings] == ["ada's feedback shows another student: bob"]
+    clean = (out / "feedback" / "bob.html").read_bytes()
+    assert leak_audit.audit_bytes("page.html", clean, secrets, upload=leak_audit.Recipients()) == []
+
+
+def gradescope_results(test_output: str, visibility: str) -> bytes:
+    return json.dumps({"score": 1.0, "output": "Status: graded.", "stdout_visibility": "hidden", "tests": [
+        {"name": "update_rules", "score": 1.0, "max_score": 1.0, "output": "Passed.", "visibility": "visible"},
+        {"name": D2, "score": 0.0, "max_score": 0.0, "output": test_output, "visibility": visibility}]}).encode()
+
+
+def test_gradescope_results_are_read_as_students_see_them(secrets):
+    model = "\n".join(solution_region_of("written_order"))
+    # An entry only the course staff see may hold a written answer (here, one a student copied).
+    assert leak_audit.audit_upload_bytes("results.json", gradescope_results(model, "hidden"), secrets) == []
+    for visibility in ("visible", "after_published", "after_due_date"):
+        findings = leak_audit.audit_upload_bytes("results.json", gradescope_results(model, visibility), secrets)
+        assert any("written answer in written_order" in f.what for f in findings), visibility
+    visible = leak_audit.gradescope_visible(json.loads(gradescope_results("secret words", "hidden")))
+    assert "Status: graded." in visible and "Passed." in visible and "secret words" not in visible
+
+
+def test_the_command_audits_an_upload_against_its_run(tmp_path, capsys):
+    out = graded_folder(tmp_path, {"ada": f"Well argued. {TA}"})
+    paths = [str(path) for path in uploads(out)]
+    assert leak_audit.main(["--upload", *paths]) == 0
+    assert "4 students" in capsys.readouterr().out
+    assert leak_audit.main(["--upload", "--ta", TA, *paths]) == 1
+    assert f"names the TA {TA!r}" in capsys.readouterr().err
+    assert leak_audit.main(["--upload", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "out/grading_run.json" in err and "out/report.html" in err and "canvas_feedback.zip" not in err

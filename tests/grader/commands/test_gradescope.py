@@ -18,6 +18,9 @@
 * ``setup.sh`` and ``run_autograder`` parse (``bash -n``); ``setup.sh``
   run against stand-in ``apt-get``, ``apt-cache`` and ``python3`` installs
   only what it should, and writes nowhere but its root.
+* The written answers: ``results.json`` carries each one, exactly as written
+  (or that it is blank), with its question, in a test only the course staff
+  see; what students see of it passes the leak audit (no model answer).
 * Unit tests: ``results_json`` for each visibility, ``find_notebook``.
 """
 
@@ -38,14 +41,15 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
+from autograder.commands import audit as leak_audit
 from autograder.commands import gradescope
 from autograder.course.assignments import load_checks
 from autograder.judging.integrity import scan_code
-from perceptron_course.cells import is_test_cell, nbgrader_metadata
+from perceptron_course.cells import grade_id, is_solution, is_test_cell, nbgrader_metadata
 from perceptron_course.limits import Limits
 from autograder.results import GRADED, TIMEOUT, CellResult, Flag, Result, Settings
 from tests.support.hostile import Kit, infinite_loop_swallowing_interrupts
-from tests.support.grading import PS1, correct_submission, notebooks_of
+from tests.support.grading import PS1, correct_submission, notebooks_of, without_markers
 
 from tests.support import ROOT
 TEMPLATES = gradescope.TEMPLATES
@@ -101,6 +105,32 @@ def validate(data):
     jsonschema.validate(data, RESULTS_SCHEMA)
     jsonschema.validate(data, OUR_SCHEMA)
     return data
+
+
+def autograded_tests(data):
+    return [t for t in data["tests"] if gradescope.WRITTEN_TAG not in t.get("tags", ())]
+
+
+def written_tests(data):
+    """``{grade_id: test}`` of the tests that show the written answers to the course staff."""
+    return {t["extra_data"]["grade_id"]: t for t in data["tests"] if gradescope.WRITTEN_TAG in t.get("tags", ())}
+
+
+def answer_shown(test):
+    """The answer as a written answer's test shows it: everything after its heading."""
+    return test["output"].split(f"\n{gradescope.ANSWER_HEADING}\n\n", 1)[1]
+
+
+def solution_texts(source_nb):
+    """``{grade_id: source}`` of the source notebook's written answers (Markdown solution cells), markers removed."""
+    return {grade_id(c): without_markers(c.source) for c in source_nb.cells
+            if is_solution(c) and c.cell_type == "markdown"}
+
+
+def visible_findings(data, course):
+    """What the leak audit finds in the parts of ``results.json`` students can see, against ``course``'s secrets."""
+    secrets = leak_audit.collect_secrets(course_dir=course)
+    return leak_audit.audit_upload_bytes("results.json", json.dumps(data).encode(), secrets)
 
 
 # -- a Gradescope root ---------------------------------------------------------------------
@@ -266,7 +296,7 @@ def isolation_used(data, isolation):
 # -- end to end ------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_zip_holds_the_scripts_the_grader_and_this_assignment_only(built):
+def test_zip_holds_the_scripts_the_grader_and_this_assignment_only(built, course):
     with zipfile.ZipFile(built["zip"]) as zf:
         names = set(zf.namelist())
         modes = {info.filename: info.external_attr >> 16 for info in zf.infolist()}
@@ -282,6 +312,10 @@ def test_zip_holds_the_scripts_the_grader_and_this_assignment_only(built):
         "autograder/course/assignments/__init__.py", f"autograder/course/assignments/{PS1}/__init__.py",
         f"autograder/course/assignments/{PS1}/checks.py"}
     assert not [n for n in names if "known_wrong" in n or "/source/" in n or n.endswith((".db", ".pyc", ".so"))]
+    # Read as the leak audit reads a site: no solution and no model answer anywhere in it (the hidden checks,
+    # and the grader's own lines that hidden-test blocks share, are what it is for).
+    findings = leak_audit.audit([built["zip"]], leak_audit.collect_secrets(course_dir=course))
+    assert not [f for f in findings if f.what.startswith(("solution:", "written answer:"))], findings
     assert config["assignment"] == PS1 and config["hidden_visibility"] == "after_published"
     assert config["cell_seconds_by_cell"], "the time limits calibrated from the solution should ship"
     for line in requirements.splitlines():
@@ -293,12 +327,19 @@ def test_zip_holds_the_scripts_the_grader_and_this_assignment_only(built):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("isolation", ISOLATIONS)
-def test_the_solution_gets_full_marks(built, isolation):
+def test_the_solution_gets_full_marks(built, course, isolation):
     data, run, _ = grade_on_gradescope(built["zip"], built["correct"], isolation)
     assert data["score"] == built["max_score"] > 0
     assert data["extra_data"]["status"] == GRADED and not data["extra_data"]["flags"]
-    assert all(t["score"] == t["max_score"] and t["visibility"] == "after_published" for t in data["tests"])
+    assert all(t["score"] == t["max_score"] and t["visibility"] == "after_published" for t in autograded_tests(data))
     isolation_used(data, isolation)
+    # The solution's written answers are the model answers: the course staff read them, students never do.
+    models = solution_texts(notebooks_of(course, PS1)[1])
+    shown = written_tests(data)
+    assert set(shown) == set(models) and len(models) == 2
+    for gid, model in models.items():
+        assert answer_shown(shown[gid]) == model and shown[gid]["visibility"] == "hidden"
+    assert visible_findings(data, course) == []
 
 
 @pytest.mark.slow
@@ -307,7 +348,8 @@ def test_the_blank_release_gets_zero(built, isolation):
     data, _, _ = grade_on_gradescope(built["zip"], built["release"], isolation)
     assert data["score"] == 0 and data["extra_data"]["status"] == GRADED
     assert sum(t["max_score"] for t in data["tests"]) == built["max_score"]
-    assert all("not implemented yet" in t["output"] for t in data["tests"]), data["tests"]
+    assert all("not implemented yet" in t["output"] for t in autograded_tests(data)), data["tests"]
+    assert all(t["extra_data"]["blank"] for t in written_tests(data).values()) and written_tests(data)
     # The scores wait for publishing: the always-visible summary holds no points.
     assert "points and message are shown with the test once your instructor publishes" in data["output"]
     assert "/ 10" not in data["output"] and "Failed tests" not in data["output"]
@@ -322,7 +364,7 @@ def test_a_notebook_that_never_ends_times_out_within_its_budget(built, isolation
                                            isolation)
     assert data["extra_data"]["status"] == TIMEOUT and data["score"] == 0
     assert "Status: timeout." in data["output"]
-    assert all(t["output"].startswith("Not run:") for t in data["tests"])
+    assert all(t["output"].startswith("Not run:") for t in autograded_tests(data))
     limits = Limits(notebook_seconds=HANG_SECONDS, grace_seconds=5)
     assert data["execution_time"] <= limits.notebook_seconds + limits.grace_seconds + 1
     isolation_used(data, isolation)
@@ -412,6 +454,56 @@ def test_a_failure_of_the_grader_still_writes_results_json(built, monkeypatch):
     assert metadata_mode == 0o600
 
 
+PS2 = "ps2_online_perceptron"
+D1, D2 = "written_online_batch", "written_order"
+# A student's own answer, with what a grader must keep as it is: Markdown, mathematics, a blank line.
+STUDENT_ANSWER = ("Parts A and B are *online*: each example is predicted before its label is seen.\n\n"
+                  "Training to convergence is batch. Spam filtering is online only; there the mistake count "
+                  "$M \\le (R/\\gamma)^2$ counts wrong predictions made while learning.\n")
+
+
+def ps2_submission(course):
+    """ps2 solved, with a written answer of the student's own to D1 and D2 left as released (blank)."""
+    release_nb, source_nb = notebooks_of(course, PS2)
+    nb = correct_submission(release_nb, source_nb)
+    released = {grade_id(c): c.source for c in release_nb.cells}
+    for cell in nb.cells:
+        if grade_id(cell) == D1:
+            cell.source = STUDENT_ANSWER
+        elif grade_id(cell) == D2:
+            cell.source = released[D2]
+    return nb
+
+
+@pytest.mark.slow
+def test_a_ps2_submission_shows_its_written_answers_to_the_staff_alone(course, tmp_path, sandbox_ready):
+    zip_path = gradescope.build(PS2, str(tmp_path), course_dir=str(course), settings=Settings(limits=Limits()))
+    release_nb, source_nb = notebooks_of(course, PS2)
+    data, _, _ = grade_on_gradescope(zip_path, ps2_submission(course))
+    autograded_max = sum(float(nbgrader_metadata(c)["points"]) for c in release_nb.cells if is_test_cell(c))
+    # The written answers add no points: the score is the autograded one.
+    assert data["score"] == autograded_max == sum(t["max_score"] for t in data["tests"])
+    shown = written_tests(data)
+    assert list(shown) == [D1, D2]
+    for test in shown.values():
+        assert test["visibility"] == "hidden" and test["score"] == test["max_score"] == 0
+        assert "marked by hand" in test["name"] and test["extra_data"]["max_points"] == 2.0
+    assert answer_shown(shown[D1]) == STUDENT_ANSWER and not shown[D1]["extra_data"]["blank"]
+    assert "Question D1 (2 points)" in shown[D1]["output"]
+    assert "Question D2 (2 points)" in shown[D2]["output"]
+    assert answer_shown(shown[D2]).startswith("(blank: the student wrote nothing here")
+    assert shown[D2]["extra_data"]["blank"]
+    # What students see holds neither their answer nor any model answer.
+    visible = leak_audit.gradescope_visible(data)
+    assert "Spam filtering is online only" not in visible and "Question D1" not in visible
+    assert visible_findings(data, course) == []
+    # Nor does the rest: the zip holds no model answer to put there.
+    secrets = leak_audit.collect_secrets(course_dir=course)
+    whole = leak_audit.audit_bytes("results.json", json.dumps(data).encode(), secrets)
+    assert not [f for f in whole if f.what.startswith(("written answer:", "solution:"))], whole
+    assert len(solution_texts(source_nb)) == 2
+
+
 def test_isolation_can_be_forced_and_nothing_else():
     with pytest.raises(gradescope.GradescopeError, match="GRADESCOPE_ISOLATION must be 'user' or 'bubblewrap'"):
         gradescope.choose_isolation({"GRADESCOPE_ISOLATION": "docker"})
@@ -492,6 +584,56 @@ def test_results_json_follows_the_specification(visibility):
     # The always-visible summary repeats the scores and messages only when the tests are visible too.
     assert ("margin returned 0.5" in data["output"]) == (visibility == "visible")
     assert ("1 / 3 autograded points" in data["output"]) == (visibility == "visible")
+
+
+WRITTEN = [gradescope.WrittenAnswer("written_answer", 2.0, "**Question D1 (2 points).** Why?",
+                                    "Because $\\|w\\|$ grows:\n\n- one\n- two\n", blank=False),
+           gradescope.WrittenAnswer("written_blank", 2.0, "**Question D2 (2 points).** How?", "YOUR ANSWER HERE"),
+           gradescope.WrittenAnswer("written_unread", 1.0, "Which?", problem="the file is empty")]
+
+
+@pytest.mark.parametrize("visibility", gradescope.VISIBILITIES)
+def test_written_answers_are_tests_only_the_staff_see(visibility):
+    plain = gradescope.results_json(a_result(), isolation="in a sandbox", hidden_visibility=visibility)
+    data = validate(gradescope.results_json(a_result(), isolation="in a sandbox", hidden_visibility=visibility,
+                                            written=WRITTEN))
+    # The autograded part is unchanged, and so is the score.
+    assert autograded_tests(data) == plain["tests"] and data["score"] == plain["score"] == 1.0
+    assert data["output"] == plain["output"]
+    shown = written_tests(data)
+    assert list(shown) == ["written_answer", "written_blank", "written_unread"]
+    for answer, test in zip(WRITTEN, shown.values()):
+        assert test["visibility"] == "hidden" and test["score"] == test["max_score"] == 0
+        assert f"The question:\n\n{answer.question}\n\n" in test["output"]
+        assert f"Give this answer's {answer.max_points:g} points in the manually graded question {answer.grade_id}" \
+            in test["output"]
+    assert answer_shown(shown["written_answer"]) == WRITTEN[0].text
+    assert answer_shown(shown["written_blank"]).startswith("(blank:")
+    assert answer_shown(shown["written_unread"]) == "(not read: the file is empty)"
+    assert [t["extra_data"]["blank"] for t in shown.values()] == [False, True, False]
+    assert "Because" not in leak_audit.gradescope_visible(data)
+
+
+def test_written_answers_are_read_as_grading_reads_them(course, tmp_path):
+    release_dir = str(course / "release" / PS2)
+    path = tmp_path / f"{PS2}.ipynb"
+    nb = ps2_submission(course)
+    # A second copy of D1's cell further down is not the answer: the first is, as when grading.
+    copy_of_d1 = copy.deepcopy(next(c for c in nb.cells if grade_id(c) == D1))
+    copy_of_d1.source, copy_of_d1.id = "a draft", "a-copy-of-d1"
+    nb.cells.append(copy_of_d1)
+    nbformat.write(nb, str(path))
+    found = gradescope.written_answers(str(path), release_dir, PS2, Limits().notebook_bytes)
+    assert [(a.grade_id, a.max_points, a.blank, a.problem) for a in found] == [(D1, 2.0, False, ""),
+                                                                                (D2, 2.0, True, "")]
+    assert found[0].text == STUDENT_ANSWER
+    assert found[0].question.startswith("**Question D1 (2 points).**") and "mistake count" in found[0].question
+    path.write_text("{not a notebook", encoding="utf-8")
+    unread = gradescope.written_answers(str(path), release_dir, PS2, Limits().notebook_bytes)
+    assert [a.problem for a in unread] == ["the file is not valid JSON, so it is not a Jupyter notebook "
+                                           "(was it saved from Jupyter?)"] * 2
+    missing = gradescope.written_answers(None, release_dir, PS2, Limits().notebook_bytes)
+    assert [a.problem for a in missing] == ["no notebook was submitted"] * 2
 
 
 def test_gradescope_paths_count_as_outside_paths():
