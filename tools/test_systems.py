@@ -1,9 +1,9 @@
 """Runs the README's two set-up commands on bare Debian systems, as a new user would.
 
-For each system (Debian 12 "bookworm" and Debian 13 "trixie" by default), a minimal
-root is made with ``debootstrap --variant=minbase`` (kept as a tarball in
-``_build/systems/`` for the next run) and entered as a container runtime enters one:
-its own mount, process, IPC and UTS namespaces, ``pivot_root`` into it, a clean
+For each system (Debian 12 "bookworm" and Debian 13 "trixie" by default), a
+minimal root is made with ``debootstrap --variant=minbase`` (kept as a tarball in
+``/var/tmp/perceptron-course-systems/``, or ``$TEST_SYSTEMS_ROOTS``, for the next
+run) and entered as a container runtime enters one: its own mount, process, IPC and UTS namespaces, ``pivot_root`` into it, a clean
 environment (bubblewrap does all of that). Inside, only what the README asks a user
 to have is installed (``git``, ``make``, ``python3``, ``python3-venv``), the
 project's committed HEAD is cloned into root's home (mode 700, a private home), and
@@ -38,7 +38,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# The logs, in the checkout; the roots and the cached tarballs, gigabytes of files, outside it, where
+# nothing that walks the checkout (pip's editable install of the project, a search) has to cross them.
 WORK = REPO / "_build" / "systems"
+ROOTS = Path(os.environ.get("TEST_SYSTEMS_ROOTS", "/var/tmp/perceptron-course-systems"))
 MIRROR = "http://deb.debian.org/debian"
 SYSTEMS = {"bookworm": "Debian 12", "trixie": "Debian 13"}
 # What the README asks a user to have before the two commands (ca-certificates lets git
@@ -109,14 +112,14 @@ def run(command, **kwargs):
 def bare_root(system: str, name: str = "root") -> Path:
     """A fresh bare root of ``system`` in ``_build/systems/<system>/<name>``, from the cached tarball or made
     by debootstrap."""
-    folder = WORK / system
-    tarball = WORK / f"{system}-minbase.tar"
+    folder = ROOTS / system
+    tarball = ROOTS / f"{system}-minbase.tar"
     root = folder / name
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
     if not tarball.exists():
-        with tempfile.TemporaryDirectory(dir=WORK) as made:
+        with tempfile.TemporaryDirectory(dir=ROOTS) as made:
             run(["debootstrap", "--variant=minbase", system, made, MIRROR], stdout=subprocess.DEVNULL)
             run(["tar", "-C", made, "-cf", str(tarball) + ".part", "."])
         os.replace(str(tarball) + ".part", tarball)
@@ -238,6 +241,7 @@ def main(argv=None) -> int:
     if missing:
         parser.error(f"missing {', '.join(missing)}: apt-get install debootstrap bubblewrap unzip")
     WORK.mkdir(parents=True, exist_ok=True)
+    ROOTS.mkdir(parents=True, exist_ok=True)
     paragraphs, every_passed = [], True
     for system in args.systems:
         if args.gradescope or args.only_gradescope:
