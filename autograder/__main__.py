@@ -8,8 +8,9 @@ commands:
   release [ASSIGNMENT ...]   build the student versions in notebooks/release/
   grade ASSIGNMENT SUBMISSIONS --out DIR [--workers N] [--timeout SECONDS]
                              grade a folder or .zip of submissions
-  mark ASSIGNMENT --to-csv FILE.csv | --from-csv FILE.csv
-                             the written answers to a CSV and booklet for TAs, and their marks back
+  mark ASSIGNMENT [--port N] [--ta NAME] | --to-csv FILE.csv | --from-csv FILE.csv
+                             the marking page for TAs on 127.0.0.1; or the written answers to a CSV
+                             and booklet, and their marks back
   export OUT [--allow-unmarked]
                              write a grading run's files in OUT again, with the written answers' marks
   gradescope ASSIGNMENT --out DIR [--hidden-visibility WHEN]

@@ -1,4 +1,11 @@
-"""``python -m autograder mark``: the written answers to a CSV and a booklet for TAs, and their marks back.
+"""``python -m autograder mark``: the marking page for TAs, or the written answers to a CSV and back.
+
+Without an option it serves the marking page (:mod:`autograder.marking.web`)
+on 127.0.0.1 until it is stopped (Ctrl+C): it prints the address, with the
+random token that every request must carry, as Jupyter does.  ``--port``
+chooses the port (without it, the first free one from
+:data:`DEFAULT_PORT`); ``--ta NAME`` records every mark given through this
+server as NAME's instead of asking each browser for a name.
 
 ``--to-csv FILE.csv`` writes every written answer of the assignment's
 submissions in the gradebook (:mod:`autograder.marking.sheet`) and, beside
@@ -11,12 +18,17 @@ cannot start (no gradebook, unknown assignment, unreadable file).
 """
 
 import argparse
+import errno
 import os
+import socket
 import sys
 
 from autograder.course import COURSE_DIR
 
-__all__ = ["main"]
+__all__ = ["main", "DEFAULT_PORT"]
+
+DEFAULT_PORT = 8890
+PORT_TRIES = 20  # how many ports from DEFAULT_PORT on are tried when --port is not given
 
 
 def _fail(message, status=2):
@@ -41,10 +53,18 @@ def main(argv=None):
 
     parser = argparse.ArgumentParser(
         prog="python -m autograder mark",
-        description="Mark the written answers offline: write them to a CSV (and an HTML booklet of the answers, "
-                    "question by question) for TAs to fill in, then read the marks back into the gradebook.")
+        description="Mark the written answers: without an option, serve the marking page on 127.0.0.1 (one "
+                    "question at a time across every submission, with a rubric); or, offline, write them to a CSV "
+                    "(and an HTML booklet of the answers, question by question) for TAs to fill in, then read the "
+                    "marks back into the gradebook.")
     parser.add_argument("assignment", metavar="ASSIGNMENT")
-    route = parser.add_mutually_exclusive_group(required=True)
+    parser.add_argument("--port", type=int, metavar="PORT",
+                        help=f"the port of the marking page (default: the first free one from {DEFAULT_PORT}; "
+                             "0: any free port)")
+    parser.add_argument("--ta", metavar="NAME",
+                        help="record every mark given through this marking page as NAME's (default: each browser "
+                             "is asked for a name once)")
+    route = parser.add_mutually_exclusive_group()
     route.add_argument("--to-csv", metavar="FILE.csv",
                        help="write every written answer, with its points, comment and state, to FILE.csv, and the "
                             "booklet to FILE.html")
@@ -57,6 +77,12 @@ def main(argv=None):
                         help="the nbgrader course directory with gradebook.db (default: %(default)s)")
     args = parser.parse_args(argv)
     course_dir = os.path.abspath(args.course_dir)
+    if args.port is not None and not 0 <= args.port <= 65535:
+        return _fail(f"--port {args.port} is not a port; give a number from 1 to 65535, or 0 for any free port")
+    if not args.to_csv and not args.from_csv:
+        return _serve(course_dir, args)
+    if args.port is not None or args.ta:
+        return _fail("--port and --ta are options of the marking page; --to-csv and --from-csv do not take them")
 
     try:
         gb = open_gradebook(course_dir)
@@ -103,3 +129,66 @@ def main(argv=None):
         return 0
     finally:
         gb.close()
+
+
+def _listening_socket(port):
+    """A socket listening on 127.0.0.1: on ``port``, or (``None``) on the first free one from DEFAULT_PORT."""
+    ports = [port] if port is not None else list(range(DEFAULT_PORT, DEFAULT_PORT + PORT_TRIES))
+    for number in ports:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind(("127.0.0.1", number))
+            sock.listen(64)
+            return sock
+        except OSError as exc:
+            sock.close()
+            if exc.errno != errno.EADDRINUSE or number == ports[-1]:
+                raise
+    raise OSError(errno.EADDRINUSE, "every port tried is in use")
+
+
+def _serve(course_dir, args):
+    """Serve the marking page until Ctrl+C (exit status 0), or say why it cannot start (2)."""
+    from autograder.marking.web import Marking, create_app, find_mathjax
+    from autograder.outputs.gradebook import GradebookError
+
+    mathjax = find_mathjax()
+    try:
+        marking = Marking(course_dir, args.assignment, ta=args.ta, mathjax=mathjax)
+    except GradebookError as exc:
+        return _fail(str(exc))
+    try:
+        import uvicorn
+
+        try:
+            sock = _listening_socket(args.port)
+        except OSError as exc:
+            tried = (f"port {args.port}" if args.port is not None
+                     else f"ports {DEFAULT_PORT} to {DEFAULT_PORT + PORT_TRIES - 1}")
+            return _fail(f"cannot listen on 127.0.0.1, {tried}: {exc.strerror or exc}; give another with --port "
+                         "(0: any free port)")
+        address = f"http://127.0.0.1:{sock.getsockname()[1]}/?token={marking.token}"
+        counts = marking.with_gradebook(lambda gb: [(s.question.grade_id, s.marked, len(s.rows))
+                                                    for s in marking.state(gb)])
+        if not counts:
+            print(f"{args.assignment} has no written answers: the page will say there is nothing to mark.")
+        for grade_id, marked, total in counts:
+            print(f"  {grade_id}: {marked} of {total} answers marked")
+        if mathjax is None:
+            print("MathJax is not installed, so mathematics shows as TeX: the book build installs it "
+                  "(make book), or set BOOK_MATHJAX_DIR to the es5 folder of a MathJax 3 package.")
+        print(f"The marking page of {args.assignment} (marks go to {os.path.join(course_dir, 'gradebook.db')}):\n"
+              f"    {address}\n"
+              "Open that address in a browser on this machine (it holds the page's token; do not share it "
+              "beyond your TAs). Ctrl+C stops the server.", flush=True)
+        config = uvicorn.Config(create_app(marking), log_level="warning", access_log=False, lifespan="off",
+                                server_header=False)
+        try:
+            uvicorn.Server(config).run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass  # uvicorn has shut down already; it raises Ctrl+C again to say so
+        print("The marking server stopped; every saved mark is in the gradebook. Then: python -m autograder "
+              "export OUT (the folder grade wrote)")
+        return 0
+    finally:
+        marking.close()

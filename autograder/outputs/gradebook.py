@@ -32,6 +32,18 @@ comment, and the checksum of the answer it was given to), waiting for
 re-marking.  A regrade keeps the mark and comment of every answer whose
 checksum did not change, a blank answer that stayed blank included; an
 answer changed back to the one that was marked gets its mark back.
+
+**The marking page's records.**  Three more tables of the grader's own
+hold what the marking page (:mod:`autograder.marking.rubrics`) adds to a
+mark: :data:`RUBRIC_TABLE`, each question's rubric items (points and text,
+in order); :data:`APPLIED_TABLE`, which items were applied to which
+answer; and :data:`MARKERS_TABLE`, who marked each answer on the page,
+when, with which adjustment, and the answer's checksum and the points as
+the page left them.  Those records describe a mark only while it is the one
+the page gave: once the answer changes (a resubmission) or its points are
+changed elsewhere (the CSV route, the formgrader), :func:`written_marks`
+no longer reports them, and a rubric item's new weight no longer re-scores
+it.  They are the instructor's: nothing a student receives reads them.
 """
 
 import datetime
@@ -40,11 +52,15 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["GradebookError", "WrittenMark", "EarlierMark", "MarkChange", "ANSWERS_TABLE", "open_gradebook",
-           "assignment_info", "record_result", "record_students", "written_marks", "autograded_scores", "set_marks",
-           "dump"]
+__all__ = ["GradebookError", "WrittenMark", "EarlierMark", "MarkChange", "ANSWERS_TABLE", "RUBRIC_TABLE",
+           "APPLIED_TABLE", "MARKERS_TABLE", "open_gradebook", "assignment_info", "record_result", "record_students",
+           "written_marks", "autograded_scores", "set_marks", "stage_mark", "begin_write", "RubricItem", "PageRecord",
+           "page_tables", "rubric_items", "page_records", "dump"]
 
 ANSWERS_TABLE = "autograder_written_answers"
+RUBRIC_TABLE = "autograder_rubric_items"
+APPLIED_TABLE = "autograder_rubric_applied"
+MARKERS_TABLE = "autograder_markers"
 
 
 class GradebookError(Exception):
@@ -88,6 +104,8 @@ class WrittenMark:
     ``comment`` is the TA's comment; ``checksum`` that of the answer as
     graded (``None`` when blank or not recorded); ``earlier`` the mark of an
     answer the student has since changed, waiting for re-marking.
+    ``marker`` and ``rubric`` say who gave the mark on the marking page and
+    with which rubric items, while the mark is still the one given there.
     """
 
     notebook: str
@@ -99,6 +117,8 @@ class WrittenMark:
     blank: bool = False
     checksum: str = None
     earlier: EarlierMark = None
+    marker: str = ""  # the TA who gave the mark on the marking page ("" when not known): for the report only
+    rubric: tuple = ()  # the rubric items applied, as (text, points) pairs, in the rubric's order
 
     @property
     def marked(self):
@@ -139,6 +159,39 @@ def _answers_table():
                  Column("earlier", Text, nullable=True))
 
 
+@lru_cache(maxsize=1)
+def page_tables():
+    """The marking page's tables: ``(rubric items, applied items, markers)`` (see the module docstring)."""
+    from sqlalchemy import Column, Float, Integer, MetaData, String, Table, Text
+
+    metadata = MetaData()
+    rubric = Table(RUBRIC_TABLE, metadata,
+                   Column("id", Integer, primary_key=True, autoincrement=True),
+                   Column("assignment", String(128), nullable=False, index=True),
+                   Column("notebook", String(128), nullable=False),
+                   Column("cell", String(128), nullable=False),
+                   Column("position", Integer, nullable=False),
+                   Column("points", Float, nullable=False),
+                   Column("text", Text, nullable=False))
+    applied = Table(APPLIED_TABLE, metadata,
+                    Column("assignment", String(128), primary_key=True),
+                    Column("student", String(128), primary_key=True),
+                    Column("notebook", String(128), primary_key=True),
+                    Column("cell", String(128), primary_key=True),
+                    Column("item", Integer, primary_key=True))
+    markers = Table(MARKERS_TABLE, metadata,
+                    Column("assignment", String(128), primary_key=True),
+                    Column("student", String(128), primary_key=True),
+                    Column("notebook", String(128), primary_key=True),
+                    Column("cell", String(128), primary_key=True),
+                    Column("marker", String(128), nullable=False),
+                    Column("marked_at", String(32), nullable=False),
+                    Column("checksum", String(64), nullable=True),
+                    Column("points", Float, nullable=True),
+                    Column("adjustment", Float, nullable=True))
+    return rubric, applied, markers
+
+
 def open_gradebook(course_dir):
     """Open ``course_dir/gradebook.db`` with nbgrader; raise :class:`GradebookError` if it does not exist or
     cannot be read."""
@@ -154,6 +207,8 @@ def open_gradebook(course_dir):
         # it records no course; any other id would add a second course beside the one the release recorded.
         gb = Gradebook(f"sqlite:///{os.path.abspath(path)}", course_id="")
         _answers_table().create(gb.engine, checkfirst=True)
+        for table in page_tables():
+            table.create(gb.engine, checkfirst=True)
         return gb
     except SQLAlchemyError as exc:
         # The database's own words ("file is not a database"), without the SQL statement that met them.
@@ -389,6 +444,7 @@ def written_marks(gb, assignment, student_id=None):
     one student), in the notebooks' order, with its mark as the gradebook holds it now."""
     info = assignment_info(gb, assignment)
     stored = _stored_answers(gb.db, assignment, student_id)
+    records = page_records(gb, assignment, student_id)
     if student_id is None:
         submissions = gb.assignment_submissions(assignment)
     else:
@@ -412,9 +468,13 @@ def written_marks(gb, assignment, student_id=None):
                     continue
                 checksum, earlier = stored.get((sid, nb.name, gid), (None, None))
                 points = grade.manual_score if grade.manual_score is not None else grade.auto_score
+                marker, rubric = "", ()
+                record = records.get((sid, nb.name, gid))
+                if record is not None and record.describes(checksum, points):
+                    marker, rubric = record.marker, tuple((item.text, item.points) for item in record.items)
                 found.append(WrittenMark(nb.name, gid, max_points, points=points, extra_credit=grade.extra_credit,
                                          comment=comments.get(gid, ""), blank=grade.auto_score is not None,
-                                         checksum=checksum, earlier=earlier))
+                                         checksum=checksum, earlier=earlier, marker=marker, rubric=rubric))
         marks[sid] = tuple(found)
     return marks
 
@@ -430,37 +490,125 @@ def autograded_scores(gb, assignment):
     return scores
 
 
-def set_marks(gb, assignment, changes):
-    """Write each :class:`MarkChange` of ``assignment`` to the gradebook, all in one transaction or none.
+def stage_mark(gb, assignment, change):
+    """Write one :class:`MarkChange` into the gradebook's open transaction, without committing it.
 
-    A mark on an answer that had an earlier mark waiting settles it.  The
-    caller has checked each change (the student and question exist, the
-    points are within the maximum); a change that names what the gradebook
-    does not hold raises :class:`GradebookError` and nothing is written.
+    A mark on an answer that had an earlier mark waiting settles it.  A
+    change that names what the gradebook does not hold raises
+    :class:`GradebookError`.
     """
     from nbgrader.api import MissingEntry
 
-    session = gb.db
     table = _answers_table()
     try:
+        grade = gb.find_grade(change.grade_id, change.notebook, assignment, change.student_id)
+        comment = gb.find_comment(change.grade_id, change.notebook, assignment, change.student_id)
+    except MissingEntry:
+        raise GradebookError(f"the gradebook holds no written answer {change.grade_id!r} of "
+                             f"{change.student_id!r} in {assignment}/{change.notebook}") from None
+    grade.manual_score = None if change.points is None else float(change.points)
+    grade.needs_manual_grade = grade.manual_score is None and grade.auto_score is None
+    comment.manual_comment = change.comment or None
+    if grade.manual_score is not None:
+        gb.db.execute(table.update().where(
+            (table.c.assignment == assignment) & (table.c.student == change.student_id)
+            & (table.c.notebook == change.notebook) & (table.c.cell == change.grade_id)).values(earlier=None))
+
+
+def set_marks(gb, assignment, changes):
+    """Write each :class:`MarkChange` of ``assignment`` to the gradebook, all in one transaction or none.
+
+    The caller has checked each change (the student and question exist, the
+    points are within the maximum); a change that names what the gradebook
+    does not hold raises :class:`GradebookError` and nothing is written
+    (:func:`stage_mark` says what a change does).
+    """
+    session = gb.db
+    try:
         for change in changes:
-            try:
-                grade = gb.find_grade(change.grade_id, change.notebook, assignment, change.student_id)
-                comment = gb.find_comment(change.grade_id, change.notebook, assignment, change.student_id)
-            except MissingEntry:
-                raise GradebookError(f"the gradebook holds no written answer {change.grade_id!r} of "
-                                     f"{change.student_id!r} in {assignment}/{change.notebook}") from None
-            grade.manual_score = None if change.points is None else float(change.points)
-            grade.needs_manual_grade = grade.manual_score is None and grade.auto_score is None
-            comment.manual_comment = change.comment or None
-            if grade.manual_score is not None:
-                session.execute(table.update().where(
-                    (table.c.assignment == assignment) & (table.c.student == change.student_id)
-                    & (table.c.notebook == change.notebook) & (table.c.cell == change.grade_id)).values(earlier=None))
+            stage_mark(gb, assignment, change)
         session.commit()
     except BaseException:
         session.rollback()
         raise
+
+
+def begin_write(gb):
+    """Start a transaction that holds the gradebook's write lock from its first statement.
+
+    SQLite starts a transaction only at its first write, so what it read
+    before could change under it; a check-then-write (the marking page's
+    refusal of a mark someone else changed) begins here instead, and
+    whatever it reads stays as read until it commits or rolls back.  Another
+    process (a second marking server) waits for the lock, up to SQLite's
+    timeout.
+    """
+    session = gb.db
+    session.rollback()
+    session.connection().exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@dataclass(frozen=True)
+class RubricItem:
+    """One item of a question's rubric: its id, its place in the rubric (from 1), its points and its text."""
+
+    id: int
+    notebook: str
+    grade_id: str
+    position: int
+    points: float
+    text: str
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """What the marking page recorded of one answer's mark: who, when, the rubric items applied and the
+    adjustment, and the answer's checksum and the points as the page left them."""
+
+    marker: str
+    marked_at: str
+    checksum: str
+    points: float
+    adjustment: float = None
+    items: tuple = ()  # RubricItem, in the rubric's order
+
+    def describes(self, checksum, points):
+        """Whether this record is of the mark the answer has now: the same answer, the same points."""
+        import math
+
+        if checksum != self.checksum or (points is None) != (self.points is None):
+            return False
+        return points is None or math.isclose(points, self.points, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def rubric_items(gb, assignment, notebook=None, grade_id=None):
+    """The rubric items of ``assignment`` (or of one question), in each question's order."""
+    rubric, _, _ = page_tables()
+    query = rubric.select().where(rubric.c.assignment == assignment)
+    if notebook is not None:
+        query = query.where((rubric.c.notebook == notebook) & (rubric.c.cell == grade_id))
+    rows = gb.db.execute(query.order_by(rubric.c.notebook, rubric.c.cell, rubric.c.position, rubric.c.id))
+    return [RubricItem(row.id, row.notebook, row.cell, row.position, row.points, row.text) for row in rows]
+
+
+def page_records(gb, assignment, student_id=None):
+    """``{(student_id, notebook, grade_id): PageRecord}``: what the marking page recorded of each mark."""
+    rubric, applied, markers = page_tables()
+    items = {item.id: item for item in rubric_items(gb, assignment)}
+    query = markers.select().where(markers.c.assignment == assignment)
+    uses = applied.select().where(applied.c.assignment == assignment)
+    if student_id is not None:
+        query = query.where(markers.c.student == student_id)
+        uses = uses.where(applied.c.student == student_id)
+    chosen = {}
+    for row in gb.db.execute(uses):
+        if row.item in items:
+            chosen.setdefault((row.student, row.notebook, row.cell), []).append(items[row.item])
+    order = lambda item: (item.position, item.id)
+    return {(row.student, row.notebook, row.cell):
+            PageRecord(row.marker, row.marked_at, row.checksum, row.points, row.adjustment,
+                       tuple(sorted(chosen.get((row.student, row.notebook, row.cell), ()), key=order)))
+            for row in gb.db.execute(query)}
 
 
 def dump(gb, assignment):

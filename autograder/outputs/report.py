@@ -9,7 +9,10 @@ Feedback shows each graded cell's points and the verdict message, which
 names a failed hidden case by its description only: never the hidden
 checks' code or expected values; and each written answer's mark and the
 TA's comment as the gradebook holds them (never who marked it), with the
-total over the whole assignment (:mod:`autograder.outputs.totals`).
+total over the whole assignment (:mod:`autograder.outputs.totals`).  The
+report, which only the instructor reads, adds for the written questions the
+marks given, the rubric items used on the marking page and, where several
+TAs marked one question, each TA's mean for it.
 """
 
 import datetime
@@ -375,6 +378,35 @@ def _marks_given(marks):
     return ", ".join(f"{_points(points)} \u00d7 {n}" for points, n in sorted(counts.items(), reverse=True))
 
 
+def _markers_and_rubrics(questions):
+    """Where several TAs marked one question on the marking page, each TA's mean for it; and the rubric items
+    used on each question, with how often.  ``questions`` maps (notebook, grade id) to (student, mark) pairs."""
+    markers, items = [], []
+    for (_, gid), answers in questions.items():
+        by_marker = {}
+        for _, mark in answers:
+            if mark.marker and mark.marked:
+                by_marker.setdefault(mark.marker, []).append(mark.points)
+        if len(by_marker) > 1:
+            markers += [f"<tr><td><code>{_e(gid)}</code></td><td>{_e(name)}</td><td class=\"num\">{len(points)}</td>"
+                        f"<td class=\"num\">{statistics.mean(points):.2f}</td></tr>"
+                        for name, points in sorted(by_marker.items())]
+        used = Counter(item for _, mark in answers for item in mark.rubric)
+        items += [f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(points)}</td><td>{_e(text)}</td>"
+                  f"<td class=\"num\">{n}</td></tr>"
+                  for (text, points), n in sorted(used.items(), key=lambda pair: (-pair[1], pair[0]))]
+    parts = []
+    if markers:
+        parts.append("<h3>Each TA's marks</h3><p>Questions that several TAs marked on the marking page: each TA's "
+                     "mean over the answers they marked, to see whether they mark alike.</p><table><tr>"
+                     "<th>question</th><th>TA</th><th class=\"num\">answers</th><th class=\"num\">mean</th></tr>"
+                     + "".join(markers) + "</table>")
+    if items:
+        parts.append("<h3>Rubric items used</h3><table><tr><th>question</th><th class=\"num\">points</th>"
+                     "<th>rubric item</th><th class=\"num\">answers</th></tr>" + "".join(items) + "</table>")
+    return "".join(parts)
+
+
 def _written_report(results):
     """The written questions: per question, how many answers are marked and the marks given; then every answer
     still to be marked, and every answer whose earlier mark was set aside because the student changed it."""
@@ -392,12 +424,13 @@ def _written_report(results):
                     f"<td class=\"num\">{len(marked)} of {len(written)}</td>"
                     f"<td class=\"num\">{sum(m.blank for m in marks)}</td><td class=\"num\">{mean}</td>"
                     f"<td>{_e(_marks_given(marked))}</td></tr>")
-    parts = ["<h2 id=\"written-answers\">Written answers</h2><p>Marked by hand, in the gradebook (the marking CSV "
-             "or nbgrader's formgrader). A blank answer counts as marked 0; the mean is over the marked answers "
-             "that were written.</p><div class=\"scroll\" role=\"region\" tabindex=\"0\" "
+    parts = ["<h2 id=\"written-answers\">Written answers</h2><p>Marked by hand, in the gradebook (the marking "
+             "page, the marking CSV or nbgrader's formgrader). A blank answer counts as marked 0; the mean is over "
+             "the marked answers that were written.</p><div class=\"scroll\" role=\"region\" tabindex=\"0\" "
              "aria-labelledby=\"written-answers\"><table><tr><th>question</th><th class=\"num\">points</th>"
              "<th class=\"num\">marked</th><th class=\"num\">blank</th><th class=\"num\">mean</th>"
              "<th>marks given</th></tr>" + "".join(rows) + "</table></div>"]
+    parts.append(_markers_and_rubrics(questions))
     again = [(r, m) for r in results for m in to_remark(r)]
     if again:
         items = "".join(

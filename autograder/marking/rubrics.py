@@ -1,0 +1,324 @@
+"""Rubrics, and marks given on the marking page: the checks and the writes, each in one transaction.
+
+A question's rubric is a list of items, each with points (negative for a
+deduction) and a text, kept in the gradebook
+(:data:`autograder.outputs.gradebook.RUBRIC_TABLE`).  A TA marks an answer
+either with rubric items, its mark then being their points' sum clamped to
+``[0, max]`` plus an optional adjustment (the result clamped to
+``[0, max]`` again), or by typing the points.  Either way the mark is the
+grade's ``manual_score`` and the comment its ``manual_comment``, as for the
+CSV route; the page records beside it who marked, when, and which items
+(:func:`autograder.outputs.gradebook.page_records`).
+
+Two TAs may mark at once, on one server or on two sharing the gradebook.
+The page sends, with each answer's form, the :func:`version_of` the mark it
+showed; :func:`save_mark` takes the gradebook's write lock, compares it with
+the mark as it is now, and refuses (:class:`Conflict`) when someone changed
+the mark, the rubric items applied or the answer itself in between, unless
+the save asks for exactly what is there already.  Nothing is written then:
+the page shows both marks and lets the TA choose.
+
+Changing an item's points re-scores, in the same transaction, every answer
+whose mark the item is part of (:func:`change_item`); an answer whose points
+were changed elsewhere since (the CSV route, the formgrader) or whose
+student resubmitted is left alone.  An item still applied to an answer
+cannot be deleted: set its points to 0, or take it off the answers first.
+"""
+
+import datetime
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass
+
+from autograder.marking.answers import short_checksum
+from autograder.marking.sheet import mark_checksum
+from autograder.outputs.gradebook import (GradebookError, MarkChange, begin_write, page_records, page_tables,
+                                          rubric_items, stage_mark, written_marks)
+
+__all__ = ["RubricError", "Conflict", "Saved", "Mark", "parse_number", "rubric_score", "current_record", "mark_of",
+           "version_of", "save_mark", "add_item", "change_item", "delete_item", "MAX_TEXT", "MAX_COMMENT"]
+
+MAX_TEXT = 500
+MAX_COMMENT = 20000
+
+
+class RubricError(ValueError):
+    """A mark or a rubric item the page cannot take; the message says what was wrong and what is expected."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A mark as the page shows and compares it: points (``None`` while unmarked), comment, rubric items
+    (their ids) and adjustment, who gave it and when (``""`` when not on this page)."""
+
+    points: float
+    comment: str
+    items: tuple = ()
+    adjustment: float = None
+    marker: str = ""
+    marked_at: str = ""
+
+    def same_as(self, other):
+        return (_same(self.points, other.points) and self.comment.strip() == other.comment.strip()
+                and tuple(self.items) == tuple(other.items) and _same(self.adjustment, other.adjustment))
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A save refused: the mark someone else gave since the form was opened (``theirs``), the one the form
+    asked for (``yours``), whether the student's answer itself changed, and the mark's version now."""
+
+    theirs: Mark
+    yours: Mark
+    answer_changed: bool
+    version: str
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A save that went through: the mark now in the gradebook, and whether it differs from the one before."""
+
+    mark: Mark
+    changed: bool
+
+
+def _same(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def parse_number(text, *, what, low, high):
+    """``text`` as a number from ``low`` to ``high`` (``None`` when empty); :class:`RubricError` otherwise."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value):
+        hint = " (write the decimal mark as a point: 1.5)" if re.fullmatch(r"[-+]?\d+,\d+", text) else ""
+        raise RubricError(f"{what} {text!r} is not a number{hint}; give a number from {low:g} to {high:g}")
+    if (value < low and not math.isclose(value, low)) or (value > high and not math.isclose(value, high)):
+        raise RubricError(f"{what} {text} is outside {low:g} to {high:g}")
+    return min(max(value, low), high)
+
+
+def rubric_score(points, adjustment, max_points):
+    """The mark of rubric items worth ``points`` (a list): their sum clamped to ``[0, max_points]``, plus the
+    adjustment, clamped again."""
+    clamp = lambda value: min(max(value, 0.0), max_points)
+    return clamp(clamp(sum(points)) + (adjustment or 0.0))
+
+
+def current_record(mark, record):
+    """The page's record of ``mark`` (a :class:`~autograder.outputs.gradebook.WrittenMark`) if it is of the
+    mark the answer has now, else ``None``."""
+    return record if record is not None and record.describes(mark.checksum, mark.points) else None
+
+
+def mark_of(mark, record):
+    """The :class:`Mark` of a written mark and the page's record of it."""
+    record = current_record(mark, record)
+    if record is None:
+        return Mark(mark.points, mark.comment or "")
+    return Mark(mark.points, mark.comment or "", tuple(item.id for item in record.items), record.adjustment,
+                record.marker, record.marked_at)
+
+
+def version_of(mark, record):
+    """A short checksum of everything a TA sees of a mark: points and comment (the marking CSV's
+    :func:`~autograder.marking.sheet.mark_checksum`), the rubric items and the adjustment, and the answer."""
+    shown = mark_of(mark, record)
+    payload = [mark_checksum(mark), mark.checksum, mark.blank, list(shown.items), shown.adjustment]
+    return hashlib.sha256(json.dumps(payload).encode("utf-8")).hexdigest()[:20]
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _one_mark(gb, assignment, student_id, notebook, grade_id):
+    marks = written_marks(gb, assignment, student_id).get(student_id, ())
+    mark = next((m for m in marks if (m.notebook, m.grade_id) == (notebook, grade_id)), None)
+    if mark is None:
+        raise GradebookError(f"the gradebook holds no written answer {grade_id!r} of {student_id!r} in "
+                             f"{assignment}/{notebook}")
+    return mark, page_records(gb, assignment, student_id).get((student_id, notebook, grade_id))
+
+
+def _write_record(gb, assignment, student_id, notebook, grade_id, *, marker, marked_at, checksum, points,
+                  adjustment, item_ids):
+    _, applied, markers = page_tables()
+    key = ((markers.c.assignment == assignment) & (markers.c.student == student_id)
+           & (markers.c.notebook == notebook) & (markers.c.cell == grade_id))
+    gb.db.execute(markers.delete().where(key))
+    gb.db.execute(markers.insert().values(assignment=assignment, student=student_id, notebook=notebook,
+                                          cell=grade_id, marker=marker, marked_at=marked_at, checksum=checksum,
+                                          points=points, adjustment=adjustment))
+    gb.db.execute(applied.delete().where(
+        (applied.c.assignment == assignment) & (applied.c.student == student_id)
+        & (applied.c.notebook == notebook) & (applied.c.cell == grade_id)))
+    if item_ids:
+        gb.db.execute(applied.insert(), [{"assignment": assignment, "student": student_id, "notebook": notebook,
+                                          "cell": grade_id, "item": item} for item in item_ids])
+
+
+def save_mark(gb, assignment, *, student_id, notebook, grade_id, expected, answer_checksum, item_ids, adjustment,
+              points, comment, marker):
+    """Save a TA's mark of one answer, or refuse it; return :class:`Saved` or :class:`Conflict`.
+
+    ``expected`` is the :func:`version_of` the mark the TA's form showed and
+    ``answer_checksum`` the checksum of the answer it showed; ``item_ids``
+    the rubric items applied (the mark is then theirs, and ``points`` is not
+    read), else ``points`` typed (``None``: unmarked; for a blank answer, the
+    0 it has).  Raises :class:`RubricError` for what no mark can be (an item
+    of another question, an adjustment without items, a comment too long).
+    """
+    if len(comment) > MAX_COMMENT:
+        raise RubricError(f"the comment has {len(comment)} characters; keep it under {MAX_COMMENT}")
+    if not marker:
+        raise RubricError("give your name first: the gradebook records who marked each answer")
+    begin_write(gb)
+    try:
+        mark, record = _one_mark(gb, assignment, student_id, notebook, grade_id)
+        items = {item.id: item for item in rubric_items(gb, assignment, notebook, grade_id)}
+        unknown = [item for item in item_ids if item not in items]
+        if unknown:
+            raise RubricError(f"rubric item {unknown[0]} is not an item of {grade_id}: the rubric was changed "
+                              "since the page was opened; open the answer again")
+        chosen = sorted((items[item] for item in set(item_ids)), key=lambda item: (item.position, item.id))
+        if chosen:
+            manual = shown = rubric_score([item.points for item in chosen], adjustment, mark.max_points)
+        elif adjustment is not None:
+            raise RubricError("an adjustment changes the points of the rubric items applied, and none is; "
+                              "apply an item, or type the points instead")
+        elif points is not None and not 0 <= points <= mark.max_points:
+            raise RubricError(f"the points {points:g} are outside 0 to {mark.max_points:g}")
+        else:
+            manual = None if mark.blank and (points is None or points == 0) else points
+            shown = 0.0 if mark.blank and manual is None else manual
+        now = mark_of(mark, record)
+        yours = Mark(shown, comment.strip(), tuple(item.id for item in chosen), adjustment if chosen else None,
+                     marker)
+        if yours.same_as(now):
+            gb.db.rollback()
+            return Saved(now, False)
+        version = version_of(mark, record)
+        if version != expected:
+            gb.db.rollback()
+            return Conflict(now, yours, answer_changed=short_checksum(mark.checksum) != answer_checksum,
+                            version=version)
+        stage_mark(gb, assignment, MarkChange(student_id, notebook, grade_id, manual, yours.comment))
+        when = _now()
+        _write_record(gb, assignment, student_id, notebook, grade_id, marker=marker, marked_at=when,
+                      checksum=mark.checksum, points=shown, adjustment=yours.adjustment, item_ids=yours.items)
+        gb.db.commit()
+        return Saved(Mark(shown, yours.comment, yours.items, yours.adjustment, marker, when), True)
+    except BaseException:
+        gb.db.rollback()
+        raise
+
+
+def _checked_item(text, points, max_points):
+    text = " ".join((text or "").split())
+    if not text:
+        raise RubricError("a rubric item needs a text that says what it is for")
+    if len(text) > MAX_TEXT:
+        raise RubricError(f"a rubric item's text has {len(text)} characters; keep it under {MAX_TEXT}")
+    if points is None:
+        raise RubricError(f"a rubric item needs points: a number from {-max_points:g} to {max_points:g} "
+                          "(negative for a deduction)")
+    return text, points
+
+
+def add_item(gb, assignment, *, notebook, grade_id, max_points, points, text):
+    """Add an item at the end of a question's rubric; return its :class:`~autograder.outputs.gradebook.RubricItem`."""
+    text, points = _checked_item(text, points, max_points)
+    rubric, _, _ = page_tables()
+    begin_write(gb)
+    try:
+        items = rubric_items(gb, assignment, notebook, grade_id)
+        position = max((item.position for item in items), default=0) + 1
+        gb.db.execute(rubric.insert().values(assignment=assignment, notebook=notebook, cell=grade_id,
+                                             position=position, points=points, text=text))
+        gb.db.commit()
+    except BaseException:
+        gb.db.rollback()
+        raise
+    return rubric_items(gb, assignment, notebook, grade_id)[-1]
+
+
+def _find_item(gb, assignment, item_id):
+    item = next((item for item in rubric_items(gb, assignment) if item.id == item_id), None)
+    if item is None:
+        raise RubricError(f"there is no rubric item {item_id} in {assignment}: someone deleted it since the page "
+                          "was opened")
+    return item
+
+
+def _uses(gb, assignment, item):
+    """``[(WrittenMark, PageRecord)]``: the answers whose current mark has ``item`` among its rubric items."""
+    marks = written_marks(gb, assignment)
+    records = page_records(gb, assignment)
+    found = []
+    for student_id, student_marks in marks.items():
+        for mark in student_marks:
+            if (mark.notebook, mark.grade_id) != (item.notebook, item.grade_id):
+                continue
+            record = current_record(mark, records.get((student_id, mark.notebook, mark.grade_id)))
+            if record is not None and any(used.id == item.id for used in record.items):
+                found.append((student_id, mark, record))
+    return found
+
+
+def change_item(gb, assignment, item_id, *, max_points, points, text):
+    """Give a rubric item new points and text, and re-score every answer it is part of; return
+    ``(re-scored, changed)``: how many answers it is part of, and how many of their marks the new points changed."""
+    text, points = _checked_item(text, points, max_points)
+    rubric, _, markers = page_tables()
+    begin_write(gb)
+    try:
+        item = _find_item(gb, assignment, item_id)
+        uses = _uses(gb, assignment, item)
+        gb.db.execute(rubric.update().where(rubric.c.id == item_id).values(points=points, text=text))
+        changed = 0
+        for student_id, mark, record in uses:
+            weights = [points if used.id == item_id else used.points for used in record.items]
+            score = rubric_score(weights, record.adjustment, mark.max_points)
+            if _same(score, mark.points):
+                continue
+            stage_mark(gb, assignment, MarkChange(student_id, mark.notebook, mark.grade_id, score, mark.comment))
+            gb.db.execute(markers.update().where(
+                (markers.c.assignment == assignment) & (markers.c.student == student_id)
+                & (markers.c.notebook == mark.notebook) & (markers.c.cell == mark.grade_id)).values(points=score))
+            changed += 1
+        gb.db.commit()
+        return len(uses), changed
+    except BaseException:
+        gb.db.rollback()
+        raise
+
+
+def delete_item(gb, assignment, item_id):
+    """Delete a rubric item that no answer's mark uses; :class:`RubricError` names how many do otherwise."""
+    rubric, applied, _ = page_tables()
+    begin_write(gb)
+    try:
+        item = _find_item(gb, assignment, item_id)
+        uses = _uses(gb, assignment, item)
+        if uses:
+            raise RubricError(f"the item {item.text!r} is part of the mark of {len(uses)} "
+                              f"{'answer' if len(uses) == 1 else 'answers'}; set its points to 0 (which re-scores "
+                              "them), or take it off those answers first")
+        # Applications left from answers since changed or re-marked elsewhere describe no mark any more.
+        gb.db.execute(applied.delete().where(applied.c.item == item_id))
+        gb.db.execute(rubric.delete().where(rubric.c.id == item_id))
+        gb.db.commit()
+        return item
+    except BaseException:
+        gb.db.rollback()
+        raise

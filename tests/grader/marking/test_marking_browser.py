@@ -1,0 +1,306 @@
+"""The marking page in headless Chromium, served by ``python -m autograder mark`` as a TA starts it.
+
+The command serves a copy of a class's ps2 graded once for the run (``conftest.py``) on a free port of
+127.0.0.1 and prints the address with its token.  In the browser a TA, with the keyboard alone, gives their
+name, writes a rubric of two items, marks every answer of one question (ticking items with 1 and 2, a comment
+after c, saving with s), moves between answers with j, k, n and p, turns the single-letter keys off and on,
+and re-weights an item, which re-scores the answers it is part of.  Then a second TA saves a mark of an answer
+the first has open (through another HTTP client, with its own session): the first TA's save is refused with
+both marks shown, and the first then saves theirs over it.  Every page passes axe-core's WCAG 2.1 A and AA
+rules in light and dark.  Screenshots go to ``test-artifacts/``.  Needs Chromium, ChromeDriver, bubblewrap,
+and the MathJax and axe-core the book build installs.
+"""
+
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+
+from autograder.marking.web import answer_key
+from autograder.outputs.gradebook import open_gradebook, rubric_items, written_marks
+from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED
+from tests.support import ROOT
+from tests.support.browser import PHONE, phone_layout_problems, run_axe
+from tests.support.released import copy_course
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+KEY_OF = {answer_key(A, student): student for student in list(STUDENTS) + [UNTOUCHED[0]]}
+# What the TA gives each written answer to D1: rubric items by key, and a comment.
+PLAN = {"lovelace": ("1", ""), "noether": ("12", "Say why the online setting matters here."), "turing": ("2", "")}
+
+
+@pytest.fixture(scope="module")
+def server(graded_class, tmp_path_factory):
+    """``python -m autograder mark`` serving a copy of the graded class: ``(course, address with the token)``."""
+    course = copy_course(graded_class / "course", tmp_path_factory.mktemp("marking-browser") / "course")
+    process = subprocess.Popen([sys.executable, "-m", "autograder", "mark", A, "--course-dir", str(course),
+                                "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True)
+    reader.start()
+    printed, address, deadline = [], None, time.monotonic() + 60
+    while address is None and time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            if process.poll() is not None:
+                break
+            continue
+        printed.append(line)
+        found = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
+        address = found and found.group(0)
+    if address is None:
+        process.kill()
+        pytest.fail(f"python -m autograder mark printed no address:\n{''.join(printed)}{process.stderr.read()}")
+    yield course, address, printed
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=30)
+    reader.join(timeout=10)
+    out = "".join(printed) + "".join(lines.get() for _ in range(lines.qsize()))
+    assert process.returncode == 0 and "every saved mark is in the gradebook" in out, (process.returncode, out,
+                                                                                        process.stderr.read())
+
+
+# -- driving the browser ----------------------------------------------------------------------------------
+
+def settle(driver):
+    """Wait for the page to load, MathJax to typeset it and its fonts to arrive."""
+    driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const wait = (test, ms) => new Promise(resolve => {
+            const start = Date.now();
+            const poll = () => (test() || Date.now() - start > ms) ? resolve() : setTimeout(poll, 30);
+            poll();
+        });
+        (async () => {
+            await wait(() => document.readyState === "complete", 30000);
+            if (document.querySelector('script[src="/mathjax/tex-chtml.js"]')) {
+                await wait(() => window.MathJax && MathJax.startup && MathJax.startup.promise, 30000);
+                await MathJax.startup.promise;
+            }
+            await document.fonts.ready;
+            done();
+        })().catch(error => done(String(error)));
+    """)
+
+
+def press(driver, *keys, navigates=False):
+    """Press ``keys`` in the focused element, as a TA types; with ``navigates``, wait for the next page."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    if navigates:
+        driver.execute_script("window.__markingOld = true")
+    ActionChains(driver).send_keys(*keys).perform()
+    if navigates:
+        deadline = time.monotonic() + 30
+        while driver.execute_script("return window.__markingOld === true") and time.monotonic() < deadline:
+            time.sleep(0.03)
+        settle(driver)
+
+
+def tab_to(driver, test, what, limit=120):
+    """Press Tab until the focused element passes ``test`` (JavaScript on ``el``), as a TA without a mouse does."""
+    from selenium.webdriver.common.keys import Keys
+
+    seen = []
+    for _ in range(limit):
+        if driver.execute_script(f"const el = document.activeElement; return Boolean({test});"):
+            return
+        press(driver, Keys.TAB)
+        seen.append(driver.execute_script(
+            "const el = document.activeElement;"
+            "return el.tagName + '#' + el.id + ' ' + (el.textContent || '').trim().slice(0, 30)"))
+    raise AssertionError(f"Tab never reached {what}; it went through {seen}")
+
+
+def status(driver):
+    return driver.execute_script("return document.getElementById('status').textContent.trim()")
+
+
+def student_here(driver):
+    return KEY_OF[driver.current_url.rsplit("/", 1)[1]]
+
+
+def marks(course, question=D1):
+    """``{student: (points, comment, marker, rubric items' texts)}`` of one question, as the gradebook holds them."""
+    gb = open_gradebook(str(course))
+    try:
+        return {student: next((m.points, m.comment, m.marker, tuple(t for t, _ in m.rubric))
+                              for m in found if m.grade_id == question)
+                for student, found in written_marks(gb, A).items()}
+    finally:
+        gb.close()
+
+
+def select_all(driver):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+
+
+def axe_both_schemes(driver, axe_source, page, found, artifacts):
+    """axe-core on the open page in light and in dark; violations go to ``found[page]``."""
+    for scheme in ("light", "dark"):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        result = run_axe(driver, axe_source)
+        assert result["rules"] > 0, result
+        found[f"{page} ({scheme})"] = [f"{v['id']}: {v['help']} ({', '.join(n['target'] for n in v['nodes'][:3])})"
+                                       for v in result["violations"]]
+        driver.save_screenshot(str(artifacts / f"marking-{page}-{scheme}.png"))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+# -- the tests ---------------------------------------------------------------------------------------------
+
+def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, server, axe_source, artifacts):
+    from selenium.webdriver.common.keys import Keys
+
+    driver, (course, address, printed) = marking_browser, server
+    assert f"{D1}: 2 of 5 answers marked" in "".join(printed)
+    driver.get(address)
+    settle(driver)
+    assert "?token" not in driver.current_url, "the token leaves the address bar"
+    found = {}
+    axe_both_schemes(driver, axe_source, "overview", found, artifacts)
+
+    tab_to(driver, f"el.tagName === 'A' && el.textContent.includes('Mark the next answer to {D1}')",
+           "the link to mark D1")
+    press(driver, Keys.ENTER, navigates=True)
+    assert "/name" in driver.current_url
+    axe_both_schemes(driver, axe_source, "name", found, artifacts)
+    tab_to(driver, "el.id === 'name'", "the name field")
+    press(driver, "Tess", Keys.ENTER, navigates=True)
+    assert status(driver) == "Marking as Tess." and "/a/" in driver.current_url
+
+    # The rubric, written from the keyboard: its editor is open while the rubric is empty.
+    tab_to(driver, "el.id === 'new-points'", "the new item's points")
+    press(driver, "2", Keys.TAB, "Correct and complete", Keys.ENTER, navigates=True)
+    assert status(driver) == "Added rubric item 1: +2, Correct and complete."
+    tab_to(driver, "el.tagName === 'SUMMARY' && el.textContent.includes('Edit the rubric')", "the rubric editor")
+    press(driver, Keys.ENTER)
+    tab_to(driver, "el.id === 'new-points'", "the new item's points")
+    press(driver, "-0.5", Keys.TAB, "No reason given", Keys.ENTER, navigates=True)
+    assert status(driver) == "Added rubric item 2: \u22120.5, No reason given."
+
+    # Every answer still to be marked, one after the other: the keys tick items, c writes the comment, s saves.
+    marked = []
+    for _ in range(len(PLAN)):
+        student = student_here(driver)
+        keys, comment = PLAN[student]
+        for key in keys:
+            press(driver, key)
+        total = driver.find_element("id", "total").text
+        expected = {"1": "Mark: 2 / 2, from 1 rubric item", "12": "Mark: 1.5 / 2, from 2 rubric items",
+                    "2": "Mark: 0 / 2, from 1 rubric item"}[keys]
+        assert total == expected, (student, total)
+        if comment:
+            press(driver, "c", comment, Keys.ESCAPE)
+        if not marked:
+            axe_both_schemes(driver, axe_source, "answer", found, artifacts)
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+            assert phone_layout_problems(driver) == []
+            driver.save_screenshot(str(artifacts / "marking-answer-phone.png"))
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        press(driver, "s", navigates=True)
+        assert status(driver).startswith(f"Saved answer "), status(driver)
+        marked.append(student)
+    assert status(driver).endswith(f"Every answer to {D1} is marked."), status(driver)
+    assert driver.current_url.endswith(f"/q/{A}/{D1}")
+    axe_both_schemes(driver, axe_source, "question", found, artifacts)
+    got = marks(course)
+    assert {s: got[s][:4] for s in PLAN} == {
+        "lovelace": (2.0, "", "Tess", ("Correct and complete",)),
+        "noether": (1.5, "Say why the online setting matters here.", "Tess",
+                    ("Correct and complete", "No reason given")),
+        "turing": (0.0, "", "Tess", ("No reason given",))}
+
+    # Moving between answers: j and n forward, k and p back; with the single-letter keys off, j does nothing.
+    tab_to(driver, "el.tagName === 'A' && el.textContent.trim() === 'Answer 1'", "the first answer")
+    press(driver, Keys.ENTER, navigates=True)
+    first = driver.current_url
+    press(driver, "j", navigates=True)
+    assert "answer 2 of 5" in driver.find_element("tag name", "h1").text
+    press(driver, "n", navigates=True)
+    press(driver, "k", navigates=True)
+    press(driver, "p", navigates=True)
+    assert driver.current_url == first
+    tab_to(driver, "el.id === 'keys-toggle'", "the keys' switch")
+    press(driver, Keys.ENTER)
+    assert driver.find_element("id", "keys-toggle").get_attribute("aria-pressed") == "false"
+    press(driver, "j")
+    time.sleep(0.3)
+    assert driver.current_url == first, "single-letter keys are off"
+    press(driver, Keys.ENTER)  # the switch still has the focus: on again
+    press(driver, "j", navigates=True)
+    assert driver.current_url != first
+
+    # Re-weighting "No reason given" re-scores the two answers it is part of.
+    tab_to(driver, "el.tagName === 'SUMMARY' && el.textContent.includes('Edit the rubric')", "the rubric editor")
+    press(driver, Keys.ENTER)
+    gb = open_gradebook(str(course))
+    try:
+        item = next(i for i in rubric_items(gb, A, A, D1) if i.text == "No reason given")
+    finally:
+        gb.close()
+    tab_to(driver, f"el.id === 'edit-points-{item.id}'", "item 2's points")
+    select_all(driver)
+    press(driver, "-1", Keys.ENTER, navigates=True)
+    assert status(driver) == "Saved the rubric item: \u22121. Re-scored the 2 answers it is part of; 1 mark changed."
+    got = marks(course)
+    assert (got["noether"][0], got["turing"][0], got["lovelace"][0]) == (1.0, 0.0, 2.0)
+    assert not [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not any(found.values()), found
+
+
+def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, server, axe_source, artifacts):
+    from selenium.webdriver.common.keys import Keys
+
+    driver, (course, address, _) = marking_browser, server
+    base = address.split("/?")[0]
+    path = f"/q/{A}/{D2}/a/{answer_key(A, 'noether')}"
+    driver.get(address)
+    driver.get(base + path)
+    settle(driver)
+    if "/name" in driver.current_url:  # a browser of its own when this test runs alone
+        tab_to(driver, "el.id === 'name'", "the name field")
+        press(driver, "Tess", Keys.ENTER, navigates=True)
+    assert driver.execute_script("return document.querySelectorAll('.student mjx-container').length") == 1, \
+        "the course's MathJax typesets the answer's $w$"
+    tab_to(driver, "el.id === 'points'", "the points")
+    press(driver, "1", Keys.ESCAPE, "c", "Tess's view.", Keys.ESCAPE)
+
+    # Meanwhile Grace, in a browser of her own, marks the same answer.
+    with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as grace:
+        grace.get(address.replace(base, ""))
+        page = grace.get("/name?next=/").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+        grace.post("/name", data={"csrf": csrf, "name": "Grace", "next": "/"})
+        page = grace.get(path).text
+        fields = dict(re.findall(r'<input type="hidden" name="(csrf|version|answer)" value="([^"]*)">', page))
+        saved = grace.post(path, data={**fields, "points": "2", "comment": "Grace's mark.", "go": "stay"})
+        assert saved.status_code == 200 and "Saved answer" in saved.text
+
+    press(driver, "s", navigates=True)
+    page = driver.find_element("tag name", "main").text
+    assert "Not saved" in page and "Someone else saved a mark for this answer" in page
+    assert "2 / 2" in page and "Grace's mark." in page and "Grace" in page, page
+    assert "1 / 2" in page and "Tess's view." in page, page
+    assert marks(course, D2)["noether"][:3] == (2.0, "Grace's mark.", "Grace"), "Grace's mark is kept"
+    found = {}
+    axe_both_schemes(driver, axe_source, "conflict", found, artifacts)
+    assert not any(found.values()), found
+
+    tab_to(driver, "el.tagName === 'BUTTON' && el.textContent.trim() === 'Save mine over theirs'",
+           "the button that saves Tess's mark")
+    press(driver, Keys.ENTER, navigates=True)
+    assert status(driver).startswith("Saved answer"), status(driver)
+    assert marks(course, D2)["noether"][:3] == (1.0, "Tess's view.", "Tess")
