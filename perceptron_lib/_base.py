@@ -65,10 +65,12 @@ def run_epochs(state, finder, max_epochs, order_of_epoch=None):
     ``order_of_epoch``, when given, returns the finder to use for each epoch
     (a reordered one when shuffling).  Returns ``(n_epochs, converged)``.
     """
+    made = None
     with single_threaded_blas():
         for epoch in range(1, max_epochs + 1):
-            finder.start_epoch()
+            finder.start_epoch(made)
             current = finder if order_of_epoch is None else order_of_epoch(finder)
-            if state.run_epoch(current) == 0:
+            made = state.run_epoch(current)
+            if made == 0:
                 return epoch, True
     return max_epochs, False

@@ -13,15 +13,29 @@ the rounding error of the screen, so it is certainly not a mistake.  The few
 others are decided with the plain loop's own expression,
 ``y * (x @ w + b) <= 0`` in double precision.
 
-Scoring is memory-bound, and each pass over the data before training costs
-about as much as an epoch, so the screen is chosen by what the run needs:
+What a mistake costs is a handful of numpy calls (score a block, compare,
+find the first doubtful example, update: about 2 us), whatever the size of
+the data; scoring costs a pass over the data per epoch.  The screen is chosen
+by which of the two the run spends its time on:
 
 - small data: a double-precision copy ``Z = [y x, y]`` (labels folded into the
   rows, plus a column for the offset), so that ``Z @ (w, b)`` is every
-  agreement at once, in one operation per block;
+  agreement at once, in one operation per block, and ``v += Z[i]`` the update;
 - large data: the first epochs screen ``X`` itself (no copy at all), which is
-  best for the many runs that converge within a few epochs; a run still going
-  after them gets a single-precision copy of ``Z``, half the bytes per epoch.
+  best for the many runs that converge within a few epochs.  A run that keeps
+  making many mistakes per epoch (overlapping classes) gets the
+  double-precision copy, whose update is one operation; a run still going
+  after the direct epochs with few mistakes per epoch gets a single-precision
+  copy of ``Z``, half the bytes per epoch.
+
+The bound on the rounding error grows with ``||(w, b)||``, which is computed
+from the weights every few updates and in between bounded by adding each
+update's largest possible length: one numpy call fewer per mistake.
+
+Each mistake still costs numpy calls, while a compiled loop such as
+scikit-learn's spends a few nanoseconds per example: where classes overlap
+and a mistake comes every few examples, the numpy engine takes several times
+scikit-learn's time, and only the compiled kernel keeps up.
 
 Where the optional compiled kernel (:mod:`perceptron_lib._kernel`, built from
 ``_kernel.c`` at install time when a C compiler is present) is available, it
@@ -53,8 +67,19 @@ _SMALL_DATA = 1 << 20
 # Large data is screened directly for this many epochs before the float32 copy
 # is made: a run that converges within them never pays for the copy.
 _DIRECT_EPOCHS = 3
-# The next block covers this many times the last gap between mistakes.
-_BLOCK_PER_GAP = 1.0
+# A run on large data whose last epoch made at least one mistake per this
+# many entries of the data gets the double-precision copy: a mistake screened
+# on X or on the single-precision copy costs about 1 us more (measured), as
+# much as reading this many more entries of the double-precision copy.
+_MISTAKE_COST = 5000
+# ... up to this many entries (a 256 MiB copy).
+_LARGE_COPY = 1 << 25
+# Between two computations of ||v|| from v, each update adds its largest
+# possible length to a bound on ||v||, for at most this many updates (the
+# bound, and with it the slack, stays within a few times the norm).
+_NORM_REFRESH = 16
+_NORM_GROWTH = 1.0 + 2.0**-50
+_NORM_TINY = 2.0**-1060
 
 # Where ||z|| ||v|| exceeds this, a dot product may overflow when summed in one
 # order and not in another, so no rounding bound holds: every example is then
@@ -155,6 +180,8 @@ class MistakeFinder:
             sq_norm = max_squared_norm(X)
         self.max_z_norm = norm_bound(float(sq_norm) + (1.0 if fit_intercept else 0.0))
         self.Z = None
+        # False once the weights were found too small or too large to screen in float32.
+        self.single_fits = True
         self.epochs_started = 0
         self.block = 256
         self.kernel = kernel_for(self.d, X, self.y, self.step)
@@ -179,6 +206,7 @@ class MistakeFinder:
     def _build(self, dtype):
         """Make the screening copy ``Z = [y x, y]`` and its rounding bound in ``dtype``."""
         d = self.d
+        self.Z = None  # let go of the copy this one replaces before allocating it
         self.Z = np.empty((self.n, d + (1 if self.fit_intercept else 0)), dtype=dtype)
         np.multiply(self.X, self.y[:, None], out=self.Z[:, :d], casting="same_kind")
         if self.fit_intercept:
@@ -186,12 +214,32 @@ class MistakeFinder:
         self._v = np.empty(self.Z.shape[1], dtype=dtype)
         self._set_slack(dtype)
 
-    def start_epoch(self):
-        """Called before each epoch: large data gets its float32 copy once the direct epochs are over."""
+    def start_epoch(self, last_mistakes=None):
+        """Called before each epoch, with the number of mistakes the last one made (None before the first).
+
+        Small data keeps its double-precision copy.  Large data is screened
+        directly at first; a run that makes many mistakes per epoch gets the
+        double-precision copy, whose update is one operation, and one still
+        going after the direct epochs with few mistakes per epoch gets the
+        single-precision copy, half the bytes to read.  As the mistakes per
+        epoch change, so does the copy (the single-precision one only once
+        they have halved, so that the copies do not alternate).
+        """
         self.epochs_started += 1
-        if self.kernel is None and self.Z is None and self.epochs_started > _DIRECT_EPOCHS:
+        if self.kernel is not None or self.n * self.d <= _SMALL_DATA:
+            return
+        entries = self.n * (self.d + 1)
+        many = last_mistakes is not None and last_mistakes * _MISTAKE_COST >= entries and entries <= _LARGE_COPY
+        few = last_mistakes is not None and 2 * last_mistakes * _MISTAKE_COST < entries
+        dtype = None if self.Z is None else self.Z.dtype
+        if many and dtype != np.float64:
+            self._build(np.float64)
+        elif (dtype is None and self.epochs_started > _DIRECT_EPOCHS) or (dtype == np.float64 and few):
             low, high = _FLOAT32_NORMS
-            self._build(np.float32 if low < self.max_z_norm < high else np.float64)
+            if self.single_fits and low < self.max_z_norm < high:
+                self._build(np.float32)
+            elif dtype is None:
+                self._build(np.float64)
 
     def reorder(self, order):
         """A finder over the same examples visited in ``order`` (used when shuffling)."""
@@ -210,79 +258,117 @@ class MistakeFinder:
 
         Each mistake is reported to ``state.on_mistake`` (when the state keeps
         extra bookkeeping) before the update ``w += step x``, ``b += step`` is
-        made to ``state.v``.  This runs once per mistake, so it keeps to few
-        numpy calls and no method calls.
+        made to ``state.v``.  The loop runs once per mistake, and a mistake
+        every few examples is common, so it keeps to few numpy calls (about
+        five per mistake) and reads everything else from local variables.
         """
         if self.kernel is not None:
             return self._run_compiled_epoch(state)
-        X, y, step, weight, n, d = self.X, self.y, self.step, self.weight, self.n, self.d
-        fit_intercept = self.fit_intercept
+        X, y, weight, n, d = self.X, self.y, self.weight, self.n, self.d
+        fit_intercept, max_z_norm = self.fit_intercept, self.max_z_norm
         v = state.v
         w = v[:d]
         hook = state.on_mistake if state.keeps_history else None
+        # The screen: Z in double precision, Z in single precision, or X itself (Z None).
+        Z = self.Z
+        single = Z is not None and Z.dtype == np.float32
+        screen_factor, screen_floor = self.screen_factor, self.screen_floor
+        block = self.block
         made = 0
         start = 0
+        # v_norm bounds ||v|| (up to the rounding that norm_bound allows): it is
+        # computed from v at least every _NORM_REFRESH updates, and in between
+        # each update adds its largest possible length.  The single-precision
+        # screen needs the norm itself, to know it is not too small.
+        v_norm, stale = 0.0, _NORM_REFRESH
         while start < n:
-            v_norm = norm_bound(float(v @ v))
-            Z = self.Z
-            # Screening in float32 also needs (v, b) large enough that rounding
-            # its entries to float32 errs by little relative to ||v||.
-            if Z is not None and Z.dtype == np.float32 and not (
-                _FLOAT32_NORMS[0] < v_norm and v_norm * self.max_z_norm <= _FLOAT32_PRODUCT_LIMIT
-            ):
-                self._build(np.float64)
-                Z = self.Z
-            b = v[d] if fit_intercept else 0.0
-            if Z is not None:
-                if Z.dtype == np.float64:
-                    screen_v = v
-                else:
-                    screen_v = self._v
-                    screen_v[:] = v
+            if stale >= _NORM_REFRESH or single or not v_norm * max_z_norm <= _BOUNDED_PRODUCT:
+                v_norm, stale = norm_bound(float(v.dot(v))), 0
+                # Screening in float32 also needs (v, b) large enough that rounding
+                # its entries to float32 errs by little relative to ||v||.
+                if single and not (_FLOAT32_NORMS[0] < v_norm and v_norm * max_z_norm <= _FLOAT32_PRODUCT_LIMIT):
+                    self.single_fits = False
+                    self._build(np.float64)
+                    Z, single = self.Z, False
+                    screen_factor, screen_floor = self.screen_factor, self.screen_floor
+            if single:
+                screen_v = self._v
+                screen_v[:] = v
+            elif Z is not None:
+                screen_v = v
+            else:
+                b = v[d] if fit_intercept else 0.0
             # (With zero weights every agreement is exactly 0, whatever the factor.)
-            screen_slack = (self.screen_factor * v_norm if v_norm else 0.0) + self.screen_floor
-            if not v_norm * self.max_z_norm <= _BOUNDED_PRODUCT:
+            screen_slack = (screen_factor * v_norm if v_norm else 0.0) + screen_floor
+            if not v_norm * max_z_norm <= _BOUNDED_PRODUCT:
                 screen_slack = math.inf
             mistake = -1
             i = start
             while i < n:
-                stop = min(n, i + self.block)
+                stop = i + block
+                if stop > n:
+                    stop = n
+                # (ndarray.dot costs less per call than the @ operator; the bound
+                # holds for any order of summation.)
                 if Z is not None:
-                    agreement = Z[i:stop] @ screen_v
+                    agreement = Z[i:stop].dot(screen_v)
                 else:
-                    agreement = X[i:stop] @ w
+                    agreement = X[i:stop].dot(w)
                     agreement += b
                     agreement *= y[i:stop]
-                # "Not above" rather than "at most": an overflowed agreement (nan) is doubtful too.
-                for k in np.logical_not(agreement > screen_slack).nonzero()[0].tolist():
+                # Doubtful is "not above" rather than "at most": an overflowed agreement (nan) is doubtful too.
+                clear = agreement > screen_slack
+                k = int(clear.argmin())
+                while not clear[k]:
                     j = i + k
                     # Below -slack the screen proves the mistake; in between,
                     # the plain loop's expression decides.
-                    if agreement[k] < -screen_slack or y[j] * (X[j] @ w + b) <= 0:
+                    if agreement[k] < -screen_slack or y[j] * (X[j] @ w + (v[d] if fit_intercept else 0.0)) <= 0:
                         mistake = j
                         break
+                    k += 1
+                    if k == stop - i:
+                        break
+                    k += int(clear[k:].argmin())
                 if mistake >= 0:
                     # Mistakes tend to come at a steady rate: size the next
                     # block to the gap just seen.
-                    self.block = min(_MAX_BLOCK, max(_MIN_BLOCK, int(_BLOCK_PER_GAP * (mistake - start + 1))))
+                    block = mistake - start + 1
+                    block = _MIN_BLOCK if block < _MIN_BLOCK else _MAX_BLOCK if block > _MAX_BLOCK else block
                     break
-                self.block = min(_MAX_BLOCK, 2 * self.block)
+                if block < _MAX_BLOCK:
+                    block *= 2
                 i = stop
             if mistake < 0:
                 break
             if hook is not None:
-                hook(X[mistake], step[mistake], state.visits + mistake)
-            # With a double-precision Z the update is one operation: step [x, 1]
-            # is the weight times Z[i] = y [x, 1], bit for bit, since y is -1 or +1.
-            if Z is not None and Z.dtype == np.float64:
+                hook(X[mistake], self.step[mistake], state.visits + mistake)
+            if Z is not None and not single:
+                # With a double-precision Z the update is one operation: step [x, 1]
+                # is the weight times Z[i] = y [x, 1], bit for bit, since y is -1 or +1.
                 if weight is None:
                     v += Z[mistake]
                 else:
                     v += weight[mistake] * Z[mistake]
+            elif weight is None:
+                # The step is y, -1 or +1, and w - x is w + (-1) x bit for bit.
+                if y[mistake] > 0:
+                    w += X[mistake]
+                else:
+                    w -= X[mistake]
+                if fit_intercept:
+                    v[d] += y[mistake]
             else:
                 self._plain_update(v, mistake)
+            # Rounded, the new v is at most (1 + u)^2 (||v|| + weight ||z||) long;
+            # _NORM_GROWTH = 1 + 8u covers that and the rounding of the three
+            # operations below, and _NORM_TINY what they lose where they underflow.
+            length = max_z_norm if weight is None else float(weight[mistake]) * max_z_norm
+            v_norm = (v_norm + length) * _NORM_GROWTH + _NORM_TINY
+            stale += 1
             made += 1
             start = mistake + 1
+        self.block = block
         return made
 
     def _plain_update(self, v, i):
@@ -355,7 +441,7 @@ class MulticlassMistakeFinder:
         self.screen_floor = 4.0 * 3 * m * tiny
         self.block = 256
 
-    def start_epoch(self):
+    def start_epoch(self, last_mistakes=None):
         """Called before each epoch; the multiclass screen needs no preparation."""
 
     def reorder(self, order):

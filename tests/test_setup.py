@@ -147,3 +147,7 @@ def test_the_instructors_distribution_holds_every_part_of_the_grader(tmp_path):
     assert {"autograder/commands/templates/gradescope/setup.sh",
             "autograder/commands/templates/gradescope/run_autograder"} <= names
     assert "perceptron_course/runner.py" in names and "perceptron_lib/__init__.py" in names
+    # The marking page's templates and its scripts and styles.
+    marking = root / "autograder" / "marking"
+    page_files = {str(p.relative_to(root)) for folder in ("templates", "static") for p in (marking / folder).iterdir()}
+    assert page_files and page_files <= names, page_files - names
