@@ -120,6 +120,7 @@ def main(argv=None):
     from autograder.intake.roster import RosterError, load_roster, parse_deadline
     from autograder.intake.submissions import SubmissionsError, collect_batch
     from autograder.outputs.totals import unmarked
+    from autograder.outputs.record import StudentFilesLeak
 
     parser = argparse.ArgumentParser(
         prog="python -m autograder grade",
@@ -223,8 +224,13 @@ def main(argv=None):
                     results = run(executor=executor)
             except ClusterUnavailable as exc:
                 return _fail(str(exc))
+            except StudentFilesLeak as exc:
+                return _fail(str(exc))
         else:
-            results = run()
+            try:
+                results = run()
+            except StudentFilesLeak as exc:
+                return _fail(str(exc))
         seconds = time.monotonic() - started
     for line in summary_lines(results, skipped, seconds, sandbox_text, use_sandbox) + batch.notes:
         print(line)
