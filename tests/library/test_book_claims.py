@@ -242,3 +242,39 @@ def test_the_cached_vector_sums_the_updates_times_the_visits_before_them():
     u = sum((r - 1) * s.y * np.append(s.x, 1.0) for r, s in enumerate(steps, start=1) if s.mistake)
     w_last = np.append(model.last_coef_, model.last_intercept_)
     np.testing.assert_allclose(np.append(model.coef_, model.intercept_), w_last - u / T, rtol=1e-12, atol=1e-12)
+
+
+# --- beyond: the breast cancer data are separable, but with a tiny margin ---------------------
+
+def test_the_breast_cancer_data_are_separable_with_a_margin_far_too_small_for_20_epochs():
+    # beyond.md, cross-validation: all 569 standardised examples, malignant = +1, lifted with the constant 1.
+    from scipy.optimize import linprog, nnls
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    cancer = load_breast_cancer()
+    X = pl.absorb_offset(StandardScaler().fit_transform(cancer.data))
+    y = np.where(cancer.target_names[cancer.target] == "malignant", 1, -1)
+    signed_rows = y[:, None] * X
+    n, width = signed_rows.shape
+    lp = linprog(np.zeros(width), A_ub=-signed_rows, b_ub=-np.ones(n), bounds=[(None, None)] * width, method="highs")
+    assert lp.status == 0, f"the linear program should find a separator of the lifted data, got: {lp.message}"
+    assert pl.is_separated(X, y, lp.x)
+
+    # An upper bound on every margin: for weights alpha >= 0 adding up to 1, any unit vector theta has
+    # min_i y_i theta . x_i <= theta . p <= ||p|| with p = sum_i alpha_i y_i x_i. The point p of the convex
+    # hull closest to the origin (a least-squares problem with alpha >= 0, the sum pinned by a heavy row)
+    # makes the bound tight, and p / ||p|| is a separator whose margin is the matching lower bound.
+    heavy = 1e3
+    alpha, _ = nnls(np.vstack([signed_rows.T, heavy * np.ones(n)]), np.append(np.zeros(width), heavy), maxiter=100 * n)
+    p = signed_rows.T @ (alpha / alpha.sum())
+    upper, lower = np.linalg.norm(p), pl.margin(X, y, p)
+    assert 0 < lower <= upper, f"p / ||p|| should separate the data with a margin of at most ||p||: {lower}, {upper}"
+    assert round(lower, 4) == round(upper, 4) == 0.0014, (
+        f"the chapter says the largest lifted margin is 0.0014; it lies between {lower} and {upper}")
+    smallest_bound = (pl.radius(X) / upper) ** 2
+    assert smallest_bound > 1e8, f"no separator should give a bound below 10^8 mistakes, one gives {smallest_bound}"
+    assert smallest_bound > 1000 * 20 * n, "the bound should be far beyond the mistakes 20 epochs can make"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert not Perceptron(max_epochs=20).fit(X[:, :-1], y).converged_, "the chapter's 20-epoch run does not converge"
