@@ -60,7 +60,7 @@ SYSTEM_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 
 # Run inside the root. Each step's output goes to its own file in /results, and its exit
 # status and time to steps.tsv, so that a failed step still leaves the report its line.
-INSIDE = r"""
+STEPS = r"""
 set -u
 cd /
 step() {
@@ -72,6 +72,8 @@ step() {
     return $status
 }
 : > /results/steps.tsv
+"""
+INSIDE = STEPS + r"""
 export DEBIAN_FRONTEND=noninteractive
 step system-packages bash -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $README_PACKAGES" || exit 1
 python3 --version > /results/python.txt 2>&1
@@ -87,17 +89,7 @@ step make-test make test
 
 # Gradescope's image: the zip's setup.sh installs, run_autograder grades the solution.
 GRADESCOPE_ASSIGNMENT = "ps2_online_perceptron"
-GRADESCOPE_INSIDE = r"""
-set -u
-: > /results/steps.tsv
-step() {
-    name=$1; shift
-    started=$(date +%s)
-    "$@" > "/results/$name.log" 2>&1
-    status=$?
-    echo -e "$name\t$status\t$(( $(date +%s) - started ))" >> /results/steps.tsv
-    return $status
-}
+GRADESCOPE_INSIDE = STEPS + r"""
 step gradescope-setup bash /autograder/source/setup.sh || exit 1
 du -sm /autograder/venv | cut -f1 > /results/venv-mib.txt
 step gradescope-run bash /autograder/source/run_autograder

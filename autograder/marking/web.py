@@ -582,16 +582,23 @@ class Views:
         session.flash = ("status", said + ".")
         return RedirectResponse(_q_path(question, "a", following.key), status_code=303)
 
-    async def add_item(self, request):
+    async def _rubric_form(self, request, nothing_done):
+        """A rubric form's posted fields, its question and the page to go back to; or the response that refuses it
+        (no valid CSRF token, or no such question: ``nothing_done`` says what did not happen)."""
         form = await self.form(request)
         if form is None:
             return self.refused(request)
         states = await run_in_threadpool(self._states)
         state = self._find(states, request)
         if state is None:
-            return self.missing(request, "There is no such question; nothing was added.")
-        back = _safe_next(str(form.get("back", "")), _q_path(state.question))
-        question = state.question
+            return self.missing(request, f"There is no such question; {nothing_done}.")
+        return form, state.question, _safe_next(str(form.get("back", "")), _q_path(state.question))
+
+    async def add_item(self, request):
+        posted = await self._rubric_form(request, "nothing was added")
+        if not isinstance(posted, tuple):
+            return posted
+        form, question, back = posted
         try:
             points = rubrics.parse_number(str(form.get("points", "")), what="the item's points",
                                           low=-question.max_points, high=question.max_points)
@@ -606,15 +613,10 @@ class Views:
         return RedirectResponse(back, status_code=303)
 
     async def change_item(self, request):
-        form = await self.form(request)
-        if form is None:
-            return self.refused(request)
-        states = await run_in_threadpool(self._states)
-        state = self._find(states, request)
-        if state is None:
-            return self.missing(request, "There is no such question; nothing was changed.")
-        back = _safe_next(str(form.get("back", "")), _q_path(state.question))
-        question = state.question
+        posted = await self._rubric_form(request, "nothing was changed")
+        if not isinstance(posted, tuple):
+            return posted
+        form, question, back = posted
         try:
             item_id = int(request.path_params["item"])
         except ValueError:
