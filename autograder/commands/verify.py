@@ -250,9 +250,8 @@ def every_cell_catches_a_known_wrong(a):
                               tuple(problems))
 
 
-def _signatures(notebook):
-    """``{function name: [(parameter, default source, position or None if keyword-only)]}`` of answer cells."""
-    found = {}
+def _answer_functions(notebook):
+    """Each ``(cell, function definition)`` at the top level of the notebook's answer cells that parse."""
     for cell in notebook.cells:
         if cell.cell_type != "code" or not is_solution(cell):
             continue
@@ -261,14 +260,20 @@ def _signatures(notebook):
         except SyntaxError:
             continue
         for node in tree.body:
-            if not isinstance(node, ast.FunctionDef):
-                continue
-            args = node.args
-            positional = args.posonlyargs + args.args
-            defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-            params = [(p.arg, ast.unparse(d), i) for i, (p, d) in enumerate(zip(positional, defaults)) if d is not None]
-            params += [(p.arg, ast.unparse(d), None) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-            found[node.name] = params
+            if isinstance(node, ast.FunctionDef):
+                yield cell, node
+
+
+def _signatures(notebook):
+    """``{function name: [(parameter, default source, position or None if keyword-only)]}`` of answer cells."""
+    found = {}
+    for _, node in _answer_functions(notebook):
+        args = node.args
+        positional = args.posonlyargs + args.args
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        params = [(p.arg, ast.unparse(d), i) for i, (p, d) in enumerate(zip(positional, defaults)) if d is not None]
+        params += [(p.arg, ast.unparse(d), None) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        found[node.name] = params
     return found
 
 
@@ -295,16 +300,8 @@ def with_default(notebook, function, parameter, value):
     solution as written.
     """
     changed = copy.deepcopy(notebook)
-    for cell in changed.cells:
-        if cell.cell_type != "code" or not is_solution(cell):
-            continue
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if not isinstance(node, ast.FunctionDef) or node.name != function:
-                continue
+    for cell, node in _answer_functions(changed):
+        if node.name == function:
             args = node.args
             positional = args.posonlyargs + args.args
             pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
