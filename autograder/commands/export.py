@@ -15,8 +15,7 @@ still unmarked (each is named) unless ``--allow-unmarked`` is given; then
 each affected student's feedback says which answers are still to be marked.
 Exit status 2 when it cannot start: ``OUT`` was not written by ``grade``,
 the gradebook cannot be read, or it holds other submissions than the ones
-``OUT`` graded; and when the leak audit finds, in a file written for
-students, what they must not see (``OUT`` is then left as it was).
+``OUT`` graded.
 """
 
 import argparse
@@ -35,7 +34,7 @@ def _fail(message, status=2):
 def main(argv=None):
     from autograder.outputs import graded_run
     from autograder.outputs.gradebook import GradebookError, autograded_scores, open_gradebook, written_marks
-    from autograder.outputs.record import StudentFilesLeak, replace_folder, with_marks, write_run_files
+    from autograder.outputs.record import replace_folder, with_marks, write_run_files
     from autograder.outputs.totals import total, unmarked
     from autograder.results import MISSING
 
@@ -88,8 +87,6 @@ def main(argv=None):
         replace_folder(args.out, lambda staging: write_run_files(staging, run, marks))
     except OSError as exc:
         return _fail(f"cannot write {args.out}: {exc.strerror or exc}; it is as it was")
-    except StudentFilesLeak as exc:
-        return _fail(f"{exc}; {args.out} is as it was")
     marked = sum(len(r.written) for r in results) - len(waiting)
     totals = [total(r) for r in results]
     pages = sum(r.status != MISSING for r in results)

@@ -120,7 +120,6 @@ def main(argv=None):
     from autograder.intake.roster import RosterError, load_roster, parse_deadline
     from autograder.intake.submissions import SubmissionsError, collect_batch
     from autograder.outputs.totals import unmarked
-    from autograder.outputs.record import StudentFilesLeak
 
     parser = argparse.ArgumentParser(
         prog="python -m autograder grade",
@@ -224,13 +223,8 @@ def main(argv=None):
                     results = run(executor=executor)
             except ClusterUnavailable as exc:
                 return _fail(str(exc))
-            except StudentFilesLeak as exc:
-                return _fail(str(exc))
         else:
-            try:
-                results = run()
-            except StudentFilesLeak as exc:
-                return _fail(str(exc))
+            results = run()
         seconds = time.monotonic() - started
     for line in summary_lines(results, skipped, seconds, sandbox_text, use_sandbox) + batch.notes:
         print(line)

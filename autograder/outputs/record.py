@@ -236,38 +236,7 @@ def write_run_files(out_dir, run, marks):
                  settings=run.settings, started=run.started, seconds=run.seconds, notes=run.notes,
                  similar=run.similar, copies=run.copies, deliveries=deliveries)
     graded_run.save(run, out_dir)
-    audit_student_files(out_dir)
     return results
-
-
-class StudentFilesLeak(RuntimeError):
-    """A file written for students holds something they must not see; it has been removed."""
-
-
-def student_files(out_dir):
-    """The files of a grading run that reach students: each feedback page and the feedback each LMS takes back."""
-    from autograder.outputs.lms_feedback import CANVAS_ZIP, MOODLE_ZIP
-
-    feedback = os.path.join(out_dir, "feedback")
-    pages = sorted(os.path.join(feedback, n) for n in os.listdir(feedback)) if os.path.isdir(feedback) else []
-    return pages + [p for p in (os.path.join(out_dir, n) for n in (CANVAS_ZIP, MOODLE_ZIP)) if os.path.isfile(p)]
-
-
-def audit_student_files(out_dir):
-    """Read every byte of what students will get from this run (:func:`student_files`) with the leak audit's
-    upload rules: no solution, hidden check or known-wrong code, no other student's id, no TA's name. On a
-    finding those files are removed, so none can be uploaded, and :class:`StudentFilesLeak` names each."""
-    from autograder.commands.audit import audit_upload, recipients_of_run
-
-    files = student_files(out_dir)
-    findings = audit_upload(files, recipients=recipients_of_run(out_dir)) if files else []
-    if findings:
-        for path in files:
-            os.remove(path)
-        raise StudentFilesLeak(
-            "the leak audit found what students must not see in the files written for them, so they were removed "
-            "(report.html and grades.csv stay): " + "; ".join(f"{f.path}: {f.what}" for f in findings[:10])
-            + (f"; and {len(findings) - 10} more" if len(findings) > 10 else ""))
 
 
 def finish_batch(out_dir, run):

@@ -191,31 +191,6 @@ def test_a_run_whose_students_were_graded_again_elsewhere_is_named(results, peop
                      f"cy: the gradebook holds no submission of {A} from them"]
 
 
-# -- what students get is audited before it can be uploaded ---------------------------------------
-
-def test_files_for_students_that_name_another_student_are_removed_and_the_run_says_why(results, people, tmp_path):
-    # A TA's comment on ada's answer names bob by his email: her feedback page and the LMS zips would show it.
-    ada = results[0]
-    leaky = (dataclasses.replace(ada.written[0], comment="Compare with bob@example.edu's answer."), ada.written[1])
-    run = GradedRun(A, str(tmp_path / "course"), [dataclasses.replace(ada, written=leaky)] + results[1:], people)
-    marks = {r.student_id: r.written for r in run.results if r.written}
-    out = tmp_path / "out"
-    (out / "feedback").mkdir(parents=True)
-    with pytest.raises(record.StudentFilesLeak, match="bob@example.edu|another student"):
-        record.write_run_files(str(out), run, marks)
-    assert record.student_files(str(out)) == []
-    assert (out / "grades.csv").is_file() and (out / "report.html").is_file()
-
-
-def test_files_for_students_without_anything_of_others_are_kept(results, people, tmp_path):
-    run = GradedRun(A, str(tmp_path / "course"), results, people)
-    out = tmp_path / "out"
-    (out / "feedback").mkdir(parents=True)
-    record.write_run_files(str(out), run, {r.student_id: r.written for r in results if r.written})
-    kept = [os.path.basename(p) for p in record.student_files(str(out))]
-    assert "ada.html" in kept and lms_feedback.CANVAS_ZIP in kept
-
-
 # -- rewriting a folder whole ----------------------------------------------------------------------
 
 @pytest.fixture
