@@ -296,6 +296,16 @@ def test_averaged_boundary_is_the_averaged_perceptron(browser, built_book):
 
 # ------------------------------------------------------------------------- the keyboard
 
+def focus_on(driver, label: str, seconds: float = 5):
+    """Wait until the element with the focus is the one named ``label``; fail naming what has the focus."""
+    def focused(d):
+        return d.execute_script("const el = document.activeElement; return el && el.getAttribute('aria-label');")
+    try:
+        WebDriverWait(driver, seconds).until(lambda d: focused(d) == label)
+    except Exception:
+        raise AssertionError(f"the focus should be on {label!r}; it is on {focused(driver)!r}") from None
+
+
 def tab_until(driver, predicate_js: str, limit: int = 60):
     """Press Tab until the focused element satisfies a JS predicate on `el`; return it."""
     for _ in range(limit):
@@ -348,7 +358,10 @@ def test_points_move_and_flip_with_the_keyboard(browser, built_book):
     point = tab_until(browser, "el.getAttribute('aria-label') === 'Point 2 at (0, \u22121), label \u22121'")
 
     point.send_keys(Keys.ARROW_RIGHT)
+    # The lab draws the moved point anew and gives it the focus: the next key must wait for that element.
+    focus_on(browser, f"Point 2 at (0.25, {MINUS}1), label {MINUS}1")
     browser.switch_to.active_element.send_keys(Keys.ARROW_UP)
+    focus_on(browser, f"Point 2 at (0.25, {MINUS}0.75), label {MINUS}1")
     state = lab_state(browser)
     assert state["X"][1] == [0.25, -0.75] and state["history"] == []
     assert live_text(browser) == state["announced"]
