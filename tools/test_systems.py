@@ -157,7 +157,7 @@ def gradescope_image(system: str) -> tuple[str, bool]:
     """Gradescope's set-up and a grading run in a fresh root of ``system``: a paragraph, and whether it passed."""
     import json
 
-    layout = WORK / system / "autograder"
+    layout = ROOTS / system / "autograder"
     shutil.rmtree(layout, ignore_errors=True)
     for name in ("source", "submission", "results"):
         (layout / name).mkdir(parents=True)
