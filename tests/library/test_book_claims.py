@@ -29,6 +29,57 @@ def updates_of(X, y, *, fit_intercept=False, max_epochs=1000):
     return np.array(before), np.array(after), np.array(examples)
 
 
+# --- introduction: rescaled data keep the mistakes only if the offset moves by rho^2 y -----------
+
+def mistake_rounds(X, y, *, constant=None):
+    """(epoch, example) of every mistake, and the final (w, b): through the origin, or, given a constant c,
+    with an offset that moves by c**2 * y on a mistake (the run through the origin on data lifted with c)."""
+    if constant is not None:
+        X = pl.absorb_offset(X, constant=constant)
+    steps = pl.trace_perceptron(X, y, fit_intercept=False, max_epochs=1000)
+    w, b = (steps[-1].w, 0.0) if constant is None else pl.split_offset(steps[-1].w, constant=constant)
+    return [(s.epoch, s.index) for s in steps if s.mistake], np.asarray(w), b
+
+
+def test_lifting_with_a_constant_moves_the_offset_by_its_square():
+    # The helper above relies on this: lifted with 1 it is the perceptron with an offset step of y.
+    X, y, _ = pl.make_separable(40, 2, margin=0.1, random_state=7)
+    with_offset = pl.trace_perceptron(X, y, fit_intercept=True, max_epochs=1000)
+    rounds, w, b = mistake_rounds(X, y, constant=1.0)
+    assert rounds == [(s.epoch, s.index) for s in with_offset if s.mistake]
+    np.testing.assert_array_equal(w, with_offset[-1].w)
+    assert b == with_offset[-1].b
+
+
+@pytest.mark.parametrize("rho", [0.1, 10.0])
+def test_rescaled_data_need_an_offset_step_of_rho_squared(rho):
+    # introduction.md, ex-introduction-3, part 2, on the chapter's data: steps y and rho y change the mistakes,
+    # a step of rho^2 y makes them on the same rounds, with w' = rho w and b' = rho^2 b.
+    X, y, _ = pl.make_separable(40, 2, margin=0.1, random_state=7)
+    original, w, b = mistake_rounds(X, y, constant=1.0)
+    assert mistake_rounds(rho * X, y)[0] == mistake_rounds(X, y)[0], "through the origin, rescaling keeps the mistakes"
+    for step, constant in [("y", 1.0), ("rho y", np.sqrt(rho))]:
+        assert mistake_rounds(rho * X, y, constant=constant)[0] != original, (
+            f"with rho = {rho} an offset step of {step} should change the mistakes of rho = 1")
+    rounds, w_scaled, b_scaled = mistake_rounds(rho * X, y, constant=rho)
+    assert rounds == original, f"with rho = {rho} an offset step of rho^2 y should make the mistakes of rho = 1"
+    np.testing.assert_allclose(w_scaled, rho * w, rtol=1e-12)
+    assert b_scaled == pytest.approx(rho**2 * b, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_an_offset_step_of_rho_squared_keeps_the_mistakes_on_any_data(seed):
+    # The induction of ex-introduction-3 with b' = rho^2 b; powers of 2 keep the arithmetic exact.
+    X, y, _ = pl.make_separable(60, 3, margin=0.05, random_state=seed)
+    X = X + np.random.default_rng(seed).normal(size=3)  # a separator away from the origin, so b matters
+    original, w, b = mistake_rounds(X, y, constant=1.0)
+    for rho in (0.25, 8.0):
+        rounds, w_scaled, b_scaled = mistake_rounds(rho * X, y, constant=rho)
+        assert rounds == original, f"seed {seed}, rho = {rho}: the mistakes moved"
+        np.testing.assert_array_equal(w_scaled, rho * w)
+        assert b_scaled == rho**2 * b, f"seed {seed}, rho = {rho}: expected b' = {rho**2 * b}, got {b_scaled}"
+
+
 # --- convergence: a mistake can make w shorter, and adds at most R^2 to ||w||^2 ----------------
 
 def test_one_mistake_makes_w_shorter_in_the_chapters_example():
@@ -174,6 +225,20 @@ def test_a_whole_number_bound_need_not_be_met():
     assert bound == pytest.approx(2.0), f"(R/gamma)^2 should be the whole number 2, got {bound}"
     made = Perceptron(fit_intercept=False).fit(X, y).n_mistakes_
     assert made == 1, f"the perceptron should stop after 1 mistake, below the whole-number bound 2, made {made}"
+
+
+@pytest.mark.parametrize("k", [2, 3, 7])
+def test_in_the_tight_family_only_the_all_ones_direction_has_the_largest_margin(k):
+    # convergence.md, thm-convergence-tight part 2: every other unit vector has a margin below R / sqrt(k).
+    R = 2.0
+    X, y, best = pl.make_tight(k, radius=R, random_state=k)
+    np.testing.assert_allclose(best, np.ones(k) / np.sqrt(k))
+    assert pl.margin(X, y, best) == pytest.approx(R / np.sqrt(k))
+    rng = np.random.default_rng(k)
+    others = np.vstack([rng.normal(size=(200, k)), best + 1e-3 * rng.normal(size=(200, k))])
+    margins = np.array([pl.margin(X, y, w) for w in others])
+    assert np.all(margins < R / np.sqrt(k) - 1e-12), (
+        f"a unit vector other than (1, ..., 1)/sqrt(k) reached margin {margins.max()}, the largest is {R / np.sqrt(k)}")
 
 
 # --- offset: the bound of the perceptron with an offset is that of the lifted data ------------
