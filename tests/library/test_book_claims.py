@@ -125,6 +125,84 @@ def test_no_mistake_adds_more_than_the_squared_radius(name):
     assert allowed.max() <= pl.radius(X) ** 2 * (1 + 1e-12)
 
 
+# --- convergence: Step 2 bounds every weight by sqrt(k) R, so 32-bit weights do in ex-convergence-bits --
+
+def sensor_data(seed, n=400, d=100):
+    """Data as ex-convergence-bits describes them: 16-bit integer coordinates in R^100, separated through the
+    origin with R/gamma <= 1000; only points within R/50 of the hyperplane are kept, so that the run is long."""
+    rng = np.random.default_rng(seed)
+    top = 2**15 - 1
+    X = rng.integers(-top, top + 1, size=(20 * n, d)).astype(float)
+    w_star = rng.integers(-20, 21, size=d).astype(float)
+    distance = np.abs(X @ w_star) / np.linalg.norm(w_star)
+    R = pl.radius(X)
+    X = X[(distance >= R / 1000) & (distance <= R / 50)][:n]
+    return X, np.where(X @ w_star > 0, 1, -1), w_star
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_on_the_bits_exercises_data_every_weight_stays_within_sqrt_k_r_and_32_bits(seed):
+    X, y, w_star = sensor_data(seed)
+    top = 2**15 - 1
+    assert len(y) == 400 and np.all(np.abs(X) <= top) and np.all(X == np.round(X))
+    assert pl.mistake_bound(X, y, w_star) <= 1000**2, "the data must have R/gamma <= 1000, as the exercise says"
+    steps = pl.trace_perceptron(X, y, fit_intercept=False, max_epochs=10_000)
+    assert pl.is_separated(X, y, steps[-1].w), "the run should converge"
+    k = np.cumsum([step.mistake for step in steps])
+    largest = np.array([np.abs(step.w).max() for step in steps])
+    allowed = np.sqrt(k) * pl.radius(X)
+    worst = int(np.argmax(largest - allowed))
+    assert np.all(largest <= allowed), (
+        f"seed {seed}: after {k[worst]} mistakes a weight reached {largest[worst]}, beyond sqrt(k) R = {allowed[worst]}")
+    assert k[-1] > 1000, f"seed {seed}: expected a long run, got {k[-1]} mistakes"
+    assert largest.max() < 2**29, f"seed {seed}: the solution promises |w_j| < 2^29, got {largest.max()}"
+    # A program that keeps the weights in 32-bit integers and computes the scores in 64 makes the same run.
+    X32, y32, w32 = X.astype(np.int32), y.astype(np.int32), np.zeros(X.shape[1], dtype=np.int32)
+    changed = True
+    while changed:
+        changed = False
+        for x, label in zip(X32, y32):
+            if label * np.dot(w32.astype(np.int64), x.astype(np.int64)) <= 0:
+                w32 += label * x
+                changed = True
+    np.testing.assert_array_equal(w32, steps[-1].w, err_msg="32-bit weights should give the library's weights")
+
+
+@pytest.mark.parametrize("s", [2, 8, 16])
+def test_step_2s_bits_are_never_more_than_the_propositions_once_k_reaches_d(s):
+    # convergence.md after prop-convergence-bits: |w_j| < 2^(s-1) sqrt(d k) fits in s + ceil(log2(d k) / 2) bits.
+    for d in (1, 2, 5, 100, 1000):
+        for k in (1, 2, 3, 57, 1000, 3952, 10**6):
+            step_2 = s + int(np.ceil(np.log2(d * k) / 2))
+            bound = np.sqrt(k * d) * (2 ** (s - 1) - 1)
+            assert bound < 2.0 ** (step_2 - 1), f"s={s}, d={d}, k={k}: sqrt(kd)(2^(s-1)-1) = {bound} needs more bits"
+            if k >= d:
+                proposition = s + int(np.ceil(np.log2(k)))
+                assert step_2 <= proposition, f"s={s}, d={d}, k={k}: Step 2 gives {step_2} bits, the proposition {proposition}"
+
+
+def test_the_separable_path_goes_farthest_and_stops():
+    # convergence.md, fig-convergence-cycling's alt text: 60 epochs on the chapter's three data sets.
+    X_sep, y_sep, _ = pl.make_separable(200, 2, margin=0.005, random_state=4)
+    data_sets = {
+        "separable": (X_sep, y_sep),
+        "flipped": (X_sep, pl.flip_labels(y_sep, 0.1, random_state=0)),
+        "xor": pl.make_xor(200, spread=0.25, random_state=0),
+    }
+    farthest, last_mistakes = {}, {}
+    for name, (X, y) in data_sets.items():
+        learner, norms, mistakes = Perceptron(fit_intercept=False), [], []
+        for _ in range(60):
+            before = getattr(learner, "n_mistakes_", 0)
+            learner.partial_fit(X, y)
+            norms.append(np.linalg.norm(learner.coef_))
+            mistakes.append(learner.n_mistakes_ - before)
+        farthest[name], last_mistakes[name] = max(norms), sum(mistakes[-10:])
+    assert last_mistakes["separable"] == 0 and last_mistakes["flipped"] > 0 and last_mistakes["xor"] > 0, last_mistakes
+    assert farthest["separable"] > max(farthest["flipped"], farthest["xor"]), (
+        f"the separable path should reach farther from the origin than the other two: {farthest}")
+
+
 # --- beyond: the kernel perceptron stores at most n examples ---------------------------------
 
 def chapter_dual_perceptron():
