@@ -46,7 +46,8 @@ fi
 
 pip=("$venv/bin/python" -m pip)
 "${pip[@]}" install --quiet --upgrade pip
-"${pip[@]}" install --progress-bar off -r requirements.txt -c constraints.txt
+# Every line but the hundreds that say a pinned package is there already (pipefail keeps pip's status).
+"${pip[@]}" install --progress-bar off -r requirements.txt -c constraints.txt | sed '/^Requirement already satisfied/d'
 "${pip[@]}" install --progress-bar off --no-deps --no-build-isolation -e .
 if ! "$venv/bin/python" -c "import perceptron_lib._kernel" 2>/dev/null; then
     echo "The compiled kernel was not built (\`$venv/bin/python -m pip install -v --no-deps" \
