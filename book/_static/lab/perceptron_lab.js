@@ -511,10 +511,13 @@
   };
 
   Lab.prototype.announce = function (text) {
-    // Clear first, so that the same sentence twice is still read twice.
+    // Clear first, so that the same sentence twice is still read twice. A sentence still waiting
+    // to be written is dropped: after two quick keys a screen reader hears the newer one only,
+    // never the older one after it.
     var live = this.live;
     live.textContent = "";
-    window.setTimeout(function () { live.textContent = text; }, 30);
+    window.clearTimeout(this.pendingAnnouncement);
+    this.pendingAnnouncement = window.setTimeout(function () { live.textContent = text; }, 30);
     live.setAttribute("data-last", text);
   };
 
