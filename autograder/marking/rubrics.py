@@ -29,11 +29,10 @@ import datetime
 import hashlib
 import json
 import math
-import re
 from dataclasses import dataclass
 
 from autograder.marking.answers import short_checksum
-from autograder.marking.sheet import mark_checksum
+from autograder.marking.sheet import mark_checksum, typed_number
 from autograder.outputs.gradebook import (GradebookError, MarkChange, begin_write, page_records, page_tables,
                                           rubric_items, stage_mark, written_marks)
 
@@ -93,15 +92,12 @@ def _same(a, b):
 def parse_number(text, *, what, low, high):
     """``text`` as a number from ``low`` to ``high`` (``None`` when empty); :class:`RubricError` otherwise."""
     text = (text or "").strip()
-    if not text:
-        return None
     try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not math.isfinite(value):
-        hint = " (write the decimal mark as a point: 1.5)" if re.fullmatch(r"[-+]?\d+,\d+", text) else ""
-        raise RubricError(f"{what} {text!r} is not a number{hint}; give a number from {low:g} to {high:g}")
+        value = typed_number(text)
+    except ValueError as hint:
+        raise RubricError(f"{what} {text!r} is not a number{hint}; give a number from {low:g} to {high:g}") from None
+    if value is None:
+        return None
     if (value < low and not math.isclose(value, low)) or (value > high and not math.isclose(value, high)):
         raise RubricError(f"{what} {text} is outside {low:g} to {high:g}")
     return min(max(value, low), high)

@@ -87,18 +87,33 @@ def _unguarded(text):
     return text[1:] if text[:1] == "'" and text[1:2] in _GUARDED else text
 
 
-def _parse_points(text, max_points):
-    """``(points or None, problem or None)`` of a ``points`` cell."""
-    text = text.strip()
+def typed_number(text):
+    """A number a person typed (in a CSV cell or a form): ``None`` when blank, else its value.
+
+    Anything but a finite number raises ``ValueError`` whose message is a hint to append to the caller's
+    own: how to write the decimal mark where a comma was used, empty otherwise.
+    """
+    text = (text or "").strip()
     if not text:
-        return None, None
+        return None
     try:
         value = float(text)
     except ValueError:
-        value = None
-    if value is None or not math.isfinite(value):
-        hint = " (write the decimal mark as a point: 1.5)" if re.fullmatch(r"-?\d+,\d+", text) else ""
+        value = math.nan
+    if not math.isfinite(value):
+        raise ValueError(" (write the decimal mark as a point: 1.5)" if re.fullmatch(r"[-+]?\d+,\d+", text) else "")
+    return value
+
+
+def _parse_points(text, max_points):
+    """``(points or None, problem or None)`` of a ``points`` cell."""
+    text = text.strip()
+    try:
+        value = typed_number(text)
+    except ValueError as hint:
         return None, f"points {text!r} are not a number{hint}; give a number from 0 to {max_points:g}"
+    if value is None:
+        return None, None
     if value < 0:
         return None, f"points {text} are negative; give a number from 0 to {max_points:g}"
     if value > max_points and not math.isclose(value, max_points):

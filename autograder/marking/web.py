@@ -449,6 +449,15 @@ class Views:
         notebook, grade_id = request.path_params["notebook"], request.path_params["grade_id"]
         return next((s for s in states if s.key == (notebook, grade_id)), None)
 
+    async def _requested(self, request):
+        """Every question's state, and the state of the question the request's path names (``None`` if none)."""
+        states = await run_in_threadpool(self._states)
+        return states, self._find(states, request)
+
+    def _no_question(self, request):
+        return self.missing(request, f"{self.marking.assignment} has no written question "
+                                     f"{request.path_params['grade_id']!r}.")
+
     # -- pages ---------------------------------------------------------------------------------------
 
     async def overview(self, request):
@@ -456,11 +465,9 @@ class Views:
         return self.page(request, "overview.html", {"states": states, "title": f"Marking {self.marking.assignment}"})
 
     async def question(self, request):
-        states = await run_in_threadpool(self._states)
-        state = self._find(states, request)
+        states, state = await self._requested(request)
         if state is None:
-            return self.missing(request, f"{self.marking.assignment} has no written question "
-                                         f"{request.path_params['grade_id']!r}.")
+            return self._no_question(request)
         items = await self._items(state)
         return self.page(request, "question.html", {"states": states, "state": state, "items": items,
                                                     "names": {item.id: item for item in items}})
@@ -473,11 +480,9 @@ class Views:
             gb, self.marking.assignment, question.notebook, question.grade_id))
 
     async def next_answer(self, request):
-        states = await run_in_threadpool(self._states)
-        state = self._find(states, request)
+        _, state = await self._requested(request)
         if state is None:
-            return self.missing(request, f"{self.marking.assignment} has no written question "
-                                         f"{request.path_params['grade_id']!r}.")
+            return self._no_question(request)
         row = state.next_to_mark()
         if row is None:
             request.state.session.flash = ("status", f"Every answer to {state.question.grade_id} is marked.")
@@ -491,8 +496,7 @@ class Views:
         return await self._answer_page(request)
 
     async def _answer_page(self, request, *, values=None, error=None, status_code=200):
-        states = await run_in_threadpool(self._states)
-        state = self._find(states, request)
+        states, state = await self._requested(request)
         row = state and state.row(request.path_params["key"])
         if row is None:
             return self.missing(request, "There is no such answer: the student's submission may have been removed "
@@ -526,8 +530,7 @@ class Views:
         waiting = self.needs_name(request)
         if waiting is not None:
             return waiting
-        states = await run_in_threadpool(self._states)
-        state = self._find(states, request)
+        states, state = await self._requested(request)
         row = state and state.row(request.path_params["key"])
         if row is None:
             return self.missing(request, "There is no such answer any more; nothing was saved.")
@@ -588,8 +591,7 @@ class Views:
         form = await self.form(request)
         if form is None:
             return self.refused(request)
-        states = await run_in_threadpool(self._states)
-        state = self._find(states, request)
+        _, state = await self._requested(request)
         if state is None:
             return self.missing(request, f"There is no such question; {nothing_done}.")
         return form, state.question, _safe_next(str(form.get("back", "")), _q_path(state.question))

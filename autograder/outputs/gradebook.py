@@ -146,15 +146,19 @@ class MarkChange:
     comment: str = ""
 
 
+def _answer_key():
+    """The columns that name one written answer, the primary key of the grader's tables about answers (new
+    columns each call: a column belongs to one table)."""
+    from sqlalchemy import Column, String
+
+    return [Column(name, String(128), primary_key=True) for name in ("assignment", "student", "notebook", "cell")]
+
+
 @lru_cache(maxsize=1)
 def _answers_table():
     from sqlalchemy import Column, MetaData, String, Table, Text
 
-    return Table(ANSWERS_TABLE, MetaData(),
-                 Column("assignment", String(128), primary_key=True),
-                 Column("student", String(128), primary_key=True),
-                 Column("notebook", String(128), primary_key=True),
-                 Column("cell", String(128), primary_key=True),
+    return Table(ANSWERS_TABLE, MetaData(), *_answer_key(),
                  Column("checksum", String(64), nullable=True),
                  Column("earlier", Text, nullable=True))
 
@@ -173,17 +177,9 @@ def page_tables():
                    Column("position", Integer, nullable=False),
                    Column("points", Float, nullable=False),
                    Column("text", Text, nullable=False))
-    applied = Table(APPLIED_TABLE, metadata,
-                    Column("assignment", String(128), primary_key=True),
-                    Column("student", String(128), primary_key=True),
-                    Column("notebook", String(128), primary_key=True),
-                    Column("cell", String(128), primary_key=True),
+    applied = Table(APPLIED_TABLE, metadata, *_answer_key(),
                     Column("item", Integer, primary_key=True))
-    markers = Table(MARKERS_TABLE, metadata,
-                    Column("assignment", String(128), primary_key=True),
-                    Column("student", String(128), primary_key=True),
-                    Column("notebook", String(128), primary_key=True),
-                    Column("cell", String(128), primary_key=True),
+    markers = Table(MARKERS_TABLE, metadata, *_answer_key(),
                     Column("marker", String(128), nullable=False),
                     Column("marked_at", String(32), nullable=False),
                     Column("checksum", String(64), nullable=True),
