@@ -23,8 +23,8 @@ import httpx
 import pytest
 
 from autograder.marking.web import answer_key
-from autograder.outputs.gradebook import open_gradebook, rubric_items, written_marks
-from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED
+from autograder.outputs.gradebook import open_gradebook, rubric_items
+from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED, marks_of
 from tests.support import ROOT
 from tests.support.browser import PHONE, phone_layout_problems, run_axe
 from tests.support.released import copy_course
@@ -128,17 +128,6 @@ def student_here(driver):
     return KEY_OF[driver.current_url.rsplit("/", 1)[1]]
 
 
-def marks(course, question=D1):
-    """``{student: (points, comment, marker, rubric items' texts)}`` of one question, as the gradebook holds them."""
-    gb = open_gradebook(str(course))
-    try:
-        return {student: next((m.points, m.comment, m.marker, tuple(t for t, _ in m.rubric))
-                              for m in found if m.grade_id == question)
-                for student, found in written_marks(gb, A).items()}
-    finally:
-        gb.close()
-
-
 def select_all(driver):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
@@ -216,7 +205,7 @@ def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, 
     assert status(driver).endswith(f"Every answer to {D1} is marked."), status(driver)
     assert driver.current_url.endswith(f"/q/{A}/{D1}")
     axe_both_schemes(driver, axe_source, "question", found, artifacts)
-    got = marks(course)
+    got = marks_of(course)
     assert {s: got[s][:4] for s in PLAN} == {
         "lovelace": (2.0, "", "Tess", ("Correct and complete",)),
         "noether": (1.5, "Say why the online setting matters here.", "Tess",
@@ -255,7 +244,7 @@ def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, 
     select_all(driver)
     press(driver, "-1", Keys.ENTER, navigates=True)
     assert status(driver) == "Saved the rubric item: \u22121. Re-scored the 2 answers it is part of; 1 mark changed."
-    got = marks(course)
+    got = marks_of(course)
     assert (got["noether"][0], got["turing"][0], got["lovelace"][0]) == (1.0, 0.0, 2.0)
     assert not [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     assert not any(found.values()), found
@@ -294,7 +283,7 @@ def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, 
     assert "Not saved" in page and "Someone else saved a mark for this answer" in page
     assert "2 / 2" in page and "Grace's mark." in page and "Grace" in page, page
     assert "1 / 2" in page and "Tess's view." in page, page
-    assert marks(course, D2)["noether"][:3] == (2.0, "Grace's mark.", "Grace"), "Grace's mark is kept"
+    assert marks_of(course, D2)["noether"][:3] == (2.0, "Grace's mark.", "Grace"), "Grace's mark is kept"
     found = {}
     axe_both_schemes(driver, axe_source, "conflict", found, artifacts)
     assert not any(found.values()), found
@@ -303,4 +292,4 @@ def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, 
            "the button that saves Tess's mark")
     press(driver, Keys.ENTER, navigates=True)
     assert status(driver).startswith("Saved answer"), status(driver)
-    assert marks(course, D2)["noether"][:3] == (1.0, "Tess's view.", "Tess")
+    assert marks_of(course, D2)["noether"][:3] == (1.0, "Tess's view.", "Tess")

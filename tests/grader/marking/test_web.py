@@ -21,8 +21,8 @@ import pytest
 from autograder.marking.rubrics import RubricError
 from autograder.marking.web import Marking, answer_key, create_app, find_mathjax
 from autograder.outputs.gradebook import (ANSWERS_TABLE, MarkChange, dump, open_gradebook, page_records, rubric_items,
-                                          set_marks, written_marks)
-from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED
+                                          set_marks)
+from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED, marks_of
 from tests.support.released import copy_course
 
 with warnings.catch_warnings():
@@ -186,17 +186,6 @@ def marking(course):
 @pytest.fixture
 def app(marking):
     return create_app(marking)
-
-
-def marks_of(course, question=D1):
-    """``{student: (points, comment, marker, rubric texts)}`` of one question, as the gradebook holds them."""
-    gb = open_gradebook(str(course))
-    try:
-        return {student: next((m.points, m.comment, m.marker, tuple(text for text, _ in m.rubric))
-                              for m in marks if m.grade_id == question)
-                for student, marks in written_marks(gb, A).items()}
-    finally:
-        gb.close()
 
 
 def rows(course):
