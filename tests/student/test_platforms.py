@@ -288,8 +288,9 @@ def test_a_kernel_that_finds_no_notebook_says_how_to_check_in_a_terminal(monkeyp
 
 # -- the check from inside a notebook: Colab ---------------------------------------------------------------------
 
-def colab_answering(reply):
-    """A stand-in for Colab's ``google.colab._message`` that gives ``reply`` to ``get_ipynb``."""
+def in_colab(monkeypatch, reply):
+    """Put a stand-in for Colab's ``google.colab._message``, which gives ``reply`` to ``get_ipynb``, where an
+    import finds it; return the list of the requests it gets."""
     asked = []
 
     def blocking_request(request_type, request="", timeout_sec=5):
@@ -301,15 +302,16 @@ def colab_answering(reply):
     message = types.SimpleNamespace(blocking_request=blocking_request)
     colab = types.ModuleType("google.colab")
     colab._message = message
-    return {"google": types.ModuleType("google"), "google.colab": colab, "google.colab._message": message}, asked
+    fake = {"google": types.ModuleType("google"), "google.colab": colab, "google.colab._message": message}
+    for name, module in fake.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    return asked
 
 
 def test_in_colab_the_notebooks_current_contents_are_checked_under_its_name(monkeypatch, capsys):
     notebook = nbformat.v4.new_notebook(cells=[new_code_cell("x = 'Zoë'")])
     notebook.metadata["colab"] = {"name": "ps1_hyperplanes.ipynb"}
-    fake, asked = colab_answering({"ipynb": json.loads(nbformat.writes(notebook))})
-    for name, module in fake.items():
-        monkeypatch.setitem(sys.modules, name, module)
+    asked = in_colab(monkeypatch, {"ipynb": json.loads(nbformat.writes(notebook))})
     checked = {}
 
     def run_check(path):
@@ -343,9 +345,7 @@ def test_in_colab_a_notebook_without_a_name_is_checked_under_its_assignments(tmp
     monkeypatch.setattr(notebook_check, "RELEASE_DIR", str(release))
     notebook = graded_notebook("train_perceptron" if cells_of == "ps2_online_perceptron" else "their_cell")
     notebook.metadata["colab"] = {"provenance": []}  # what Colab's reply may hold without a "name"
-    fake, _ = colab_answering({"ipynb": json.loads(nbformat.writes(notebook))})
-    for name, module in fake.items():
-        monkeypatch.setitem(sys.modules, name, module)
+    in_colab(monkeypatch, {"ipynb": json.loads(nbformat.writes(notebook))})
     checked = {}
 
     def run_check(path):
@@ -372,9 +372,7 @@ def test_in_colab_a_notebook_without_a_name_is_checked_under_its_assignments(tmp
 
 @pytest.mark.parametrize("reply", [TimeoutError("no answer"), None, {"error": "not allowed"}])
 def test_when_colab_does_not_hand_the_notebook_over_it_says_how_to_download_and_check(monkeypatch, capsys, reply):
-    fake, _ = colab_answering(reply)
-    for name, module in fake.items():
-        monkeypatch.setitem(sys.modules, name, module)
+    in_colab(monkeypatch, reply)
     monkeypatch.setattr(notebook_check, "run_check", lambda path: pytest.fail("nothing should be checked"))
     assert notebook_check.check_this_notebook() is None
     assert capsys.readouterr().out == notebook_check.COLAB_NOT_HANDED + "\n"
