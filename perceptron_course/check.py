@@ -78,11 +78,6 @@ class Finding:
     text: str
 
 
-def _source(cell):
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
 def _released(release):
     """``{assignment: path of its release notebook}`` for every released assignment in the folder ``release``."""
     found = {}
