@@ -301,6 +301,7 @@ def written_answers(notebook_path, release_dir, assignment, max_bytes, problem=N
     import nbformat
 
     from autograder.boundary.notebook import parse_notebook, read_untrusted_file
+    from autograder.judging.integrity import is_blank_answer
     from perceptron_course.cells import grade_cells, grade_id, prepare_notebook
 
     release_nb = nbformat.read(os.path.join(release_dir, f"{assignment}.ipynb"), as_version=4)
@@ -322,7 +323,7 @@ def written_answers(notebook_path, release_dir, assignment, max_bytes, problem=N
             continue
         text = answers.get(gid, released.get(gid, ""))
         found.append(WrittenAnswer(gid, points, asked.get(gid, ""), text,
-                                   blank=not text.strip() or text == released.get(gid)))
+                                   blank=is_blank_answer(text, released.get(gid))))
     return found
 
 

@@ -30,8 +30,8 @@ from perceptron_course.cells import prepare_notebook
 from autograder.course.library import library_parts
 from autograder.results import Flag
 
-__all__ = ["prepare_notebook", "scan_code", "scan_folder", "answer_checksum", "REFERENCE_NAMES",
-           "REFERENCE_MODULES"]
+__all__ = ["prepare_notebook", "scan_code", "scan_folder", "answer_checksum", "is_blank_answer",
+           "written_answer_checksum", "REFERENCE_NAMES", "REFERENCE_MODULES"]
 
 # perceptron_lib's reference implementation: every module but the data loaders' and the public names those
 # modules define, read from the library's source (autograder.course.library), so a function added to it is
@@ -79,6 +79,16 @@ GRADING_WORDS = re.compile(r"autograd|nbgrader|gradebook|bwrap|notebooks/source|
 def answer_checksum(source):
     """A stable fingerprint of an answer's text, to tell whether it changed between two gradings."""
     return hashlib.sha256(source.replace("\r\n", "\n").strip().encode("utf-8")).hexdigest()
+
+
+def is_blank_answer(source, released_source):
+    """Whether a written answer is blank: nothing written, or the release's text left as it was."""
+    return not source.strip() or source == released_source
+
+
+def written_answer_checksum(source, released_source):
+    """:func:`answer_checksum` of a written answer, or ``None`` when it is blank (:func:`is_blank_answer`)."""
+    return None if is_blank_answer(source, released_source) else answer_checksum(source)
 
 
 # -- reading the student's code -------------------------------------------------

@@ -87,7 +87,7 @@ def _previous_answers(path, manual_ids, max_bytes, release_path):
     import nbformat
 
     from autograder.boundary.notebook import parse_notebook, read_untrusted_file
-    from autograder.judging.integrity import answer_checksum
+    from autograder.judging.integrity import written_answer_checksum
     from perceptron_course.cells import grade_id
 
     if not os.path.isfile(path):
@@ -100,8 +100,8 @@ def _previous_answers(path, manual_ids, max_bytes, release_path):
         return {}
     released = ({grade_id(c): c.source for c in nbformat.read(release_path, as_version=4).cells}
                 if os.path.isfile(release_path) else {})
-    return {cell.grade_id: None if not cell.source.strip() or cell.source == released.get(cell.grade_id)
-            else answer_checksum(cell.source) for cell in nb.cells if cell.grade_id in manual_ids}
+    return {cell.grade_id: written_answer_checksum(cell.source, released.get(cell.grade_id))
+            for cell in nb.cells if cell.grade_id in manual_ids}
 
 
 def _write_submitted(course_dir, result, notebook_name):

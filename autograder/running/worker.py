@@ -94,7 +94,7 @@ def _run_into(job, release_nb, autograded, manual, result):
     """Fill ``result`` from a sandboxed run; return why the submission cannot be run, or ``None``."""
     from autograder.boundary.notebook import parse_notebook, read_untrusted_file
     from autograder.course.assignments import load_checks
-    from autograder.judging.integrity import answer_checksum, prepare_notebook, scan_code
+    from autograder.judging.integrity import prepare_notebook, scan_code, written_answer_checksum
 
     limits = job.settings.limits
     data, problem = read_untrusted_file(job.notebook_path, limits.notebook_bytes)
@@ -110,8 +110,7 @@ def _run_into(job, release_nb, autograded, manual, result):
     if any(flag.code == "reference-solution" for flag in flags):
         result.notes.append(reference_note(release_nb))
     release_answers = {grade_id(c): c.source for c in release_nb.cells if is_solution(c)}
-    result.manual_cells = [(gid, pts, None if not answers.get(gid, "").strip()
-                            or answers.get(gid) == release_answers.get(gid) else answer_checksum(answers[gid]))
+    result.manual_cells = [(gid, pts, written_answer_checksum(answers.get(gid, ""), release_answers.get(gid)))
                            for gid, pts in manual]
     checks = load_checks(job.assignment)
     with job_folder(job.student_id) as job_dir:
