@@ -38,7 +38,8 @@ and a mistake comes every few examples, the numpy engine takes several times
 scikit-learn's time, and only the compiled kernel keeps up.
 
 Where the optional compiled kernel (:mod:`perceptron_lib._kernel`, built from
-``_kernel.c`` at install time when a C compiler is present) is available, it
+``_kernel.c`` at install time when a C compiler is present, and carried by the
+student package's wheel for Linux on x86-64) is available, it
 replaces the blocks altogether: it runs the whole epoch loop in C, makes the
 updates itself, and returns to Python only for the rare example whose score is
 too close to zero to be decided without numpy's own expression (its source

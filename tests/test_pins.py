@@ -94,3 +94,8 @@ def test_every_place_that_states_the_oldest_python_agrees():
     assert f"sys.version_info < ({major}, {minor})" in setup
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert f"PYTHON_FLOOR := {FLOOR}" in makefile
+    # The compiled kernel is built against the stable ABI of the floor, and its wheel tagged for it.
+    setup_py = (ROOT / "setup.py").read_text(encoding="utf-8")
+    assert f'LIMITED_API = "0x{int(major):02X}{int(minor):02X}0000"' in setup_py
+    assert f'"py_limited_api": "cp{major}{minor}"' in setup_py
+    assert f'COMPILED_TAG = "cp{major}{minor}-abi3-manylinux"' in student

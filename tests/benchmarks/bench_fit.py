@@ -9,8 +9,9 @@ scikit-learn's ``Perceptron(shuffle=False, eta0=1, alpha=0, penalty=None,
 tol=None)`` makes the same updates; it is given exactly as many epochs as our
 model ran (with ``tol=None`` it runs all of ``max_iter``), and the two must end
 with identical weights, or the benchmark fails.  Each cell is timed twice for
-ours: with the compiled kernel (where it was built) and with the numpy engine
-alone, which is what the student package, which has no kernel, trains with;
+ours: with the compiled kernel (where it was built: the student package's wheel
+for Linux on x86-64 carries it) and with the numpy engine alone, which is what
+students on Windows and macOS, whose wheel is pure Python, train with;
 the two must give identical weights too.  The last column compares one epoch
 of ours with one ``X @ w`` over the same data, single-threaded as training is:
 the time it takes just to read the data once.

@@ -100,9 +100,10 @@ def imitated_python(tmp_path_factory):
 @pytest.fixture(scope="session")
 def student_wheel(released_course, tmp_path_factory):
     """The student package's wheel, built from the run's released course."""
-    from tools.student_package import build_wheel
+    from tools.student_package import build_wheels
 
-    return build_wheel(str(tmp_path_factory.mktemp("student-wheel")), course_dir=str(released_course))
+    return build_wheels(str(tmp_path_factory.mktemp("student-wheel")), course_dir=str(released_course),
+                        compiled=False).pure
 
 
 @pytest.fixture(scope="session")

@@ -26,8 +26,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from perceptron_course import check as student_check
 from perceptron_course.cells import grade_id, locked_fingerprint
 from perceptron_course.limits import Limits, LimitsError, course_limits
-from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, StudentPackageError, check_wheel,
-                                   stage)
+from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, KERNEL_FILE, StudentPackageError, build_wheels,
+                                   check_wheel, stage)
 
 from tests.support import COURSE, ROOT
 from tests.support.grading import another_courses_notebook, downloaded_form, solved_release
@@ -137,6 +137,40 @@ def test_a_wheel_holding_anything_not_staged_is_refused(tmp_path):
     with zipfile.ZipFile(tmp_path / "ok.whl", "w") as wheel:
         wheel.writestr("perceptron_lib/__init__.py", "")
     check_wheel(str(tmp_path / "ok.whl"), expected)
+
+
+def test_only_the_compiled_wheel_may_hold_a_compiled_file_and_only_the_kernel(tmp_path):
+    def wheel_with(*names):
+        path = tmp_path / "x-1.0-cp311-abi3-manylinux1_x86_64.whl"
+        with zipfile.ZipFile(path, "w") as wheel:
+            for name in names:
+                wheel.writestr(name, "")
+        return str(path)
+
+    check_wheel(wheel_with("perceptron_lib/__init__.py", KERNEL_FILE), {"perceptron_lib/__init__.py", KERNEL_FILE},
+                kernel=KERNEL_FILE)
+    for held, kernel in ((KERNEL_FILE, None), ("perceptron_lib/_other.abi3.so", KERNEL_FILE),
+                         ("perceptron_lib/_kernel.c", KERNEL_FILE)):
+        with pytest.raises(StudentPackageError, match="holds files students must not get"):
+            check_wheel(wheel_with(held), {held}, kernel=kernel)
+
+
+def test_the_compiled_wheel_holds_the_pure_ones_files_and_the_kernel_and_without_a_compiler_is_left_out(
+        ps4_course, tmp_path, monkeypatch):
+    built = build_wheels(str(tmp_path / "with"), course_dir=str(ps4_course))
+    assert built.why_not_compiled == "" and os.path.basename(built.pure).endswith("-py3-none-any.whl")
+    assert "-cp311-abi3-manylinux" in os.path.basename(built.compiled)
+    members = {}
+    for path in built.paths:
+        with zipfile.ZipFile(path) as wheel:
+            members[path] = {n for n in wheel.namelist() if ".dist-info/" not in n and not n.endswith("/")}
+    assert members[built.compiled] - members[built.pure] == {KERNEL_FILE}
+    assert members[built.pure] <= members[built.compiled]
+
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))  # setuptools compiles with $CC
+    built = build_wheels(str(tmp_path / "without"), course_dir=str(ps4_course))
+    assert built.compiled is None and built.why_not_compiled.startswith("the kernel did not compile")
+    assert os.listdir(tmp_path / "without") == [os.path.basename(built.pure)]
 
 
 # -- nothing of the grader on the student side -----------------------------------------------------------------

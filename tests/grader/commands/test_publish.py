@@ -89,16 +89,23 @@ def test_a_downloaded_chapter_runs_without_myst_nb(monkeypatch):
     assert namespace["result"] == 1
 
 
-def fake_wheel(out_dir: Path) -> Path:
-    """A stand-in for the student package's wheel, with its console command."""
+PURE = "perceptron_course_student-1.0.0-py3-none-any.whl"
+COMPILED = "perceptron_course_student-1.0.0-cp311-abi3-manylinux1_x86_64.manylinux_2_5_x86_64.whl"
+
+
+def fake_wheels(out_dir: Path) -> tuple[Path, list[Path], str]:
+    """Stand-ins for the student package's two wheels, with its console command (and, in the compiled one,
+    a kernel)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    wheel = out_dir / "perceptron_course_student-1.0.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for path in sorted((REPO_ROOT / "perceptron_lib").glob("*.py")):
-            archive.write(path, f"perceptron_lib/{path.name}")
-        archive.writestr("perceptron_course_student-1.0.0.dist-info/entry_points.txt",
-                         "[console_scripts]\nperceptron-check = perceptron_course.check:main\n")
-    return wheel
+    for name in (PURE, COMPILED):
+        with zipfile.ZipFile(out_dir / name, "w") as archive:
+            for path in sorted((REPO_ROOT / "perceptron_lib").glob("*.py")):
+                archive.write(path, f"perceptron_lib/{path.name}")
+            if name == COMPILED:
+                archive.writestr("perceptron_lib/_kernel.abi3.so", b"\x7fELF")
+            archive.writestr("perceptron_course_student-1.0.0.dist-info/entry_points.txt",
+                             "[console_scripts]\nperceptron-check = perceptron_course.check:main\n")
+    return out_dir / PURE, [out_dir / COMPILED], ""
 
 
 def fake_release(folder: Path) -> Path:
@@ -113,13 +120,14 @@ def fake_release(folder: Path) -> Path:
 
 
 def test_prepare_writes_the_package_and_each_assignment(tmp_path, monkeypatch):
-    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    monkeypatch.setattr(publish, "build_student_wheels", fake_wheels)
     out = tmp_path / "published"
     manifest = publish.prepare("https://example.edu/c", out=out, release=fake_release(tmp_path / "release"))
-    wheel = "perceptron_course_student-1.0.0-py3-none-any.whl"
+    wheel = PURE
     assert manifest["package"] == "perceptron-course-student" and manifest["check"] == "perceptron-check"
     assert json.loads((out / "manifest.json").read_text(encoding="utf-8")) == manifest
-    assert (out / "packages" / wheel).is_file()
+    assert sorted(p.name for p in (out / "packages").iterdir()) == sorted([PURE, COMPILED])
+    assert manifest["wheel"] == f"packages/{PURE}" and manifest["compiled_wheels"] == [f"packages/{COMPILED}"]
     assert [a["name"] for a in manifest["assignments"]] == list(ASSIGNMENTS)
     for assignment in manifest["assignments"]:
         name = assignment["name"]
@@ -130,7 +138,8 @@ def test_prepare_writes_the_package_and_each_assignment(tmp_path, monkeypatch):
             members = set(archive.namelist())
             readme = archive.read("README.txt").decode()
             assert archive.read(f"{name}.ipynb").decode() == (out / assignment["notebook"]).read_text(encoding="utf-8")
-        assert {f"{name}.ipynb", wheel, "README.txt"} <= members
+        # The zip's own install command names the wheel that installs everywhere.
+        assert {f"{name}.ipynb", wheel, "README.txt"} <= members and COMPILED not in members
         assert f"perceptron-check {name}.ipynb" in readme and manifest["install"] in readme
     with zipfile.ZipFile(out / "assignments" / f"{ASSIGNMENTS[0]}.zip") as archive:
         assert "points.csv" in archive.namelist()  # what the release holds besides the notebook
@@ -138,7 +147,7 @@ def test_prepare_writes_the_package_and_each_assignment(tmp_path, monkeypatch):
 
 
 def test_the_public_edition_holds_the_book_and_nothing_secret(tmp_path, monkeypatch):
-    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    monkeypatch.setattr(publish, "build_student_wheels", fake_wheels)
     published = tmp_path / "published"
     manifest = publish.prepare(None, out=published, release=fake_release(tmp_path / "release"))
     edition = tmp_path / "public-repo"
@@ -199,7 +208,7 @@ def test_the_book_is_built_by_the_public_edition_alone_with_the_repositorys_cach
 
 
 def test_assemble_puts_in_the_install_cell_and_only_the_downloads_prepared_now(tmp_path, monkeypatch):
-    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    monkeypatch.setattr(publish, "build_student_wheels", fake_wheels)
     published = tmp_path / "published"
     manifest = publish.prepare("https://example.edu/c", out=published, release=fake_release(tmp_path / "release"))
     book = tmp_path / "html"
@@ -218,8 +227,7 @@ def test_assemble_puts_in_the_install_cell_and_only_the_downloads_prepared_now(t
 
     site = tmp_path / "site"
     publish.assemble(manifest, html_dir=book, site=site, published=published)
-    assert sorted(p.name for p in (site / "packages").iterdir()) == [
-        "index.html", "perceptron_course_student-1.0.0-py3-none-any.whl"]
+    assert sorted(p.name for p in (site / "packages").iterdir()) == sorted(["index.html", PURE, COMPILED])
     assert not (site / "reports").exists() and (site / ".nojekyll").is_file()
     downloaded = nbformat.read(site / "_sources" / "book" / "hyperplanes.ipynb", as_version=4)
     assert publish.INSTALL_TAG in downloaded.cells[0].metadata["tags"]
@@ -236,7 +244,7 @@ def test_the_package_index_lists_each_wheel_by_a_relative_link(tmp_path):
 
 
 def test_prepare_refuses_an_unreleased_assignment(tmp_path, monkeypatch):
-    monkeypatch.setattr(publish, "build_student_wheel", fake_wheel)
+    monkeypatch.setattr(publish, "build_student_wheels", fake_wheels)
     release = fake_release(tmp_path / "release")
     shutil.rmtree(release / ASSIGNMENTS[-1])
     with pytest.raises(publish.PublishError, match=rf"{ASSIGNMENTS[-1]}.*python -m autograder release"):
@@ -271,7 +279,7 @@ def published(tmp_path_factory):
     result = subprocess.run([sys.executable, "-m", "autograder", "publish", "--address", address, "--out", str(out)],
                             cwd=REPO_ROOT, env=repo_env(), capture_output=True, text=True)
     assert result.returncode == 0, f"publishing failed:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
-    print(result.stdout.splitlines()[-2])
+    print(*[line for line in result.stdout.splitlines() if line.startswith("published ")])
     server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
                                "--directory", str(out / "site")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -485,7 +493,7 @@ def test_every_chapter_shows_in_the_students_environment_what_the_book_shows(cha
 def test_each_assignment_downloaded_is_its_release_with_the_install_cell(published):
     """What the grader is tested on: test_grade grades the release with this install cell in front, and every
     assignment's solution so, in full."""
-    (wheel,) = (published.site / "packages").glob("*.whl")
+    (wheel,) = (published.site / "packages").glob("*-py3-none-any.whl")
     for name in ASSIGNMENTS:
         downloaded = nbformat.reads(fetch(f"{published.address}/assignments/{name}.ipynb").decode("utf-8"),
                                     as_version=4)
@@ -522,29 +530,77 @@ def test_each_assignment_is_checked_by_the_installed_check(published, student):
 
 
 @pytest.mark.slow
-def test_the_sites_wheel_is_pure_python_and_holds_every_release_and_nothing_secret(published):
-    (wheel,) = sorted((published.site / "packages").glob("*.whl"))
-    assert wheel.name == "perceptron_course_student-1.0.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel) as archive:
-        texts = {name: archive.read(name).decode("utf-8", "replace") for name in archive.namelist()}
-    assert not [name for name in texts if name.startswith("autograder") or name.endswith((".so", ".c", ".pyd"))]
-    for name in ASSIGNMENTS:
-        assert f"perceptron_course/release/{name}/{name}.ipynb" in texts
-    for name, text in texts.items():
-        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and "run_in_notebook" not in text, name
+def test_the_sites_two_wheels_hold_every_release_and_nothing_secret_and_one_the_kernel(published):
+    wheels = sorted(p.name for p in (published.site / "packages").glob("*.whl"))
+    assert wheels == [COMPILED, PURE], "the site should offer the pure-Python wheel and the kernel's, tagged for " \
+                                       f"every Linux on x86-64 with Python 3.11 or later: {wheels}"
+    texts = {}
+    for name in wheels:
+        with zipfile.ZipFile(published.site / "packages" / name) as archive:
+            texts[name] = {member: archive.read(member) for member in archive.namelist()}
+    payload = {name: {m for m in members if ".dist-info/" not in m and not m.endswith("/")}
+               for name, members in texts.items()}
+    assert payload[COMPILED] - payload[PURE] == {"perceptron_lib/_kernel.abi3.so"}
+    assert payload[PURE] - payload[COMPILED] == set()
+    assert texts[COMPILED]["perceptron_lib/_kernel.abi3.so"].startswith(b"\x7fELF")
+    for name, members in texts.items():
+        assert not [m for m in members if m.startswith("autograder") or m.endswith((".c", ".pyd", ".dll"))], name
+        for assignment in ASSIGNMENTS:
+            assert f"perceptron_course/release/{assignment}/{assignment}.ipynb" in members
+        for member, data in members.items():
+            text = data.decode("utf-8", "replace")
+            assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and "run_in_notebook" not in text, (
+                name, member)
+
+
+# What pip is asked to install for, and which of the site's wheels it must take.
+PLATFORMS = [
+    ("Windows, Python 3.12", ["--platform", "win_amd64", "--python-version", "3.12"], PURE),
+    ("macOS on Apple silicon, Python 3.13", ["--platform", "macosx_14_0_arm64", "--python-version", "3.13"], PURE),
+    ("Linux on ARM, Python 3.12", ["--platform", "manylinux2014_aarch64", "--python-version", "3.12"], PURE),
+    ("Linux on x86-64, Python 3.13", ["--platform", "manylinux2014_x86_64", "--python-version", "3.13"], COMPILED),
+    ("Linux on x86-64, Python 3.11", ["--platform", "manylinux2014_x86_64", "--python-version", "3.11"], COMPILED),
+]
 
 
 @pytest.mark.slow
-def test_the_installed_library_trains_with_its_numpy_engine(student):
-    code = ("import perceptron_lib\n"
+def test_pip_takes_the_kernels_wheel_on_linux_on_x86_64_and_the_pure_one_elsewhere(published, tmp_path):
+    """pip, given the site's package index as the students' command gives it, picks by the wheels' tags alone."""
+    wrong = []
+    for system, options, expected in PLATFORMS:
+        folder = tmp_path / re.sub(r"\W+", "-", system)
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-index",
+                               "--only-binary=:all:", "--implementation", "cp", *options,
+                               "--find-links", f"{published.address}/packages/index.html", "--dest", str(folder),
+                               "perceptron-course-student"], capture_output=True, text=True, timeout=120)
+        taken = sorted(p.name for p in folder.glob("*.whl")) if folder.is_dir() else []
+        if done.returncode != 0 or taken != [expected]:
+            wrong.append(f"{system}: took {taken} (exit {done.returncode}, {done.stderr.strip()[-300:]})")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.slow
+def test_the_installed_library_trains_with_the_kernel_giving_the_numpy_engines_weights(student):
+    """This machine is Linux on x86-64: the student's pip took the kernel's wheel, which gives, bit for bit,
+    the weights of the numpy engine that Windows and macOS students train with."""
+    code = ("import sys, numpy, perceptron_lib\n"
             "from perceptron_lib._engine import compiled_kernel\n"
-            "X, y = perceptron_lib.four_point_example()\n"
-            "result = perceptron_lib.train_perceptron(X, y)\n"
-            "print(compiled_kernel() is None, bool(perceptron_lib.is_separated(X, y, result.w, result.b)))")
-    done = subprocess.run([str(student.venv / "bin" / "python"), "-c", code], cwd=student.home, env=student.env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "True"]
+            "rng = numpy.random.default_rng(0)\n"
+            "X = rng.normal(size=(3000, 20)); y = numpy.where(X[:, 0] + rng.normal(size=3000) > 0, 1, -1)\n"
+            "model = perceptron_lib.Perceptron(max_epochs=5).fit(X, y)\n"
+            "kernel = compiled_kernel()\n"
+            "print(kernel is not None and kernel.__file__.endswith('_kernel.abi3.so'), model.n_mistakes_)\n"
+            "numpy.save(sys.argv[1], numpy.append(model.coef_, model.intercept_))")
+    weights = {}
+    for engine, extra in (("kernel", {}), ("numpy", {"PERCEPTRON_LIB_PURE_NUMPY": "1"})):
+        path = student.home / f"weights-{engine}.npy"
+        done = subprocess.run([str(student.venv / "bin" / "python"), "-c", code, str(path)], cwd=student.home,
+                              env={**student.env, **extra}, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        kernel, mistakes = done.stdout.split()
+        assert kernel == ("True" if engine == "kernel" else "False") and int(mistakes) > 1000, done.stdout
+        weights[engine] = path.read_bytes()
+    assert weights["kernel"] == weights["numpy"]
 
 
 @pytest.mark.slow
