@@ -12,6 +12,7 @@ tested by the site journey (``tests/grader/commands/test_publish.py``).
 
 import ast
 import copy
+import glob
 import json
 import os
 import shutil
@@ -155,22 +156,70 @@ def test_only_the_compiled_wheel_may_hold_a_compiled_file_and_only_the_kernel(tm
             check_wheel(wheel_with(held), {held}, kernel=kernel)
 
 
-def test_the_compiled_wheel_holds_the_pure_ones_files_and_the_kernel_and_without_a_compiler_is_left_out(
-        ps4_course, tmp_path, monkeypatch):
-    built = build_wheels(str(tmp_path / "with"), course_dir=str(ps4_course))
-    assert built.why_not_compiled == "" and os.path.basename(built.pure).endswith("-py3-none-any.whl")
-    assert "-cp311-abi3-manylinux" in os.path.basename(built.compiled)
+@pytest.fixture(scope="module")
+def student_wheels(ps4_course, tmp_path_factory):
+    return build_wheels(str(tmp_path_factory.mktemp("wheels")), course_dir=str(ps4_course))
+
+
+def test_the_compiled_wheel_holds_the_pure_ones_files_and_the_kernel(student_wheels):
+    assert student_wheels.why_not_compiled == "" and student_wheels.pure.endswith("-py3-none-any.whl")
+    assert "-cp311-abi3-manylinux" in os.path.basename(student_wheels.compiled)
     members = {}
-    for path in built.paths:
+    for path in student_wheels.paths:
         with zipfile.ZipFile(path) as wheel:
             members[path] = {n for n in wheel.namelist() if ".dist-info/" not in n and not n.endswith("/")}
-    assert members[built.compiled] - members[built.pure] == {KERNEL_FILE}
-    assert members[built.pure] <= members[built.compiled]
+    assert members[student_wheels.compiled] - members[student_wheels.pure] == {KERNEL_FILE}
+    assert members[student_wheels.pure] <= members[student_wheels.compiled]
 
+
+def test_without_a_c_compiler_the_pure_wheel_is_built_alone_and_the_reason_given(ps4_course, tmp_path, monkeypatch):
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))  # setuptools compiles with $CC
     built = build_wheels(str(tmp_path / "without"), course_dir=str(ps4_course))
     assert built.compiled is None and built.why_not_compiled.startswith("the kernel did not compile")
     assert os.listdir(tmp_path / "without") == [os.path.basename(built.pure)]
+
+
+def newer_pythons():
+    """The interpreters of Pythons newer than this one that this machine has (python3.X on PATH, or pyenv's)."""
+    found = {}
+    for minor in range(sys.version_info.minor + 1, 16):
+        candidates = [shutil.which(f"python3.{minor}")] + sorted(
+            glob.glob(os.path.expanduser(f"~/.pyenv/versions/3.{minor}.*/bin/python3")))
+        for candidate in filter(None, candidates):
+            done = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[1])"], capture_output=True,
+                                  text=True)
+            if done.returncode == 0 and done.stdout.strip() == str(minor):
+                found[minor] = candidate
+                break
+    return list(found.values())
+
+
+# One step of the epoch loop, on two examples, with buffers from the standard library (no numpy): the first
+# example is a mistake of the zero weights (v becomes (1, 2, 1)), the second is then right by a margin of 2.
+KERNEL_STEP = """
+import array, importlib.util, sys
+spec = importlib.util.spec_from_file_location("perceptron_lib._kernel", sys.argv[1])
+kernel = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(kernel)
+v = array.array("d", [0.0, 0.0, 0.0])
+result = kernel.scan(array.array("d", [1.0, 2.0, -1.0, -1.0]), array.array("d", [1.0, -1.0]),
+                     array.array("d", [1.0, -1.0]), v, 2, 2, True, 0, 3.0, True)
+print(list(result), list(v))
+"""
+
+
+def test_the_compiled_wheels_one_kernel_runs_in_every_newer_python_this_machine_has(student_wheels, tmp_path):
+    """The kernel is built once, by this Python, against the stable ABI: every later Python loads and runs it."""
+    pythons = newer_pythons()
+    if not pythons:
+        pytest.skip(f"this machine has no Python newer than {sys.version_info.major}.{sys.version_info.minor}")
+    with zipfile.ZipFile(student_wheels.compiled) as wheel:
+        kernel = tmp_path / "_kernel.abi3.so"
+        kernel.write_bytes(wheel.read(KERNEL_FILE))
+    for python in [sys.executable] + pythons:
+        done = subprocess.run([python, "-c", KERNEL_STEP, str(kernel)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and done.stdout.split("\n")[0] == "[2, 0, 1] [1.0, 2.0, 1.0]", (
+            python, done.stdout, done.stderr)
 
 
 # -- nothing of the grader on the student side -----------------------------------------------------------------
