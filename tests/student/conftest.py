@@ -6,7 +6,8 @@ These machines run Linux only, so the other systems are imitated where it matter
 * ``windows``: a Python without ``signal.SIGALRM``, ``setitimer`` and the rest of the interval timers,
   without ``os.fork``, and to which ``/proc`` does not exist; run with :func:`non_utf8_locale`, whose
   preferred encoding (and so ``open()``'s default) is ISO-8859-1, as Windows' is a code page;
-* ``macos``: a Python to which ``/proc`` does not exist (it has the POSIX timers).
+* ``macos``: a Python to which ``/proc`` does not exist (it has the POSIX timers);
+* ``linux``: this system's own Python, lacking nothing (a JupyterHub's, say).
 
 Each is a virtual environment whose ``site-packages`` runs a module at start-up (a ``.pth`` line, which
 ``python -I`` runs too, as the check starts the runner) that deletes those names.  Its other packages
@@ -58,6 +59,7 @@ IMITATIONS = {
     "windows": '"""This Python lacks what Windows\' Python lacks."""\nimport os\nimport signal\n'
                + LACKS_POSIX_TIMERS + LACKS_PROC,
     "macos": '"""This Python lacks what macOS\'s Python lacks."""\nimport os\n' + LACKS_PROC,
+    "linux": '"""This Python is Linux\'s own: it lacks nothing."""\n',
 }
 IMITATION_MODULE = "_imitated_system"
 
