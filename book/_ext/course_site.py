@@ -84,6 +84,17 @@ class CourseDirective(SphinxDirective):
                                     "the instructor runs make site.")]
 
 
+# Where a compiled wheel installs, said for students, by the architecture of its platform tag.
+COMPILED_PLATFORMS = {"x86_64": "Linux on a 64-bit Intel or AMD PC (Colab and most JupyterHubs too)",
+                      "aarch64": "Linux on a 64-bit ARM computer"}
+
+
+def compiled_platform(path: str) -> str:
+    """Where the compiled wheel ``path`` (its PEP 427 name: ``...-manylinux_2_5_x86_64.whl``) installs."""
+    architecture = next((name for name in COMPILED_PLATFORMS if path.endswith(f"_{name}.whl")), None)
+    return COMPILED_PLATFORMS[architecture] if architecture else path.rsplit("-", 1)[-1][:-len(".whl")]
+
+
 class CourseInstall(CourseDirective):
     """The command that installs the student package (from the site, or from the downloaded wheel)."""
 
@@ -95,10 +106,17 @@ class CourseInstall(CourseDirective):
         wheel = manifest["wheel"].rsplit("/", 1)[-1]
         if manifest["address"]:
             local = f"pip install {wheel} jupyterlab"
-            return [command, nodes.paragraph(
+            said = [command]
+            compiled = [compiled_platform(path) for path in manifest.get("compiled_wheels", [])]
+            if compiled:
+                said.append(nodes.paragraph("", f"On {' and on '.join(compiled)}, pip takes the package's version with "
+                                                "compiled code, which trains faster; elsewhere (Windows, macOS) the "
+                                                "pure-Python version, which gives the same results."))
+            said.append(nodes.paragraph(
                 "", "", nodes.Text("If the course's site cannot be reached from where you work, download "),
                 self.link(manifest["wheel"], wheel), nodes.Text(" and run "), nodes.literal(local, local),
-                nodes.Text(" in the folder where you saved it."))]
+                nodes.Text(" in the folder where you saved it.")))
+            return said
         return [nodes.paragraph("", "", nodes.Text("Download the package, "), self.link(manifest["wheel"], wheel),
                                 nodes.Text(", and in the folder where you saved it run:")), command]
 

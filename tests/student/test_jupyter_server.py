@@ -44,15 +44,15 @@ class Server:
 
     def __init__(self, python, home):
         self.home, self.runtime = home, home / "jupyter-runtime"
-        port = free_port()
-        self.url = f"http://127.0.0.1:{port}{BASE_URL}"
         self.env = {"PATH": f"{python.parent}{os.pathsep}/usr/bin{os.pathsep}/bin", "HOME": str(home),
                     "JUPYTER_RUNTIME_DIR": str(self.runtime), "JUPYTER_CONFIG_DIR": str(home / "jupyter-config"),
                     "JUPYTER_DATA_DIR": str(home / "jupyter-data"), "MPLBACKEND": "Agg", "LANG": "C.UTF-8"}
         self.log = open(home / "server.log", "wb")
+        # The port is a free one when asked; should another process take it first, the server tries the next
+        # ones, and says where it listens in its runtime file, as `jupyter server list` reads it.
         self.process = subprocess.Popen(
             [str(python), "-m", "jupyter_server", "--no-browser", "--ServerApp.ip=127.0.0.1",
-             f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--ServerApp.base_url={BASE_URL}",
+             f"--ServerApp.port={free_port()}", f"--ServerApp.base_url={BASE_URL}",
              f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={home}",
              # A student's server never runs as root; these test machines run everything as root.
              *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])],
@@ -60,12 +60,17 @@ class Server:
         deadline = time.monotonic() + 60
         while True:
             try:
+                info = json.loads((self.runtime / f"jpserver-{self.process.pid}.json").read_text(encoding="utf-8"))
+                self.url = info["url"]
                 self.request("GET", "api/status")
                 break
-            except OSError:
+            except (OSError, ValueError, KeyError):
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"the Jupyter server did not start:\n{self.server_log()}")
+                    log = self.server_log()
+                    self.stop()
+                    raise AssertionError(f"the Jupyter server did not start:\n{log}")
                 time.sleep(0.2)
+        assert self.url.endswith(BASE_URL), self.url
 
     def request(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode("utf-8")
@@ -110,6 +115,7 @@ class Server:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait(timeout=30)
         self.log.close()
 
 

@@ -3,11 +3,14 @@
 Fast tests stage the package from a copy of the run's released course
 (``released_course``) and read the staged tree; they also test the pieces the
 check and the grader share (the limits the package carries, the check's
-refusals) and that nothing of the student side imports the grader.  The
-slow test grades in the sandbox a notebook that opens with the ``%pip
-install`` line downloads carry.  The wheel itself, installed into a fresh
-virtual environment from the published site and its check run there, is
-tested by the site journey (``tests/grader/commands/test_publish.py``).
+refusals) and that nothing of the student side imports the grader, and
+what a wheel may hold.  The slow tests build both wheels (the compiled one's
+kernel is compiled and tagged by auditwheel, and run in every Python from this
+one up that the machine has), and grade in the sandbox a notebook that opens
+with the ``%pip install`` line downloads carry.  The wheels themselves,
+installed into a fresh virtual environment from the published site and their
+check run there, are tested by the site journey
+(``tests/grader/commands/test_publish.py``).
 """
 
 import ast
@@ -28,7 +31,7 @@ from perceptron_course import check as student_check
 from perceptron_course.cells import grade_id, locked_fingerprint
 from perceptron_course.limits import Limits, LimitsError, course_limits
 from tools.student_package import (CONSOLE_COMMAND, DISTRIBUTION, KERNEL_FILE, StudentPackageError, build_wheels,
-                                   check_wheel, stage)
+                                   check_kernel_binary, check_wheel, stage)
 
 from tests.support import COURSE, ROOT
 from tests.support.grading import another_courses_notebook, downloaded_form, solved_release
@@ -158,9 +161,11 @@ def test_only_the_compiled_wheel_may_hold_a_compiled_file_and_only_the_kernel(tm
 
 @pytest.fixture(scope="module")
 def student_wheels(ps4_course, tmp_path_factory):
+    """Both wheels of problem set 4's course, built once: compiling the kernel and tagging it take seconds."""
     return build_wheels(str(tmp_path_factory.mktemp("wheels")), course_dir=str(ps4_course))
 
 
+@pytest.mark.slow
 def test_the_compiled_wheel_holds_the_pure_ones_files_and_the_kernel(student_wheels):
     assert student_wheels.why_not_compiled == "" and student_wheels.pure.endswith("-py3-none-any.whl")
     assert "-cp311-abi3-manylinux" in os.path.basename(student_wheels.compiled)
@@ -172,23 +177,46 @@ def test_the_compiled_wheel_holds_the_pure_ones_files_and_the_kernel(student_whe
     assert members[student_wheels.pure] <= members[student_wheels.compiled]
 
 
-def test_without_a_c_compiler_the_pure_wheel_is_built_alone_and_the_reason_given(ps4_course, tmp_path, monkeypatch):
+@pytest.mark.slow
+def test_without_a_c_compiler_the_pure_wheel_is_built_alone_the_reason_given_and_no_earlier_wheel_left(
+        ps4_course, student_wheels, tmp_path, monkeypatch):
+    out = tmp_path / "wheels"
+    out.mkdir()
+    shutil.copy(student_wheels.compiled, out)  # left by an earlier build
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))  # setuptools compiles with $CC
-    built = build_wheels(str(tmp_path / "without"), course_dir=str(ps4_course))
-    assert built.compiled is None and built.why_not_compiled.startswith("the kernel did not compile")
-    assert os.listdir(tmp_path / "without") == [os.path.basename(built.pure)]
+    built = build_wheels(str(out), course_dir=str(ps4_course))
+    assert built.compiled is None and built.why_not_compiled.startswith("the kernel was not built"), built
+    assert os.listdir(out) == [os.path.basename(built.pure)]
+
+
+def test_a_kernel_that_needs_more_than_the_c_library_or_names_a_library_folder_is_refused(tmp_path):
+    (tmp_path / "k.c").write_text("#include <math.h>\ndouble f(double x) { return sqrt(x); }\n", encoding="utf-8")
+
+    def linked(*flags):
+        library = tmp_path / "k.so"
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(library), str(tmp_path / "k.c"), "-Wl,--no-as-needed",
+                        "-lm", *flags], check=True, capture_output=True)
+        return library.read_bytes()
+
+    check_kernel_binary(linked())
+    for flags, named in ((["-lgcc_s"], "libgcc_s.so.1"), (["-Wl,-rpath,/opt/instructor/lib"], "/opt/instructor")):
+        with pytest.raises(StudentPackageError, match="a student's system may have neither") as refused:
+            check_kernel_binary(linked(*flags))
+        assert named in str(refused.value)
 
 
 def newer_pythons():
-    """The interpreters of Pythons newer than this one that this machine has (python3.X on PATH, or pyenv's)."""
+    """The interpreters of Pythons newer than this one that this machine has (python3.X on PATH, or pyenv's),
+    leaving out free-threaded builds, which have no stable ABI (pip gives them the pure wheel)."""
     found = {}
     for minor in range(sys.version_info.minor + 1, 16):
         candidates = [shutil.which(f"python3.{minor}")] + sorted(
             glob.glob(os.path.expanduser(f"~/.pyenv/versions/3.{minor}.*/bin/python3")))
         for candidate in filter(None, candidates):
-            done = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[1])"], capture_output=True,
+            done = subprocess.run([candidate, "-c", "import sys, sysconfig; print(sys.version_info[1], "
+                                   "bool(sysconfig.get_config_var('Py_GIL_DISABLED')))"], capture_output=True,
                                   text=True)
-            if done.returncode == 0 and done.stdout.strip() == str(minor):
+            if done.returncode == 0 and done.stdout.split() == [str(minor), "False"]:
                 found[minor] = candidate
                 break
     return list(found.values())
@@ -196,30 +224,31 @@ def newer_pythons():
 
 # One step of the epoch loop, on two examples, with buffers from the standard library (no numpy): the first
 # example is a mistake of the zero weights (v becomes (1, 2, 1)), the second is then right by a margin of 2.
+# The kernel is imported as Python finds any extension module, by its file name's suffix.
 KERNEL_STEP = """
-import array, importlib.util, sys
-spec = importlib.util.spec_from_file_location("perceptron_lib._kernel", sys.argv[1])
-kernel = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(kernel)
+import array, sys
+sys.path.insert(0, sys.argv[1])
+import _kernel
 v = array.array("d", [0.0, 0.0, 0.0])
-result = kernel.scan(array.array("d", [1.0, 2.0, -1.0, -1.0]), array.array("d", [1.0, -1.0]),
-                     array.array("d", [1.0, -1.0]), v, 2, 2, True, 0, 3.0, True)
-print(list(result), list(v))
+result = _kernel.scan(array.array("d", [1.0, 2.0, -1.0, -1.0]), array.array("d", [1.0, -1.0]),
+                      array.array("d", [1.0, -1.0]), v, 2, 2, True, 0, 3.0, True)
+print(_kernel.__file__.rsplit("/", 1)[-1], list(result), list(v))
 """
 
 
-def test_the_compiled_wheels_one_kernel_runs_in_every_newer_python_this_machine_has(student_wheels, tmp_path):
-    """The kernel is built once, by this Python, against the stable ABI: every later Python loads and runs it."""
-    pythons = newer_pythons()
-    if not pythons:
-        pytest.skip(f"this machine has no Python newer than {sys.version_info.major}.{sys.version_info.minor}")
+@pytest.mark.slow
+def test_the_compiled_wheels_one_kernel_runs_in_this_python_and_every_newer_one_this_machine_has(
+        student_wheels, tmp_path):
+    """The kernel is built once, against the stable ABI: this Python and every later one load and run it."""
     with zipfile.ZipFile(student_wheels.compiled) as wheel:
-        kernel = tmp_path / "_kernel.abi3.so"
-        kernel.write_bytes(wheel.read(KERNEL_FILE))
-    for python in [sys.executable] + pythons:
-        done = subprocess.run([python, "-c", KERNEL_STEP, str(kernel)], capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0 and done.stdout.split("\n")[0] == "[2, 0, 1] [1.0, 2.0, 1.0]", (
+        (tmp_path / "_kernel.abi3.so").write_bytes(wheel.read(KERNEL_FILE))
+    pythons = [sys.executable] + newer_pythons()
+    for python in pythons:
+        done = subprocess.run([python, "-c", KERNEL_STEP, str(tmp_path)], capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0 and done.stdout.split("\n")[0] == "_kernel.abi3.so [2, 0, 1] [1.0, 2.0, 1.0]", (
             python, done.stdout, done.stderr)
+    print(f"the kernel ran in {len(pythons)} Pythons: {pythons}")
 
 
 # -- nothing of the grader on the student side -----------------------------------------------------------------
