@@ -155,7 +155,7 @@ def _copy_release(folder, target):
     shutil.copytree(folder, target, ignore=lambda _, names: [n for n in names if n.startswith(".")])
 
 
-def _pyproject(version):
+def _pyproject(version, operating_system="OS Independent"):
     dependencies = ", ".join(json.dumps(d) for d in DEPENDENCIES)
     packages = ", ".join(json.dumps(p) for p in PACKAGES)
     return f"""[build-system]
@@ -169,7 +169,7 @@ description = "{DESCRIPTION}"
 readme = "README.md"
 requires-python = ">=3.11"
 dependencies = [{dependencies}]
-classifiers = ["Programming Language :: Python :: 3", "Operating System :: OS Independent"]
+classifiers = ["Programming Language :: Python :: 3", "Operating System :: {operating_system}"]
 
 [project.scripts]
 {CONSOLE_COMMAND} = "perceptron_course.check:console_main"
@@ -301,6 +301,8 @@ def _compiled_wheel(staged, work):
     shutil.copytree(staged, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))  # the pure wheel's build
     shutil.copyfile(os.path.join(ROOT, "setup.py"), os.path.join(source, "setup.py"))
     shutil.copyfile(os.path.join(ROOT, KERNEL_SOURCE), os.path.join(source, KERNEL_SOURCE))
+    with open(os.path.join(source, "pyproject.toml"), "w", encoding="utf-8") as f:
+        f.write(_pyproject(_project_version(), operating_system="POSIX :: Linux"))
     # Nothing of this machine's own flags reaches the binary students get: the instruction set is the
     # architecture's baseline, the link names the C library (auditwheel reads which glibc the kernel needs
     # from the libraries it names), no folder of this machine (the interpreter's own link flags may add its

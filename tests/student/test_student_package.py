@@ -169,12 +169,17 @@ def student_wheels(ps4_course, tmp_path_factory):
 def test_the_compiled_wheel_holds_the_pure_ones_files_and_the_kernel(student_wheels):
     assert student_wheels.why_not_compiled == "" and student_wheels.pure.endswith("-py3-none-any.whl")
     assert "-cp311-abi3-manylinux" in os.path.basename(student_wheels.compiled)
-    members = {}
+    members, systems = {}, {}
     for path in student_wheels.paths:
         with zipfile.ZipFile(path) as wheel:
             members[path] = {n for n in wheel.namelist() if ".dist-info/" not in n and not n.endswith("/")}
+            (metadata,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+            systems[path] = [line for line in wheel.read(metadata).decode("utf-8").splitlines()
+                             if line.startswith("Classifier: Operating System")]
     assert members[student_wheels.compiled] - members[student_wheels.pure] == {KERNEL_FILE}
     assert members[student_wheels.pure] <= members[student_wheels.compiled]
+    assert systems == {student_wheels.pure: ["Classifier: Operating System :: OS Independent"],
+                       student_wheels.compiled: ["Classifier: Operating System :: POSIX :: Linux"]}
 
 
 @pytest.mark.slow
