@@ -24,6 +24,7 @@ import pytest
 
 from autograder.commands.release import CHECK_CELL_SOURCE
 from tests.support.grading import solved_release
+from tests.support.kernels import printed_by
 
 PS4 = "ps4_offset"
 READY = "Ready to submit: every visible test passes, nothing is missing, and the file name is right."
@@ -88,22 +89,7 @@ class Server:
 
         client = BlockingKernelClient(connection_file=str(self.runtime / f"kernel-{kernel_id}.json"))
         client.load_connection_file()
-        printed = []
-
-        def keep(message):
-            if message["msg_type"] == "stream":
-                printed.append(message["content"]["text"])
-            elif message["msg_type"] in ("error", "execute_result"):
-                printed.append(repr(message["content"]))
-
-        try:
-            client.start_channels()
-            client.wait_for_ready(timeout=120)
-            reply = client.execute_interactive(code, output_hook=keep, timeout=300)
-            assert reply["content"]["status"] == "ok", reply["content"]
-        finally:
-            client.stop_channels()
-        return "".join(printed)
+        return printed_by(client, code)
 
     def server_log(self):
         self.log.flush()

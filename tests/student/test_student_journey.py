@@ -29,6 +29,7 @@ from perceptron_course.cells import grade_id, is_solution
 from perceptron_course.check import _stub_functions
 from perceptron_course.platform_support import BLOCKING_CALLS_NOTE
 from tests.support.grading import downloaded_form, solved_release
+from tests.support.kernels import printed_by
 
 PS2, PS4 = "ps2_online_perceptron", "ps4_offset"
 READY = "Ready to submit: every visible test passes, nothing is missing, and the file name is right."
@@ -84,24 +85,10 @@ def run_in_kernel(python, code, cwd, env, tmp_path):
         "display_name": "the student's Python", "language": "python"}), encoding="utf-8")
     manager = KernelManager(kernel_name="student", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(specs)]))
     manager.start_kernel(cwd=str(cwd), env=env)
-    client = manager.client()
-    printed = []
-
-    def keep(message):
-        if message["msg_type"] == "stream":
-            printed.append(message["content"]["text"])
-        elif message["msg_type"] in ("error", "execute_result"):
-            printed.append(repr(message["content"]))
-
     try:
-        client.start_channels()
-        client.wait_for_ready(timeout=120)
-        reply = client.execute_interactive(code, output_hook=keep, timeout=300)
-        assert reply["content"]["status"] == "ok", reply["content"]
+        return printed_by(manager.client(), code)
     finally:
-        client.stop_channels()
         manager.shutdown_kernel(now=True)
-    return "".join(printed)
 
 
 def test_on_windows_the_notebook_checks_itself_from_its_last_cell_and_is_ready(
