@@ -23,8 +23,8 @@ their paths, one line each, labelled ``pure:`` and ``compiled:``:
 * the compiled wheel, the same files and the compiled kernel
   (``perceptron_lib/_kernel.abi3.so``, built by the repository's
   ``setup.py`` against Python's stable ABI, so one file serves Python 3.11
-  and later), which trains up to several times faster where classes overlap,
-  with the same results.  It is built for the machine's own platform, Linux
+  and later), which trains many times faster where classes overlap
+  (``make bench`` times both), with the same results.  It is built for the machine's own platform, Linux
   (on x86-64: Colab, most JupyterHubs, Linux laptops), for the architecture's
   baseline instruction set and with none of this machine's link flags; the
   kernel must need only glibc's C and maths libraries and name no library
