@@ -528,9 +528,13 @@ def main(argv=None) -> int:
           f"{result['build_seconds']:.1f} s; the leak audit read both in {result['audit_seconds']:.1f} s "
           "and found nothing secret.")
     print(f"students install with: {result['install']}")
-    if result["compiled_wheels"]:
-        print(f"pip takes the compiled kernel's wheel ({', '.join(result['compiled_wheels'])}) on its platform, "
-              f"and {result['wheel']} everywhere else.")
+    compiled = ", ".join(result["compiled_wheels"])
+    if compiled and result["address"]:
+        print(f"pip takes the compiled kernel's wheel ({compiled}) on its platform, and {result['wheel']} "
+              "everywhere else.")
+    elif compiled:
+        print(f"The site also holds the compiled kernel's wheel ({compiled}): with an address set, the install "
+              "command lets pip take it where it fits; without one, students install the pure wheel.")
     else:
         print(result["packaging_note"] or "there is no compiled wheel: students train with the numpy engine.")
     return 0
