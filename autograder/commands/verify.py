@@ -32,13 +32,13 @@ things (``tests/grader/course/test_assignments.py``).
 
 import argparse
 import ast
+import contextlib
 import copy
 import dataclasses
 import os
 import re
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -51,6 +51,7 @@ from autograder.commands.audit import MIN_LINE_CHARS, audit, collect_secrets
 from autograder.course import COURSE_DIR
 from autograder.course.assignments import load_checks, load_known_wrong
 from autograder.judging.checks import evaluate_namespace
+from autograder.running.worker import job_folder, remove_abandoned_folders
 
 __all__ = ["Assignment", "RequirementVerdict", "REQUIREMENTS", "RUN_REQUIREMENTS", "verify", "format_table",
            "main"]
@@ -129,11 +130,11 @@ class Assignment:
             raise ValueError(f"Assignment {name!r} has no source notebook: {self.source_path} does not exist.")
         self._release_dir = release_dir
         self._scratch = None
+        self._scratch_folder = contextlib.ExitStack()
 
     def close(self):
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        self._scratch_folder.close()
+        self._scratch = None
 
     def __enter__(self):
         return self
@@ -161,7 +162,9 @@ class Assignment:
     @property
     def release_dir(self):
         if self._release_dir is None:
-            self._scratch = tempfile.mkdtemp(prefix=f"verify-{self.name}-")
+            # A grading job's folder: it holds a copy of the solutions, and should verify be killed, the next
+            # verify or grading batch finds it by its released lock and removes it.
+            self._scratch = self._scratch_folder.enter_context(job_folder(f"verify-{self.name}"))
             shutil.copytree(os.path.join(self.course_dir, "source", self.name),
                             os.path.join(self._scratch, "source", self.name))
             config = os.path.join(self.course_dir, "nbgrader_config.py")
@@ -428,7 +431,7 @@ def notebook_structure(a):
 
 
 def source_runs_cleanly(a):
-    with tempfile.TemporaryDirectory() as cwd:
+    with job_folder(f"verify-{a.name}") as cwd:
         executed = execute(a.source, cwd)
     problems = [f"{where} raised {name}: {value}" for where, name, value in errors_of(executed)]
     not_run = [grade_id(c) for c in executed.cells if is_test_cell(c) and not c.get("execution_count")]
@@ -438,7 +441,7 @@ def source_runs_cleanly(a):
 
 
 def release_fails_only_on_stubs(a):
-    with tempfile.TemporaryDirectory() as cwd:
+    with job_folder(f"verify-{a.name}") as cwd:
         executed = execute(a.release, cwd)
     errors = errors_of(executed)
     problems = [f"{where} raised {name}: {value}" for where, name, value in errors if name != "NotImplementedError"]
@@ -524,6 +527,8 @@ def main(argv=None):
               file=sys.stderr)
         return 2
 
+    # What a verify or a grading batch that was killed left in the temporary folder (copies of solutions).
+    remove_abandoned_folders()
     failed = []
     for index, name in enumerate(names):
         try:

@@ -183,7 +183,8 @@ def remove_abandoned_folders(parent=None):
     They are those of a worker that died during a run; the folders of runs
     still going on, in this batch or another, are locked and left alone, and
     so are other users' folders.  Returns the folders removed.  The host runs
-    it when a batch ends, and a Dask cluster's workers when its batch ends.
+    it when a batch ends, a Dask cluster's workers when its batch ends, and ``verify`` (whose copies of the
+    course, solutions and all, are job folders too) when it starts.
     """
     parent = parent or tempfile.gettempdir()
     removed = []

@@ -4,7 +4,8 @@ Each submission runs in a folder of its own that its worker holds locked
 while it lives; a folder whose lock is free belongs to a worker that died,
 and the host removes such folders when the batch ends.  The unit tests hold
 a folder from a child process and kill it; the batch test kills the pool's
-worker while it lays out a submission.  The whole command's runs are checked
+worker while it lays out a submission, and another kills ``verify`` once it
+has copied the course (solutions and all) to release it.  The whole command's runs are checked
 by ``test_grading_leaves_nothing_in_the_temporary_folder`` in
 ``tests/grader/commands/test_grade.py``, and the Dask path by ``test_dask.py``.
 """
@@ -78,6 +79,31 @@ def test_a_folder_still_being_made_is_kept_until_it_is_old(tmp_path):
     other.mkdir()
     assert worker.remove_abandoned_folders(str(tmp_path)) == [str(old)]
     assert sorted(os.listdir(tmp_path)) == sorted([young.name, other.name])
+
+
+def _verify_and_die(course_dir, parent, report):
+    from autograder.commands.verify import Assignment
+
+    tempfile.tempdir = parent
+    assignment = Assignment(PS1, course_dir)
+    report.send(assignment.release_dir)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_a_killed_verify_leaves_its_copy_of_the_solutions_to_the_next_sweep(course, tmp_path):
+    """verify releases into a copy of the course, solutions and all; killed, it cannot remove it itself."""
+    mine, theirs = FORK.Pipe()
+    child = FORK.Process(target=_verify_and_die, args=(str(course), str(tmp_path), theirs))
+    child.start()
+    assert mine.poll(120), "the child released nothing"
+    release_dir = mine.recv()
+    child.join(30)
+    assert child.exitcode == -signal.SIGKILL
+    (left,) = [str(tmp_path / name) for name in os.listdir(tmp_path)]
+    assert release_dir.startswith(left + os.sep) and os.path.isdir(os.path.join(left, "source", PS1))
+    assert worker.remove_abandoned_folders(str(tmp_path)) == [left]
+    assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.slow
