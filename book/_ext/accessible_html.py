@@ -13,7 +13,11 @@ content with correct semantics, so the pages need no script to repair them:
 - the frame slider of a matplotlib animation (``Animation.to_jshtml``) has a label;
 - a table's header cells say what they head: ``scope="col"`` in the header rows and
   ``scope="row"`` in a stub column (a ``list-table``'s ``:stub-columns:``), so that a
-  screen reader announces a row's name with each of its cells.
+  screen reader announces a row's name with each of its cells;
+- no two elements of a page share an id (WCAG 2.1's 4.1.1): sphinx-proof and
+  sphinx-exercise give every proof, exercise and solution the same fixed ids
+  (``proof``, ``proof-content``, ``exercise-content``, ``solution-content``), which the
+  first keeps and each later one gets with a number (``proof-content-2``).
 """
 
 from __future__ import annotations
@@ -87,6 +91,35 @@ class LabelAnimationSliders(SphinxPostTransform):
                 node.replace(node.children[0], nodes.Text(labelled))
 
 
+def unique_ids(elements) -> None:
+    """Rename, in place, every id of ``elements`` (docutils elements, in page order) that an earlier one has:
+    the first keeps it, each later one gets the first free ``<id>-<n>``, n = 2, 3, ..."""
+    taken = {name for element in elements for name in element["ids"]}
+    seen = set()
+    for element in elements:
+        renamed = []
+        for name in element["ids"]:
+            if name in seen:
+                number = 2
+                while f"{name}-{number}" in taken:
+                    number += 1
+                name = f"{name}-{number}"
+                taken.add(name)
+            seen.add(name)
+            renamed.append(name)
+        element["ids"] = renamed
+
+
+class UniqueIds(SphinxPostTransform):
+    """Make every id of a page unique (see the module), after every other transform has set its ids."""
+
+    default_priority = 990
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        unique_ids([element for element in self.document.findall(nodes.Element) if element.get("ids")])
+
+
 def setup(app: Sphinx) -> dict:
     from myst_nb.sphinx_ import HideCodeCellNode
 
@@ -95,4 +128,5 @@ def setup(app: Sphinx) -> dict:
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_hidden_cell))
     app.add_node(nodes.entry, override=True, html=(visit_entry, HTML5Translator.depart_entry))
     app.add_post_transform(LabelAnimationSliders)
+    app.add_post_transform(UniqueIds)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
