@@ -10,10 +10,12 @@ The pages work with no network: MathJax 3 is installed from the npm registry int
 ``mathjax_path`` setting of ``_config.yml`` points. On a machine without npm, set
 ``BOOK_MATHJAX_DIR`` to the ``es5`` folder of a MathJax 3 package.
 
-axe-core, the accessibility checker that the browser tests run on every page, is
-installed the same way into ``_build/.axe-core``. The pages do not load it, so it is not
-copied into the site, and a build that cannot install it still succeeds (the accessibility
-test then says what is missing). ``BOOK_AXE_JS`` names an ``axe.min.js`` to use instead.
+The two accessibility checkers that the browser tests run on every page, axe-core and
+HTML_CodeSniffer (:data:`CHECKERS`), are installed the same way into ``_build/.axe-core``
+and ``_build/.html-codesniffer``. The pages do not load them, so they are not copied into
+the site, and a build that cannot install them still succeeds (the accessibility test then
+says what is missing). ``BOOK_AXE_JS`` and ``BOOK_HTMLCS_JS`` name the scripts to use
+instead.
 
 When the build fails, the execution reports that myst-nb writes to
 ``_build/html/reports/`` (the traceback of each failing chapter) are printed, so the
@@ -21,7 +23,7 @@ cause is visible in a CI log.
 
 A build that succeeds records a digest of everything the HTML is made from
 (:data:`INPUTS`, the published downloads and the PDF it links, the MathJax and
-axe-core it is given) in ``_build/html/.build-inputs``; the next build whose
+checkers it is given) in ``_build/html/.build-inputs``; the next build whose
 inputs have the same digest has nothing to do and stops there (``--force``
 builds anyway). The release rewrites its notebooks each time it runs, so
 their contents are compared, not their times.
@@ -48,6 +50,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,9 +75,27 @@ MATHJAX_PARTS = (
     "sre",
     "adaptors",
 )
-# axe-core, for the accessibility tests only (the book's, the lab's and the grading pages').
-AXE_VERSION = "4.14.1"
-AXE_PREFIX = BUILD / ".axe-core"
+@dataclass(frozen=True)
+class Checker:
+    """An accessibility checker that the browser tests inject into pages (the pages never load it)."""
+
+    package: str  # on the npm registry
+    version: str
+    prefix: Path  # where npm installs it
+    script: str  # the script to inject, in the package
+    variable: str  # the environment variable that names a script to use instead
+    expected: str  # what that script must be, for the messages
+
+
+# The accessibility tests' two engines, which find different things: axe-core (the book's, the lab's
+# and the grading pages' tests), and HTML_CodeSniffer's WCAG 2.1 AA standard (the book's), which also
+# checks what axe-core has retired, such as ids that two elements share.
+CHECKERS = {
+    "axe": Checker("axe-core", "4.14.1", BUILD / ".axe-core", "axe.min.js", "BOOK_AXE_JS",
+                   "the axe.min.js of an axe-core 4 package"),
+    "htmlcs": Checker("html_codesniffer", "2.5.1", BUILD / ".html-codesniffer", "build/HTMLCS.js",
+                      "BOOK_HTMLCS_JS", "the build/HTMLCS.js of an HTML_CodeSniffer 2 package"),
+}
 
 # What the HTML is made from, besides the published downloads and the PDF beside the output
 # (DIR/_build/published, DIR/_build/pdf): the chapters and the book's extensions, the library
@@ -119,33 +140,35 @@ def mathjax_es5() -> Path:
     return package / "es5"
 
 
-def installed_axe_script() -> Path | None:
-    """axe-core's ``axe.min.js`` as the build left it (or ``BOOK_AXE_JS``), or None.
+def installed_checker_script(name: str) -> Path | None:
+    """The script of the checker ``name`` of :data:`CHECKERS` as the build left it (or as its
+    variable names it), or None.
 
-    The accessibility test calls this; it never installs anything.
+    The accessibility tests call this; it never installs anything.
     """
-    override = os.environ.get("BOOK_AXE_JS")
+    checker = CHECKERS[name]
+    override = os.environ.get(checker.variable)
     if override:
         return Path(override) if Path(override).is_file() else None
-    package = AXE_PREFIX / "node_modules" / "axe-core"
-    script = package / "axe.min.js"
-    return script if _installed_version(package) == AXE_VERSION and script.is_file() else None
+    package = checker.prefix / "node_modules" / checker.package
+    script = package / checker.script
+    return script if _installed_version(package) == checker.version and script.is_file() else None
 
 
-def axe_script() -> Path:
-    """Return axe-core's ``axe.min.js`` for the accessibility test, installing it if needed."""
-    override = os.environ.get("BOOK_AXE_JS")
+def checker_script(name: str) -> Path:
+    """Return the script of the checker ``name`` of :data:`CHECKERS`, installing it if needed."""
+    checker = CHECKERS[name]
+    override = os.environ.get(checker.variable)
     if override:
         if not Path(override).is_file():
-            raise BuildError(f"BOOK_AXE_JS={override} is not a file: it must name the "
-                             "axe.min.js of an axe-core 4 package.")
+            raise BuildError(f"{checker.variable}={override} is not a file: it must name {checker.expected}.")
         return Path(override)
     package = npm_install(
-        "axe-core", AXE_VERSION, AXE_PREFIX, Path("axe.min.js"),
-        why="The browser tests check every page with axe-core",
-        alternative="set BOOK_AXE_JS to the axe.min.js of an axe-core 4 package",
+        checker.package, checker.version, checker.prefix, Path(checker.script),
+        why=f"The browser tests check every page with {checker.package}",
+        alternative=f"set {checker.variable} to {checker.expected}",
     )
-    return package / "axe.min.js"
+    return package / checker.script
 
 
 def npm_install(name: str, version: str, prefix: Path, marker: Path, *, why: str,
@@ -319,10 +342,10 @@ def inputs_digest(path_output: Path = ROOT) -> str:
 
     Every file of :data:`INPUTS`, of the published downloads and of the PDF, by name and
     contents (a missing one counts too), with where the build reads and writes, the
-    interpreter that runs it and the MathJax and axe-core it is told to use.
+    interpreter that runs it and the MathJax and checkers it is told to use.
     """
     digest = hashlib.sha256()
-    for name in ("BOOK_MATHJAX_DIR", "BOOK_AXE_JS"):
+    for name in ("BOOK_MATHJAX_DIR", *(checker.variable for checker in CHECKERS.values())):
         digest.update(f"{name}={os.environ.get(name, '')}\n".encode())
     digest.update(f"{ROOT}\n{path_output}\n{sys.executable}\n".encode())
     build = path_output / "_build"
@@ -400,11 +423,12 @@ def main(argv: list[str] | None = None) -> int:
     except BuildError as error:
         print(f"[book] {error}", file=sys.stderr)
         return 1
-    try:
-        axe_script()
-    except BuildError as error:
-        # The pages do not need axe-core; only the accessibility test does.
-        print(f"[book] note: the accessibility test will not run: {error}")
+    for name in CHECKERS:
+        try:
+            checker_script(name)
+        except BuildError as error:
+            # The pages do not need the checkers; only the accessibility tests do.
+            print(f"[book] note: the accessibility test will not run: {error}")
     # Old reports would blame chapters that have been fixed since.
     shutil.rmtree(reports, ignore_errors=True)
 

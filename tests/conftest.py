@@ -129,15 +129,27 @@ def artifacts(repo_root) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def axe_source() -> str:
+def checker_source(name: str) -> str:
+    """The script of the accessibility checker ``name`` of book/build.py's ``CHECKERS``, as the book's build
+    installed it."""
     build = book_module("build.py")
-    script = build.installed_axe_script()
+    checker = build.CHECKERS[name]
+    script = build.installed_checker_script(name)
     if script is None:
         pytest.fail(
-            f"axe-core {build.AXE_VERSION} is not installed in {build.AXE_PREFIX}: the book "
-            "build installs it with npm (`.venv/bin/python book/build.py`), or set "
-            "BOOK_AXE_JS to the axe.min.js of an axe-core 4 package.",
+            f"{checker.package} {checker.version} is not installed in {checker.prefix}: the book "
+            f"build installs it with npm (`.venv/bin/python book/build.py`), or set "
+            f"{checker.variable} to {checker.expected}.",
             pytrace=False,
         )
     return script.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    return checker_source("axe")
+
+
+@pytest.fixture(scope="module")
+def htmlcs_source() -> str:
+    return checker_source("htmlcs")

@@ -310,9 +310,9 @@ def prepare(address: str | None, out: Path = PUBLISHED, release: Path = RELEASE)
 # --- the site ---------------------------------------------------------------------------------
 
 # The repository's build caches that the public edition's book build borrows: the executed
-# chapters and the npm packages (MathJax, axe-core). Only to save time: without them it would
+# chapters and the npm packages (MathJax, the accessibility checkers). Only to save time: without them it would
 # execute the same chapters and install the same packages again.
-LENT_CACHES = (".jupyter_cache", ".mathjax", ".axe-core")
+LENT_CACHES = (".jupyter_cache", ".mathjax", ".axe-core", ".html-codesniffer")
 
 
 def build_book(edition: Path, path_output: Path = ROOT) -> None:

@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.book import book_module
+
 ROOT = Path(__file__).resolve().parents[2]
 CHANGED = "offset"
 
@@ -45,9 +47,11 @@ def run(quick=False):
         es5 = ROOT / "_build" / ".mathjax" / "node_modules" / "mathjax" / "es5"
         if es5.is_dir():
             env["BOOK_MATHJAX_DIR"] = str(es5)
-        axe = ROOT / "_build" / ".axe-core" / "node_modules" / "axe-core" / "axe.min.js"
-        if axe.is_file():
-            env["BOOK_AXE_JS"] = str(axe)
+        book_build = book_module("build.py")
+        for name, checker in book_build.CHECKERS.items():
+            script = book_build.installed_checker_script(name)
+            if script is not None:
+                env[checker.variable] = str(script)
         clean_t, clean_executed = build(copy, env)
         chapter = copy / "book" / f"{CHANGED}.md"
         chapter.write_text(chapter.read_text() + "\n```{code-cell} ipython3\nprint('changed')\n```\n")

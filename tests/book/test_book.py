@@ -258,7 +258,7 @@ def test_a_build_with_the_recorded_inputs_stops_before_jupyter_book_unless_force
 
     monkeypatch.setattr(build, "run_jupyter_book", jupyter_book)
     monkeypatch.setattr(build, "mathjax_es5", lambda: tmp_path)
-    monkeypatch.setattr(build, "axe_script", lambda: tmp_path)
+    monkeypatch.setattr(build, "checker_script", lambda name: tmp_path)
     assert build.main(["--path-output", str(tmp_path)]) == 0
     assert "not built again" in capsys.readouterr().out
     with pytest.raises(Built):

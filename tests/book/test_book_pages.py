@@ -4,8 +4,9 @@ off. Each page is opened once at desktop width, and what that visit finds is che
 - it renders offline: the mathematics is typeset by the local MathJax (no raw ``$...$`` or
   ``\\(...\\)`` left), every image has loaded and has alt text, and the console shows no errors
   (a resource fetched from the network would be one);
-- it is accessible (WCAG 2.1 AA): axe-core finds no violation, in light and in dark mode
-  (switched with the theme's button), with every hidden cell and solution opened; every formula
+- it is accessible (WCAG 2.1 AA): axe-core finds no violation and HTML_CodeSniffer no error but
+  those reviewed (``HTMLCS_REVIEWED``), in light and in dark mode (switched with the theme's
+  button), with every hidden cell and solution opened; every formula
   carries MathML that the browser exposes to screen readers, and is not a Tab stop but takes the
   focus when clicked; every figure has a caption, and every image alt text that describes it;
   the chapter of proofs is a few hundred Tab stops, not one per formula.
@@ -16,12 +17,13 @@ Space). (The phone layout of every page is checked by test_book_browser.py.)
 
 The tests are collected for the pages of the book built when the tests are collected.
 Screenshots of a few pages, as loaded and in dark mode, go to ``test-artifacts/``. Needs Chromium
-and ChromeDriver and a built book (``make book``, which also installs axe-core).
+and ChromeDriver and a built book (``make book``, which also installs the two checkers).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +31,8 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tests.support.book import BUILT_BOOK, article_html, site_pages, toc_docnames
-from tests.support.browser import AXE_TAGS, DESKTOP, PHONE, SCREENSHOT_PAGES, open_page, run_axe, save_screenshots
+from tests.support.browser import (AXE_TAGS, DESKTOP, PHONE, SCREENSHOT_PAGES, open_page, run_axe, run_htmlcs,
+                                   save_screenshots)
 
 pytestmark = pytest.mark.slow
 
@@ -238,13 +241,14 @@ def audit_page(driver, path: Path, axe_source: str, viewport: dict = DESKTOP,
     return audit_loaded_page(driver, axe_source, in_dark_mode)
 
 
-def audit_loaded_page(driver, axe_source: str, in_dark_mode: Callable[[], None] | None = None) -> dict:
+def audit_loaded_page(driver, axe_source: str, in_dark_mode: Callable[[], None] | None = None,
+                      htmlcs_source: str | None = None) -> dict:
     """The accessibility checks' facts of the page just loaded: its figures as loaded; then, with
     every hidden cell and solution opened, its figures again, its formulas and the formulas in the
-    browser's accessibility tree, its Tab stops, and axe-core's results in light and in dark mode
-    (switched with the theme's button), with the page's background luminance in each. ``in_dark_mode`` is
-    called while the page is dark (for a screenshot)."""
-    facts = {"figures": driver.execute_script(FIGURES_JS), "axe": {}, "background": {}}
+    browser's accessibility tree, its Tab stops, and axe-core's results (and HTML_CodeSniffer's errors,
+    given its source) in light and in dark mode (switched with the theme's button), with the page's
+    background luminance in each. ``in_dark_mode`` is called while the page is dark (for a screenshot)."""
+    facts = {"figures": driver.execute_script(FIGURES_JS), "axe": {}, "htmlcs": {}, "background": {}}
     reveal_hidden_content(driver)
     # A figure in a closed solution is hidden with its caption until the solution
     # is opened; its caption is checked with the solution open.
@@ -257,6 +261,8 @@ def audit_loaded_page(driver, axe_source: str, in_dark_mode: Callable[[], None] 
         for mode in COLOUR_MODES:
             facts["background"][mode] = luminance(set_colour_mode(driver, mode))
             facts["axe"][mode] = run_axe(driver, axe_source)
+            if htmlcs_source is not None:
+                facts["htmlcs"][mode] = run_htmlcs(driver, htmlcs_source)
             if mode == "dark" and in_dark_mode is not None:
                 in_dark_mode()
     finally:
@@ -276,6 +282,30 @@ def axe_problems(name: str, facts: dict) -> list[str]:
     if not dark < 0.1 < light:
         problems.append(f"{name}: background luminance {light:.3f} in light mode, {dark:.3f} in dark mode: "
                         "the colour-mode button did not switch the page's colours")
+    return problems
+
+
+# HTML_CodeSniffer's errors that were reviewed and found not to fail WCAG 2.1 AA: by code and the start of
+# the element's HTML, each with the reason.
+HTMLCS_REVIEWED = {
+    ("WCAG2AA.Principle3.Guideline3_2.3_2_2.H32.2", '<form class="bd-search'):
+        "the theme's search form has a single field and no button; Enter in the field submits it (HTML's "
+        "implicit submission), as test_the_search_field_is_submitted_with_enter_and_finds_the_pages checks",
+    ("WCAG2AA.Principle3.Guideline3_2.3_2_2.H32.2", '<form title="Repetition mode"'):
+        "matplotlib's animation player groups its repetition-mode radio buttons (once, loop, reflect) in a form "
+        "that is never submitted: choosing one sets how the animation repeats, which changes no context",
+}
+
+
+def htmlcs_problems(name: str, facts: dict) -> list[str]:
+    """HTML_CodeSniffer's errors in each mode, but those reviewed (:data:`HTMLCS_REVIEWED`)."""
+    problems = []
+    for mode, result in facts["htmlcs"].items():
+        assert result["messages"] > 10, f"{name} ({mode}): HTML_CodeSniffer gave only {result['messages']} messages"
+        for error in result["errors"]:
+            if not any(error["code"] == code and error["html"].startswith(start) for code, start in HTMLCS_REVIEWED):
+                problems.append(f"{name} ({mode} mode): HTML_CodeSniffer {error['code']}: {error['message']}\n"
+                                f"    {error['html']}")
     return problems
 
 
@@ -372,7 +402,7 @@ return {
 
 
 @pytest.fixture(scope="module")
-def visit(browser, built_book, axe_source, artifacts):
+def visit(browser, built_book, axe_source, htmlcs_source, artifacts):
     """``visit(page)``: the facts of the one desktop visit to ``page``, made by the first test that asks.
 
     The page is loaded, what it shows as loaded is read (its console errors too) and screenshotted,
@@ -389,7 +419,7 @@ def visit(browser, built_book, axe_source, artifacts):
             if shot:
                 save_screenshots(browser, page, "desktop", artifacts)
             facts = audit_loaded_page(browser, axe_source, (lambda: save_screenshots(
-                browser, page, "desktop-dark", artifacts)) if shot else None)
+                browser, page, "desktop-dark", artifacts)) if shot else None, htmlcs_source)
             visits[page] = {**facts, "console_errors": errors, "rendered": rendered}
         return visits[page]
 
@@ -421,12 +451,14 @@ def test_pages_render_offline(visit, built_book, page):
 
 @pytest.mark.parametrize("page", SITE_PAGES)
 def test_pages_are_accessible(visit, built_book, page):
-    """axe-core's WCAG 2.0 and 2.1 A and AA rules find nothing on the page in either colour mode, with
-    its hidden content opened; its formulas reach screen readers as MathML; its figures have captions
-    and its images alt text that describes them."""
+    """axe-core's WCAG 2.0 and 2.1 A and AA rules and HTML_CodeSniffer's WCAG 2 AA standard find nothing on
+    the page in either colour mode, with its hidden content opened; its formulas reach screen readers as
+    MathML; its figures have captions and its images alt text that describes them."""
     facts = visit(page)
     article = article_html(built_book / f"{page}.html")
-    problems = (axe_problems(page, facts) + math_problems(page, facts, 'class="math' in article)
+    assert set(facts["htmlcs"]) == set(facts["axe"]), f"{page}: HTML_CodeSniffer did not run in every mode"
+    problems = (axe_problems(page, facts) + htmlcs_problems(page, facts)
+                + math_problems(page, facts, 'class="math' in article)
                 + figure_problems(page, facts, "<figure" in article) + table_problems(page, facts))
     assert not problems, (f"Accessibility problems of {page} (axe-core's rules are those tagged {AXE_TAGS}):\n"
                           + "\n".join(problems))
@@ -482,6 +514,29 @@ def test_home_page_at_phone_width_passes_axe_in_light_and_dark_mode(browser, bui
     problems = axe_problems(f"{home} (phone)", facts)
     assert not problems, (f"Accessibility problems at phone width (axe-core's rules are those tagged {AXE_TAGS}):\n"
                           + "\n".join(problems))
+
+
+def test_the_search_field_is_submitted_with_enter_and_finds_the_pages(browser, built_book, book_docnames):
+    """The theme's search form has no button (HTML_CodeSniffer's H32.2, reviewed in HTMLCS_REVIEWED): Enter in
+    its field submits it, offline, and the search page lists the pages that hold the word."""
+    chapter = book_docnames[1]
+    open_page(browser, built_book / f"{chapter}.html", DESKTOP)
+    focus(browser, "main a[href]")
+    press(browser, "k", "KeyK", 75, modifiers=2)
+    settle(browser)
+    assert browser.execute_script("return Boolean(document.activeElement.closest('#pst-search-dialog[open]'))"
+                                  " && document.activeElement.matches('input')"), "Ctrl+K opened no search field"
+    browser.execute_cdp_cmd("Input.insertText", {"text": "margin"})
+    press(browser, "Enter", "Enter", 13)
+    deadline = time.monotonic() + 30
+    found = []
+    while time.monotonic() < deadline and not found:
+        if "search.html?q=margin" in browser.current_url:
+            found = browser.execute_script(
+                "return [...document.querySelectorAll('#search-results li a')].map(a => a.textContent.trim())")
+        time.sleep(0.2)
+    assert "search.html?q=margin" in browser.current_url, f"Enter led to {browser.current_url}"
+    assert any("Hyperplanes" in title for title in found), f"the search for 'margin' found {found}"
 
 
 # The character that a key types, for the keys that activate controls.

@@ -1,9 +1,10 @@
-"""The browser the tests drive: headless Chromium through selenium, offline, and axe-core in it.
+"""The browser the tests drive: headless Chromium through selenium, offline, and the accessibility checkers in it.
 
 The fixtures that start the browser are in ``tests/conftest.py``; this module
 has what they and the tests share: viewport sizes, opening a page and waiting
 for MathJax and the images, screenshots, running axe-core's WCAG 2.1 A and AA
-rules, and the check that a page fits a phone's screen.
+rules and HTML_CodeSniffer's WCAG 2 AA standard, and the check that a page
+fits a phone's screen.
 """
 
 from __future__ import annotations
@@ -116,6 +117,42 @@ def run_axe(driver, axe_source: str, context: str = "document") -> dict:
     if "error" in result:
         raise AssertionError(f"axe-core failed: {result['error']}")
     return result
+
+
+def run_htmlcs(driver, htmlcs_source: str) -> dict:
+    """HTML_CodeSniffer's run on the page under its WCAG2AA standard (which holds WCAG 2.1's AA success
+    criteria): ``errors``, each with its code (the criterion and technique), its message, and the start of
+    the element's HTML, and ``messages``, how many it gave of every type. Its warnings and notices ask a
+    person to look; they are not failures, and are left out."""
+    if not driver.execute_script("return Boolean(window.HTMLCS)"):
+        driver.execute_script(htmlcs_source)
+    result = driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        HTMLCS.process("WCAG2AA", document, () => done({messages: HTMLCS.getMessages().length,
+            errors: HTMLCS.getMessages()
+                .filter(message => message.type === HTMLCS.ERROR)
+                .map(message => ({code: message.code, message: message.msg,
+                                  html: (message.element && message.element.outerHTML
+                                         ? message.element.outerHTML : String(message.element)).slice(0, 160)}))}),
+            error => done({error: String(error)}), "en");
+        """
+    )
+    if "error" in result:
+        raise AssertionError(f"HTML_CodeSniffer failed: {result['error']}")
+    return result
+
+
+def checker_findings(driver, axe_source: str, htmlcs_source: str) -> list[str]:
+    """What the two checkers find on the open page, one line each: axe-core's violations
+    (:func:`run_axe`) and HTML_CodeSniffer's errors (:func:`run_htmlcs`)."""
+    result = run_axe(driver, axe_source)
+    assert result["rules"] > 0, result
+    sniffed = run_htmlcs(driver, htmlcs_source)
+    assert sniffed["messages"] > 0, sniffed
+    return ([f"{v['id']}: {v['help']} ({', '.join(n['target'] for n in v['nodes'][:3])})"
+             for v in result["violations"]]
+            + [f"HTML_CodeSniffer {e['code']}: {e['message']} ({e['html'][:100]})" for e in sniffed["errors"]])
 
 
 PHONE_LAYOUT_JS = """

@@ -26,7 +26,7 @@ from autograder.marking.web import answer_key
 from autograder.outputs.gradebook import open_gradebook, rubric_items
 from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED, marks_of
 from tests.support import ROOT
-from tests.support.browser import PHONE, phone_layout_problems, run_axe
+from tests.support.browser import PHONE, checker_findings, phone_layout_problems
 from tests.support.released import copy_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -135,22 +135,20 @@ def select_all(driver):
     ActionChains(driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
 
 
-def axe_both_schemes(driver, axe_source, page, found, artifacts):
-    """axe-core on the open page in light and in dark; violations go to ``found[page]``."""
+def axe_both_schemes(driver, axe_source, htmlcs_source, page, found, artifacts):
+    """axe-core and HTML_CodeSniffer on the open page in light and in dark; what they find goes to ``found[page]``."""
     for scheme in ("light", "dark"):
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
                                {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
-        result = run_axe(driver, axe_source)
-        assert result["rules"] > 0, result
-        found[f"{page} ({scheme})"] = [f"{v['id']}: {v['help']} ({', '.join(n['target'] for n in v['nodes'][:3])})"
-                                       for v in result["violations"]]
+        found[f"{page} ({scheme})"] = checker_findings(driver, axe_source, htmlcs_source)
         driver.save_screenshot(str(artifacts / f"marking-{page}-{scheme}.png"))
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
 # -- the tests ---------------------------------------------------------------------------------------------
 
-def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, server, axe_source, artifacts):
+def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, server, axe_source, htmlcs_source,
+                                                                artifacts):
     from selenium.webdriver.common.keys import Keys
 
     driver, (course, address, printed) = marking_browser, server
@@ -159,13 +157,13 @@ def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, 
     settle(driver)
     assert "?token" not in driver.current_url, "the token leaves the address bar"
     found = {}
-    axe_both_schemes(driver, axe_source, "overview", found, artifacts)
+    axe_both_schemes(driver, axe_source, htmlcs_source, "overview", found, artifacts)
 
     tab_to(driver, f"el.tagName === 'A' && el.textContent.includes('Mark the next answer to {D1}')",
            "the link to mark D1")
     press(driver, Keys.ENTER, navigates=True)
     assert "/name" in driver.current_url
-    axe_both_schemes(driver, axe_source, "name", found, artifacts)
+    axe_both_schemes(driver, axe_source, htmlcs_source, "name", found, artifacts)
     tab_to(driver, "el.id === 'name'", "the name field")
     press(driver, "Tess", Keys.ENTER, navigates=True)
     assert status(driver) == "Marking as Tess." and "/a/" in driver.current_url
@@ -194,7 +192,7 @@ def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, 
         if comment:
             press(driver, "c", comment, Keys.ESCAPE)
         if not marked:
-            axe_both_schemes(driver, axe_source, "answer", found, artifacts)
+            axe_both_schemes(driver, axe_source, htmlcs_source, "answer", found, artifacts)
             driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
             assert phone_layout_problems(driver) == []
             driver.save_screenshot(str(artifacts / "marking-answer-phone.png"))
@@ -204,7 +202,7 @@ def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, 
         marked.append(student)
     assert status(driver).endswith(f"Every answer to {D1} is marked."), status(driver)
     assert driver.current_url.endswith(f"/q/{A}/{D1}")
-    axe_both_schemes(driver, axe_source, "question", found, artifacts)
+    axe_both_schemes(driver, axe_source, htmlcs_source, "question", found, artifacts)
     got = marks_of(course)
     assert {s: got[s][:4] for s in PLAN} == {
         "lovelace": (2.0, "", "Tess", ("Correct and complete",)),
@@ -250,7 +248,8 @@ def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, 
     assert not any(found.values()), found
 
 
-def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, server, axe_source, artifacts):
+def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, server, axe_source, htmlcs_source,
+                                                               artifacts):
     from selenium.webdriver.common.keys import Keys
 
     driver, (course, address, _) = marking_browser, server
@@ -285,7 +284,7 @@ def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, 
     assert "1 / 2" in page and "Tess's view." in page, page
     assert marks_of(course, D2)["noether"][:3] == (2.0, "Grace's mark.", "Grace"), "Grace's mark is kept"
     found = {}
-    axe_both_schemes(driver, axe_source, "conflict", found, artifacts)
+    axe_both_schemes(driver, axe_source, htmlcs_source, "conflict", found, artifacts)
     assert not any(found.values()), found
 
     tab_to(driver, "el.tagName === 'BUTTON' && el.textContent.trim() === 'Save mine over theirs'",

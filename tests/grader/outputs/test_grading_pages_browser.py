@@ -20,7 +20,7 @@ from nbformat.v4 import new_code_cell
 
 from autograder.course.assignments import load_checks
 from tests.support.hostile import Kit, reference_pasted
-from tests.support.browser import DESKTOP, PHONE, open_page, run_axe
+from tests.support.browser import DESKTOP, PHONE, checker_findings, open_page
 from tests.support.grading import PS1, correct_submission, partial_submission, read_grades, run_grade
 from tests.support.released import copy_course
 
@@ -60,15 +60,12 @@ def pages(out):
     return [out / "report.html"] + sorted((out / "feedback").glob("*.html"))
 
 
-def test_report_and_feedback_pass_axe(browser, graded, axe_source, artifacts):  # noqa: F811
+def test_report_and_feedback_pass_axe_and_html_codesniffer(browser, graded, axe_source, htmlcs_source,  # noqa: F811
+                                                            artifacts):
     found = {}
     for page in pages(graded):
         open_page(browser, page, DESKTOP)
-        result = run_axe(browser, axe_source)
-        assert "error" not in result, result
-        assert result["rules"] > 0
-        found[page.name] = [f"{v['id']}: {v['help']} ({', '.join(n['target'] for n in v['nodes'][:3])})"
-                            for v in result["violations"]]
+        found[page.name] = checker_findings(browser, axe_source, htmlcs_source)
         if page.name in ("report.html", "interrupted.html"):
             browser.save_screenshot(str(artifacts / f"grading-{page.stem}.png"))
     assert not any(found.values()), found
@@ -132,13 +129,12 @@ def marking_pages(tmp_path_factory):
     return folder
 
 
-def test_the_marking_pages_pass_axe_and_fit_a_phone(browser, marking_pages, axe_source):  # noqa: F811
+def test_the_marking_pages_pass_axe_and_html_codesniffer_and_fit_a_phone(browser, marking_pages,  # noqa: F811
+                                                                          axe_source, htmlcs_source):
     found, wide = {}, {}
     for page in sorted(marking_pages.glob("*.html")):
         open_page(browser, page, DESKTOP)
-        result = run_axe(browser, axe_source)
-        assert "error" not in result and result["rules"] > 0, result
-        found[page.name] = [f"{v['id']}: {v['help']}" for v in result["violations"]]
+        found[page.name] = checker_findings(browser, axe_source, htmlcs_source)
         open_page(browser, page, PHONE)
         overflow = browser.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
