@@ -104,6 +104,10 @@ INPUTS = ("_config.yml", "_toc.yml", "book", "perceptron_lib", "notebooks/releas
           "constraints.txt")
 # In the HTML folder: the digest of the inputs of the build that made it (see inputs_digest).
 INPUTS_FILE = ".build-inputs"
+# In the HTML folder: the digest of the settings and table of contents its pages were made with
+# (see layout_digest). Sphinx writes pages into the folder and never removes one, so a page the
+# new settings no longer make (a chapter taken out, an index turned off) would stay, and be published.
+LAYOUT_FILE = ".build-layout"
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _EXEC_LINE = re.compile(
@@ -388,6 +392,30 @@ def print_failure(lines: list[str], reports_folder: Path = REPORTS) -> None:
         )
 
 
+def layout_digest() -> str:
+    """A digest of ``_config.yml`` and ``_toc.yml``, which decide which pages the build makes."""
+    digest = hashlib.sha256()
+    for name in ("_config.yml", "_toc.yml"):
+        path = ROOT / name
+        digest.update(f"{name}\n".encode())
+        digest.update(path.read_bytes() if path.is_file() else b"(missing)")
+    return digest.hexdigest()
+
+
+def start_afresh_if_the_layout_changed(html: Path) -> None:
+    """Remove the HTML folder when its pages were made with other settings or another table of contents
+    (or when that is not recorded), then record the current ones: Sphinx reads every chapter again when
+    its settings change anyway, and this way no page it no longer makes is left behind."""
+    layout = layout_digest()
+    record = html / LAYOUT_FILE
+    if html.is_dir() and not (record.is_file() and record.read_text(encoding="utf-8") == layout):
+        print(f"[book] the settings or the table of contents changed since {shown(html)} was built: "
+              "building it afresh, so that no page they no longer make is left in it")
+        shutil.rmtree(html)
+    html.mkdir(parents=True, exist_ok=True)
+    record.write_text(layout, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build the course book into _build/html.")
     parser.add_argument(
@@ -431,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[book] note: the accessibility test will not run: {error}")
     # Old reports would blame chapters that have been fixed since.
     shutil.rmtree(reports, ignore_errors=True)
+    start_afresh_if_the_layout_changed(html)
 
     returncode, lines = run_jupyter_book(path_output=path_output)
     if html.is_dir():

@@ -70,7 +70,8 @@ CONFIG = ROOT / "_config.yml"
 # installs is already there.
 INSTALL_TAG = "course-install"
 # What the Sphinx build leaves in _build/html that is not part of the site.
-NOT_PUBLISHED = ("reports", ".buildinfo", ".build-inputs", ".doctrees", "_sources/.ipynb_checkpoints")
+NOT_PUBLISHED = ("reports", ".buildinfo", ".build-inputs", ".build-layout", ".doctrees",
+                 "_sources/.ipynb_checkpoints")
 
 
 class PublishError(Exception):

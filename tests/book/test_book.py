@@ -242,6 +242,25 @@ def test_a_build_is_skipped_only_when_nothing_it_is_made_from_changed(tmp_path, 
     assert build.inputs_digest(tmp_path / "elsewhere") not in seen
 
 
+def test_pages_of_an_earlier_layout_are_removed_and_the_same_layout_keeps_them(tmp_path, monkeypatch, capsys):
+    from tests.support.book import book_module
+
+    build = book_module("build.py")
+    html = tmp_path / "html"
+    html.mkdir()
+    (html / "genindex.html").write_text("<h1></h1>", encoding="utf-8")  # made by settings since changed
+    (html / build.LAYOUT_FILE).write_text("the digest of other settings", encoding="utf-8")
+    build.start_afresh_if_the_layout_changed(html)
+    assert sorted(p.name for p in html.iterdir()) == [build.LAYOUT_FILE]
+    assert "building it afresh" in capsys.readouterr().out
+    (html / "index.html").write_text("<h1>Kept</h1>", encoding="utf-8")
+    build.start_afresh_if_the_layout_changed(html)
+    assert (html / "index.html").is_file() and capsys.readouterr().out == ""
+    (html / build.LAYOUT_FILE).unlink()  # a folder from before layouts were recorded
+    build.start_afresh_if_the_layout_changed(html)
+    assert not (html / "index.html").exists()
+
+
 def test_a_build_with_the_recorded_inputs_stops_before_jupyter_book_unless_forced(tmp_path, monkeypatch, capsys):
     from tests.support.book import book_module
 
