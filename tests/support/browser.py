@@ -44,6 +44,13 @@ def open_page(driver, path: Path, viewport: dict) -> list[dict]:
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", viewport)
     driver.get_log("browser")  # drop what earlier pages logged
     driver.get(path.as_uri())
+    wait_until_rendered(driver)
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def wait_until_rendered(driver) -> None:
+    """Wait for the page in the browser to have loaded, MathJax (where the page has it) to have typeset it,
+    and its images and fonts to have arrived: after :func:`open_page`'s load, or a navigation the page made."""
     driver.execute_async_script(
         """
         const done = arguments[arguments.length - 1];
@@ -53,6 +60,7 @@ def open_page(driver, path: Path, viewport: dict) -> list[dict]:
             poll();
         });
         (async () => {
+            await waitFor(() => document.readyState === "complete", 30000);
             if (document.querySelector('script[src*="mathjax"]')) {
                 await waitFor(() => window.MathJax && MathJax.startup && MathJax.startup.promise, 30000);
                 if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
@@ -72,7 +80,6 @@ def open_page(driver, path: Path, viewport: dict) -> list[dict]:
         })().catch(error => done(String(error)));
         """
     )
-    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
 def save_screenshots(driver, name: str, label: str, artifacts: Path) -> None:

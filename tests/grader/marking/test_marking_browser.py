@@ -26,7 +26,7 @@ from autograder.marking.web import answer_key
 from autograder.outputs.gradebook import open_gradebook, rubric_items
 from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED, marks_of
 from tests.support import ROOT
-from tests.support.browser import PHONE, checker_findings, phone_layout_problems
+from tests.support.browser import PHONE, checker_findings, phone_layout_problems, wait_until_rendered
 from tests.support.released import copy_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -72,23 +72,7 @@ def server(graded_class, tmp_path_factory):
 
 def settle(driver):
     """Wait for the page to load, MathJax to typeset it and its fonts to arrive."""
-    driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        const wait = (test, ms) => new Promise(resolve => {
-            const start = Date.now();
-            const poll = () => (test() || Date.now() - start > ms) ? resolve() : setTimeout(poll, 30);
-            poll();
-        });
-        (async () => {
-            await wait(() => document.readyState === "complete", 30000);
-            if (document.querySelector('script[src="/mathjax/tex-chtml.js"]')) {
-                await wait(() => window.MathJax && MathJax.startup && MathJax.startup.promise, 30000);
-                await MathJax.startup.promise;
-            }
-            await document.fonts.ready;
-            done();
-        })().catch(error => done(String(error)));
-    """)
+    wait_until_rendered(driver)
 
 
 def press(driver, *keys, navigates=False):
