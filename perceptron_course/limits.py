@@ -71,6 +71,9 @@ class Limits:
     probe_results_bytes: int = _limit(64 * MiB, "bytes", "the hidden tests' results read back from the sandbox")
     zip_members: int = _limit(20_000, "members", "members of a .zip of submissions")
     zip_bytes: int = _limit(2 * 2**30, "bytes", "everything a .zip of submissions expands to")
+    # The hub's exchange (perceptron_course.hub): what one submission, release or feedback may hold.
+    exchange_bytes: int = _limit(50 * MiB, "bytes", "everything one submission to the hub's exchange holds")
+    exchange_files: int = _limit(200, "files", "files one submission to the hub's exchange holds")
 
     def __post_init__(self):
         for spec in dataclasses.fields(self):

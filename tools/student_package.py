@@ -62,7 +62,8 @@ from perceptron_course.limits import COURSE_LIMITS_FILE
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE_DIR = os.path.join(ROOT, "notebooks")
 
-PACKAGES = ("perceptron_lib", "perceptron_course")
+# perceptron_course.hub: the course exchange and its nbgrader classes, for a course on a JupyterHub.
+PACKAGES = ("perceptron_lib", "perceptron_course", "perceptron_course.hub")
 # Where the check looks for them, inside perceptron_course.
 RELEASE_FOLDER = os.path.basename(RELEASE_DIR)
 LIMITS_FILE = os.path.basename(COURSE_LIMITS_FILE)
@@ -140,7 +141,7 @@ def _released(course_dir):
 
 def _copy_modules(package, target):
     """Copy the Python modules of the repository's ``package`` (no compiled or C files, no caches)."""
-    source = os.path.join(ROOT, package)
+    source = os.path.join(ROOT, *package.split("."))
     os.makedirs(target)
     copied = []
     for entry in sorted(os.listdir(source)):
@@ -208,7 +209,7 @@ def stage(target, course_dir=COURSE_DIR):
     released = _released(course_dir)
     limits = load_limits(course_dir)
     for package in PACKAGES:
-        _copy_modules(package, os.path.join(target, package))
+        _copy_modules(package, os.path.join(target, *package.split(".")))
     course = os.path.join(target, "perceptron_course")
     for name, folder in released.items():
         _copy_release(folder, os.path.join(course, RELEASE_FOLDER, name))
@@ -225,7 +226,7 @@ def _expected_members(staged):
     """The files the wheel may hold under its packages: exactly those staged."""
     expected = set()
     for package in PACKAGES:
-        for folder, _, files in os.walk(os.path.join(staged, package)):
+        for folder, _, files in os.walk(os.path.join(staged, *package.split("."))):
             expected.update(os.path.relpath(os.path.join(folder, f), staged).replace(os.sep, "/") for f in files)
     return expected
 

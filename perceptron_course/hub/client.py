@@ -1,0 +1,101 @@
+"""The course exchange's client: what nbgrader's exchange classes and the instructor's commands call.
+
+It needs only the standard library.  Where the exchange is and whose token to
+send come from the environment the hub gives every server:
+``COURSE_EXCHANGE_URL`` (set by the hub's configuration, the service's address
+as the servers reach it) and ``JUPYTERHUB_API_TOKEN``.  Every refusal becomes
+an :class:`ExchangeClientError` whose message is the exchange's own reason.
+"""
+
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from perceptron_course.hub.transfer import encode_files, parse_files
+
+__all__ = ["ExchangeClient", "ExchangeClientError", "URL_VARIABLE"]
+
+URL_VARIABLE = "COURSE_EXCHANGE_URL"
+
+
+class ExchangeClientError(Exception):
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
+
+
+def _quote(part):
+    return urllib.parse.quote(part, safe="")
+
+
+class ExchangeClient:
+    def __init__(self, url=None, token=None, *, timeout=60.0):
+        self.url = (url or os.environ.get(URL_VARIABLE, "")).rstrip("/")
+        self.token = token or os.environ.get("JUPYTERHUB_API_TOKEN", "")
+        self.timeout = timeout
+        if not self.url:
+            raise ExchangeClientError(f"no course exchange is configured: {URL_VARIABLE} is not set (the hub sets it "
+                                      "for every server; outside the hub, set it to the exchange's address)")
+        if not self.token:
+            raise ExchangeClientError("no hub token: JUPYTERHUB_API_TOKEN is not set (the hub sets it for every "
+                                      "server; outside the hub, make a token on the hub's token page)")
+
+    def _call(self, method, path, body=None, query=None):
+        url = f"{self.url}/api/{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        request = urllib.request.Request(url, data=body, method=method,
+                                         headers={"Authorization": f"token {self.token}",
+                                                  "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return response.read()
+        except urllib.error.HTTPError as exc:
+            raw = exc.read()
+            try:
+                reason = json.loads(raw)["error"]
+            except (ValueError, KeyError, TypeError):
+                reason = raw.decode("utf-8", "replace")[:500] or exc.reason
+            raise ExchangeClientError(f"the course exchange refused: {reason}", exc.code) from None
+        except urllib.error.URLError as exc:
+            raise ExchangeClientError(f"the course exchange at {self.url} cannot be reached ({exc.reason})") from None
+
+    def _json(self, method, path, body=None, query=None):
+        return json.loads(self._call(method, path, body, query))
+
+    # -- everyone ---------------------------------------------------------------------------------------------
+    def courses(self):
+        """``{course: role}`` of the token's user."""
+        return {c["course"]: c["role"] for c in self._json("GET", "courses")["courses"]}
+
+    def released(self, course=""):
+        return self._json("GET", "assignments", query={"course": course} if course else None)
+
+    def fetch(self, course, assignment):
+        return parse_files(self._call("GET", f"assignments/{_quote(course)}/{_quote(assignment)}"))
+
+    def submissions(self, course, assignment, student=""):
+        return self._json("GET", f"submissions/{_quote(course)}/{_quote(assignment)}",
+                          query={"student": student} if student else None)
+
+    def submission_files(self, course, assignment, student, stamp):
+        return parse_files(self._call("GET", "submissions/" + "/".join(map(_quote, (course, assignment, student,
+                                                                                      stamp)))))
+
+    def feedback_files(self, course, assignment, student, stamp):
+        return parse_files(self._call("GET", "feedback/" + "/".join(map(_quote, (course, assignment, student, stamp)))))
+
+    # -- students -----------------------------------------------------------------------------------------------
+    def submit(self, course, assignment, files):
+        return self._json("POST", f"submissions/{_quote(course)}/{_quote(assignment)}", encode_files(files))
+
+    # -- instructors ----------------------------------------------------------------------------------------
+    def release(self, course, assignment, files):
+        return self._json("PUT", f"assignments/{_quote(course)}/{_quote(assignment)}", encode_files(files))
+
+    def unrelease(self, course, assignment):
+        return self._json("DELETE", f"assignments/{_quote(course)}/{_quote(assignment)}")
+
+    def give_feedback(self, course, assignment, student, stamp, files):
+        return self._json("PUT", "feedback/" + "/".join(map(_quote, (course, assignment, student, stamp))),
+                          encode_files(files))

@@ -1,0 +1,165 @@
+"""The files that cross the exchange, parsed once: names, sizes and counts, whoever sent them.
+
+A release, a submission and a feedback travel as one JSON object,
+``{"files": [{"path": "ps1.ipynb", "content": "<base64>"}, ...]}``.  Every
+such object is read by :func:`parse_files`, which returns plain
+:class:`File` records or raises :class:`TransferError` naming what was wrong
+and what was expected: a path that is absolute, climbs out (``..``), is hidden,
+holds a control character or a backslash, repeats another, or a body over the
+course's :class:`~perceptron_course.limits.Limits` (``exchange_bytes``,
+``exchange_files``).  Nothing past this module sees the raw body, and the
+store writes only the records' bytes: no link, mode or time a student's disk had
+reaches the instructor.
+
+:func:`files_from_folder` is the other direction, on the sender's machine: it
+reads a folder into records without following links (a link is refused, with
+its name), leaving out what nbgrader's ``CourseDirectory.ignore`` names.
+"""
+
+import base64
+import binascii
+import fnmatch
+import json
+import os
+import stat
+from dataclasses import dataclass
+
+from perceptron_course.limits import Limits
+
+__all__ = ["File", "TransferError", "parse_files", "encode_files", "files_from_folder", "check_path"]
+
+MAX_PATH_CHARS = 512
+MAX_NAME_CHARS = 255
+
+
+class TransferError(ValueError):
+    """What was sent cannot be taken; the message names the problem and what is expected."""
+
+    too_large = False  # over a size or count limit (HTTP 413), rather than malformed (400)
+
+
+class TooLarge(TransferError):
+    too_large = True
+
+
+@dataclass(frozen=True)
+class File:
+    path: str  # relative, POSIX separators, checked by check_path
+    data: bytes
+
+
+def check_path(path):
+    """``None`` if ``path`` is a safe relative file name for the exchange, else the reason."""
+    if not isinstance(path, str) or not path:
+        return "a file's path must be a non-empty string"
+    if len(path) > MAX_PATH_CHARS:
+        return f"a file's path is at most {MAX_PATH_CHARS} characters; got {len(path)}"
+    if path.startswith("/"):
+        return f"{path!r} is absolute; paths are relative to the assignment's folder"
+    if "\\" in path or any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
+        return f"{path!r} holds a backslash or a control character"
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            return f"{path!r} has an empty, '.' or '..' part; paths stay inside the assignment's folder"
+        if part.startswith("."):
+            return f"{path!r} names a hidden file or folder ({part!r}), which the exchange does not carry"
+        if len(part) > MAX_NAME_CHARS:
+            return f"{path!r} has a name longer than {MAX_NAME_CHARS} characters"
+    return None
+
+
+def _too_many(count, limits):
+    return TooLarge(f"{count:,} files were sent; the exchange takes at most {limits.exchange_files:,} "
+                         "(Autograder.exchange_files)")
+
+
+def _too_large(size, limits):
+    return TooLarge(f"the files sent hold {size:,} bytes; the exchange takes at most "
+                         f"{limits.exchange_bytes:,} (Autograder.exchange_bytes). Remove large data or outputs "
+                         "from the assignment's folder and try again")
+
+
+def parse_files(body, limits=None):
+    """The :class:`File` records of a JSON body (bytes or str); :class:`TransferError` if anything is wrong."""
+    limits = limits or Limits()
+    # base64 makes 4 bytes of every 3, and the JSON around the files is small.
+    if len(body) > limits.exchange_bytes * 4 // 3 + 64 * 1024 + 1024 * limits.exchange_files:
+        raise _too_large(len(body) * 3 // 4, limits)
+    try:
+        document = json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise TransferError(f"the body is not JSON ({exc}); expected {{\"files\": [{{\"path\", \"content\"}}]}}") \
+            from None
+    files = document.get("files") if isinstance(document, dict) else None
+    if not isinstance(files, list):
+        raise TransferError('expected a JSON object with a list "files" of {"path": ..., "content": base64}')
+    if len(files) > limits.exchange_files:
+        raise _too_many(len(files), limits)
+    records, seen, total = [], set(), 0
+    for item in files:
+        if not isinstance(item, dict) or not isinstance(item.get("content"), str):
+            raise TransferError('each file is an object {"path": "...", "content": "<base64>"}')
+        path = item.get("path")
+        problem = check_path(path)
+        if problem:
+            raise TransferError(problem)
+        key = path.casefold()
+        clash = next((p for p in seen if key == p or key.startswith(p + "/") or p.startswith(key + "/")), None)
+        if clash is not None:
+            raise TransferError(f"{path!r} is sent twice, or as both a file and a folder")
+        seen.add(key)
+        try:
+            data = base64.b64decode(item["content"], validate=True)
+        except (binascii.Error, ValueError):
+            raise TransferError(f"the content of {path!r} is not base64") from None
+        total += len(data)
+        if total > limits.exchange_bytes:
+            raise _too_large(total, limits)
+        records.append(File(path, data))
+    return tuple(records)
+
+
+def encode_files(files):
+    """The JSON body for ``files`` (records), as :func:`parse_files` reads it."""
+    return json.dumps({"files": [{"path": f.path, "content": base64.b64encode(f.data).decode("ascii")}
+                                 for f in files]}).encode()
+
+
+def _ignored(name, patterns):
+    return any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+
+
+def files_from_folder(folder, *, ignore=(), limits=None):
+    """The files under ``folder`` as records, in a stable order, checked as the exchange will check them.
+
+    Hidden files and folders and names matching ``ignore`` (glob patterns, as
+    nbgrader's ``CourseDirectory.ignore``) are left out; a symbolic link, a
+    special file or a name the exchange refuses is a :class:`TransferError`.
+    """
+    limits = limits or Limits()
+    records, total = [], 0
+    for current, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _ignored(d, ignore)
+                         or os.path.islink(os.path.join(current, d)))
+        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(current, d))]:
+            if name.startswith(".") or _ignored(name, ignore):
+                continue
+            full = os.path.join(current, name)
+            rel = os.path.relpath(full, folder).replace(os.sep, "/")
+            info = os.lstat(full)
+            if stat.S_ISLNK(info.st_mode):
+                raise TransferError(f"{rel} is a symbolic link; copy the file itself into the folder instead")
+            if not stat.S_ISREG(info.st_mode):
+                raise TransferError(f"{rel} is not a regular file")
+            problem = check_path(rel)
+            if problem:
+                raise TransferError(problem)
+            total += info.st_size
+            if total > limits.exchange_bytes:
+                raise _too_large(total, limits)
+            if len(records) >= limits.exchange_files:
+                raise _too_many(len(records) + 1, limits)
+            with open(full, "rb") as handle:
+                records.append(File(rel, handle.read(limits.exchange_bytes + 1)))
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(current, d))]
+    return tuple(records)

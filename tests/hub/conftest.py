@@ -1,0 +1,68 @@
+"""An in-process course exchange on loopback, with the hub's answer about tokens stood in by a table.
+
+The real hub's answer is the same user model (name and groups); the tests in
+test_hub_real.py run the service under a real JupyterHub.
+"""
+
+import asyncio
+import threading
+
+import pytest
+from tornado.httpserver import HTTPServer
+
+from perceptron_course.hub.client import ExchangeClient
+from perceptron_course.hub.service import make_app
+from perceptron_course.hub.store import Store
+
+PEOPLE = {
+    "tok-ann": ("ann", ["course-perceptron-students"]),
+    "tok-bob": ("bob", ["course-perceptron-students", "course-other-students"]),
+    "tok-tia": ("tia", ["course-perceptron-tas"]),
+    "tok-ian": ("ian", ["course-perceptron-instructors", "course-other-students"]),
+    "tok-oli": ("oli", ["course-other-instructors"]),
+    "tok-nogroups": ("ned", None),
+}
+
+
+async def identify(token):
+    if token not in PEOPLE:
+        return None
+    name, groups = PEOPLE[token]
+    return {"name": name} if groups is None else {"name": name, "groups": groups}
+
+
+class Running:
+    def __init__(self, store, limits=None):
+        self.store = store
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def serve():
+            asyncio.set_event_loop(self.loop)
+            self.server = HTTPServer(make_app(store, identify, prefix="/services/course-exchange/", limits=limits),
+                                     max_body_size=make_app(store, identify).settings.get("max_body_size"))
+            sockets = __import__("tornado.netutil", fromlist=["bind_sockets"]).bind_sockets(0, "127.0.0.1")
+            self.server.add_sockets(sockets)
+            self.port = sockets[0].getsockname()[1]
+            ready.set()
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=serve, daemon=True)
+        self.thread.start()
+        ready.wait(10)
+        self.url = f"http://127.0.0.1:{self.port}/services/course-exchange"
+
+    def client(self, who):
+        return ExchangeClient(self.url, f"tok-{who}")
+
+    def stop(self):
+        self.loop.call_soon_threadsafe(self.server.stop)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@pytest.fixture
+def exchange(tmp_path):
+    running = Running(Store(str(tmp_path / "store")))
+    yield running
+    running.stop()

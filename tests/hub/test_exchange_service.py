@@ -1,0 +1,189 @@
+"""The course exchange's rules, in process: who may release, fetch, submit, collect and give feedback.
+
+Each test is a person at the exchange's door with a hub token; the hub's
+answer about the token (name and groups) is stood in by conftest.PEOPLE.
+"""
+
+import base64
+import json
+import os
+import urllib.request
+
+import pytest
+
+from perceptron_course.hub.client import ExchangeClient, ExchangeClientError
+from perceptron_course.hub.courses import group_name, roles_from_groups
+from perceptron_course.hub.store import Store
+from perceptron_course.hub.transfer import File, TransferError, check_path, files_from_folder, parse_files
+from perceptron_course.limits import Limits
+
+NOTEBOOK = File("ps1_hyperplanes.ipynb", b'{"cells": []}')
+
+
+def released(exchange, assignment="ps1_hyperplanes"):
+    exchange.client("ian").release("perceptron", assignment, [NOTEBOOK, File("data/points.csv", b"1,2\n")])
+
+
+def refused(call, status, *words):
+    with pytest.raises(ExchangeClientError) as info:
+        call()
+    assert info.value.status == status, str(info.value)
+    for word in words:
+        assert word in str(info.value), str(info.value)
+    return str(info.value)
+
+
+def test_roles_come_from_the_hub_groups_only():
+    assert roles_from_groups(["course-perceptron-students", "course-perceptron-tas", "course-x-y-instructors",
+                              "other", "course--students", "course-../x-students"]) == \
+        {"perceptron": "ta", "x-y": "instructor"}
+    assert group_name("perceptron", "ta") == "course-perceptron-tas"
+    with pytest.raises(ValueError, match="course id"):
+        group_name("../etc", "student")
+
+
+def test_a_student_fetches_and_submits_and_every_submission_is_kept_with_the_exchanges_time(exchange):
+    released(exchange)
+    ann = exchange.client("ann")
+    assert ann.courses() == {"perceptron": "student"}
+    listing = ann.released()
+    assert [(a["course"], a["assignment"]) for a in listing] == [("perceptron", "ps1_hyperplanes")]
+    files = ann.fetch("perceptron", "ps1_hyperplanes")
+    assert {f.path: f.data for f in files} == {"ps1_hyperplanes.ipynb": NOTEBOOK.data, "data/points.csv": b"1,2\n"}
+    first = ann.submit("perceptron", "ps1_hyperplanes", [File("ps1_hyperplanes.ipynb", b"first")])
+    second = ann.submit("perceptron", "ps1_hyperplanes", [File("ps1_hyperplanes.ipynb", b"second")])
+    assert first["stamp"] < second["stamp"] and first["student"] == "ann"
+    mine = ann.submissions("perceptron", "ps1_hyperplanes")
+    assert [s["stamp"] for s in mine] == [first["stamp"], second["stamp"]]
+    assert ann.submission_files("perceptron", "ps1_hyperplanes", "ann", first["stamp"])[0].data == b"first"
+
+
+def test_a_student_reaches_nothing_of_another_student(exchange):
+    released(exchange)
+    ann, bob = exchange.client("ann"), exchange.client("bob")
+    stamp = ann.submit("perceptron", "ps1_hyperplanes", [NOTEBOOK])["stamp"]
+    assert bob.submissions("perceptron", "ps1_hyperplanes") == []
+    refused(lambda: bob.submissions("perceptron", "ps1_hyperplanes", "ann"), 403, "only their own")
+    refused(lambda: bob.submission_files("perceptron", "ps1_hyperplanes", "ann", stamp), 403)
+    refused(lambda: bob.feedback_files("perceptron", "ps1_hyperplanes", "ann", stamp), 403)
+    refused(lambda: bob.give_feedback("perceptron", "ps1_hyperplanes", "ann", stamp, [File("a.html", b"x")]), 403)
+    # A submission is always the caller's: nothing in the request names the student.
+    bob.submit("perceptron", "ps1_hyperplanes", [File("ps1_hyperplanes.ipynb", b"bob's")])
+    assert [s["student"] for s in exchange.client("tia").submissions("perceptron", "ps1_hyperplanes")] == ["ann", "bob"]
+    assert ann.submission_files("perceptron", "ps1_hyperplanes", "ann", stamp)[0].data == NOTEBOOK.data
+
+
+def test_students_cannot_release_take_back_or_act_in_a_course_they_are_not_in(exchange):
+    released(exchange)
+    ann = exchange.client("ann")
+    refused(lambda: ann.release("perceptron", "ps9", [NOTEBOOK]), 403, "ann is a student of perceptron")
+    refused(lambda: ann.unrelease("perceptron", "ps1_hyperplanes"), 403)
+    refused(lambda: ann.fetch("other", "x"), 403, "not in other")
+    refused(lambda: ann.submit("other", "x", [NOTEBOOK]), 403, "not in other")
+    refused(lambda: ann.released("other"), 403)
+    # An instructor of one course is nobody in another, and a TA does not release.
+    refused(lambda: exchange.client("oli").submissions("perceptron", "ps1_hyperplanes"), 403)
+    refused(lambda: exchange.client("tia").release("perceptron", "ps9", [NOTEBOOK]), 403, "a ta of perceptron")
+    refused(lambda: exchange.client("tia").submit("perceptron", "ps1_hyperplanes", [NOTEBOOK]), 403)
+
+
+def test_two_courses_are_apart(exchange):
+    released(exchange)
+    exchange.client("oli").release("other", "week1", [File("week1.ipynb", b"{}")])
+    bob = exchange.client("bob")
+    assert bob.courses() == {"perceptron": "student", "other": "student"}
+    assert sorted((a["course"], a["assignment"]) for a in bob.released()) == \
+        [("other", "week1"), ("perceptron", "ps1_hyperplanes")]
+    bob.submit("other", "week1", [File("week1.ipynb", b"mine")])
+    assert exchange.client("ian").submissions("perceptron", "week1") == []
+    refused(lambda: bob.submit("perceptron", "week1", [NOTEBOOK]), 404, "not released")
+
+
+def test_no_token_a_wrong_token_or_one_without_groups_is_refused(exchange):
+    request = urllib.request.Request(exchange.url + "/api/courses")
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request)
+    assert info.value.code == 401
+    refused(lambda: ExchangeClient(exchange.url, "forged").courses(), 403, "does not accept this token")
+    refused(lambda: ExchangeClient(exchange.url, "tok-nogroups").courses(), 403, "read:users:groups")
+
+
+def test_feedback_goes_to_its_student_and_submission_only(exchange):
+    released(exchange)
+    stamp = exchange.client("ann").submit("perceptron", "ps1_hyperplanes", [NOTEBOOK])["stamp"]
+    ian = exchange.client("ian")
+    ian.give_feedback("perceptron", "ps1_hyperplanes", "ann", stamp, [File("ps1_hyperplanes.html", b"<p>9/10</p>")])
+    record = exchange.client("ann").submissions("perceptron", "ps1_hyperplanes")[0]
+    assert record["feedback"][0]["path"] == "ps1_hyperplanes.html"
+    assert exchange.client("ann").feedback_files("perceptron", "ps1_hyperplanes", "ann", stamp)[0].data == \
+        b"<p>9/10</p>"
+    refused(lambda: ian.give_feedback("perceptron", "ps1_hyperplanes", "bob", stamp, [NOTEBOOK]), 404, "no submission")
+    refused(lambda: ian.give_feedback("perceptron", "ps1_hyperplanes", "ann", "../../x", [NOTEBOOK]), 400,
+            "not a submission's time")
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../x.ipynb", "a/../../x", ".hidden", "a/.git/config", "a\\b",
+                                  "a\x00b", "", "a//b", "x" * 600])
+def test_a_path_that_leaves_the_folder_or_hides_is_refused(exchange, path):
+    released(exchange)
+    body = json.dumps({"files": [{"path": path, "content": base64.b64encode(b"x").decode()}]}).encode()
+    request = urllib.request.Request(exchange.url + "/api/submissions/perceptron/ps1_hyperplanes", data=body,
+                                     method="POST", headers={"Authorization": "token tok-ann"})
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request)
+    assert info.value.code == 400
+    assert exchange.client("tia").submissions("perceptron", "ps1_hyperplanes") == []
+    assert check_path(path) is not None
+
+
+def test_a_submission_over_the_limit_is_refused_with_the_limit_named_and_nothing_else_lost(tmp_path):
+    from tests.hub.conftest import Running
+
+    limits = Limits().replace(exchange_bytes=1000, exchange_files=3)
+    running = Running(Store(str(tmp_path / "store")), limits=limits)
+    try:
+        running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
+        ann = running.client("ann")
+        kept = ann.submit("perceptron", "ps1", [NOTEBOOK])
+        message = refused(lambda: ann.submit("perceptron", "ps1", [File("big.ipynb", b"x" * 5000)]), 413,
+                          "at most 1,000", "exchange_bytes")
+        assert "Remove large data" in message
+        refused(lambda: ann.submit("perceptron", "ps1", [File(f"f{i}.ipynb", b"x") for i in range(4)]), 413,
+                "exchange_files")
+        assert [s["stamp"] for s in ann.submissions("perceptron", "ps1")] == [kept["stamp"]]
+    finally:
+        running.stop()
+
+
+def test_the_store_is_private_and_a_crashed_write_leaves_nothing(tmp_path):
+    root = tmp_path / "store"
+    store = Store(str(root))
+    assert os.stat(root).st_mode & 0o777 == 0o700
+    (root / ".scratch" / "half").mkdir()
+    Store(str(root))
+    assert not (root / ".scratch" / "half").exists()
+
+
+def test_files_from_a_folder_refuse_links_and_skip_what_nbgrader_ignores(tmp_path):
+    (tmp_path / "ps1.ipynb").write_bytes(b"{}")
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".ipynb_checkpoints" / "ps1-checkpoint.ipynb").write_bytes(b"{}")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "x.pyc").write_bytes(b"0")
+    assert [f.path for f in files_from_folder(tmp_path, ignore=["__pycache__", "*.pyc"])] == ["ps1.ipynb"]
+    os.symlink("/etc/passwd", tmp_path / "stolen.txt")
+    with pytest.raises(TransferError, match="stolen.txt is a symbolic link"):
+        files_from_folder(tmp_path)
+
+
+def test_a_body_that_is_not_what_the_exchange_reads_is_named():
+    with pytest.raises(TransferError, match="not JSON"):
+        parse_files(b"\xff")
+    with pytest.raises(TransferError, match="list \"files\""):
+        parse_files(b"[]")
+    with pytest.raises(TransferError, match="not base64"):
+        parse_files(json.dumps({"files": [{"path": "a", "content": "!!"}]}))
+    with pytest.raises(TransferError, match="twice"):
+        parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "A", "content": ""}]}))
+    with pytest.raises(TransferError, match="both a file and a folder"):
+        parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "a/b", "content": ""}]}))
