@@ -340,6 +340,8 @@ def test_with_an_offset_the_unlifted_bound_fails_and_the_lifted_one_holds():
     assert made <= lifted, f"{made} mistakes exceed the lifted bound {lifted}"
     # beyond.md, ex-beyond-dual-counts: nor is the radius of the lifted data with the unlifted margin a bound.
     assert made > (R**2 + 1) / gamma**2
+    # voted_averaged.md, Freund and Schapire's bound: the voted perceptron's training run is this run.
+    assert VotedPerceptron().fit(X, y).n_mistakes_ == made
 
 
 def test_absorb_offset_lifts_w_and_b_over_the_constant():
@@ -371,6 +373,88 @@ def test_every_separator_passes_within_the_radius_of_the_origin(seed):
 def test_the_far_data_have_d_at_most_r_before_centring():
     X, y, w, b = far_from_the_origin()
     assert abs(b) <= pl.radius(X)
+
+
+
+# --- offset: symmetry about the origin makes the offset redundant only for separable data -------
+
+@pytest.mark.parametrize("seed", range(10))
+def test_on_separable_data_symmetric_about_the_origin_the_offset_is_redundant(seed):
+    # offset.md, "When a separate offset is redundant": if (w, b) separates data that hold (-x, -y) with every
+    # (x, y), then (w, 0) separates them too, with a margin at least that of (w, b).
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=3)
+    b = float(rng.choice([-1, 1]) * rng.uniform(1, 3) * np.linalg.norm(w))  # an offset that is not 0
+    X = rng.normal(size=(400, 3)) * 4
+    y = np.where(X @ w + b > 0, 1, -1)
+    X, y = np.vstack([X, -X]), np.append(y, -y)
+    keep = y * (X @ w + b) > 0.1 * np.linalg.norm(w)  # drop the pairs (w, b) does not separate, in both copies
+    keep = keep[: len(keep) // 2] & keep[len(keep) // 2 :]
+    X, y = X[np.tile(keep, 2)], y[np.tile(keep, 2)]
+    assert len(np.unique(y)) == 2 and keep.sum() > 20, f"seed {seed}: too few points left ({keep.sum()} pairs)"
+    assert pl.is_separated(X, y, w, b)
+    assert pl.is_separated(X, y, w, -b), "the mirror images turn the conditions of (w, b) into those of (w, -b)"
+    assert pl.margin(X, y, w) >= pl.margin(X, y, w, b) - 1e-12
+    assert Perceptron(fit_intercept=False).fit(X, y).converged_
+
+
+def test_a_symmetric_distribution_that_no_threshold_separates_needs_an_offset():
+    # offset.md: 1, 2, 3 labelled -1, +1, -1 with probabilities 0.1, 0.2, 0.2, and their mirror images.
+    x = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
+    y = np.array([1, -1, 1, -1, 1, -1])
+    p = np.array([0.2, 0.2, 0.1, 0.1, 0.2, 0.2])
+    assert p.sum() == pytest.approx(1.0)
+    assert sorted(zip(-x, -y, p)) == sorted(zip(x, y, p)), "every example should come with its mirror image, as likely"
+
+    def errors(w, b):
+        predictions = np.where(np.outer(w, x) + np.asarray(b)[:, None] > 0, 1, -1)
+        return (predictions != y) @ p
+
+    # Classifiers drawn at random, not the chapter's list of thresholds between neighbouring points.
+    rng = np.random.default_rng(0)
+    w, b = rng.normal(size=20_000), rng.normal(size=20_000) * 4
+    through_origin = errors(np.append(w, 0.0), np.zeros(len(w) + 1)).min()
+    with_offset = errors(w, b).min()
+    assert through_origin == pytest.approx(0.4), f"the best classifier through the origin errs with {through_origin}"
+    assert with_offset == pytest.approx(0.3), f"the best classifier with an offset errs with {with_offset}"
+    # The chapter's best ones: the threshold at -2.5 or 2.5, with +1 on its left.
+    np.testing.assert_allclose(errors(np.array([-1.0, -1.0]), np.array([-2.5, 2.5])), [0.3, 0.3])
+    assert errors(np.array([1.0, 1.0]), np.array([-2.5, 2.5])).min() > 0.3 + 1e-9, "+1 on the right does worse"
+
+
+# --- beyond: the multiclass perceptron is the two-class perceptron on Kesler's vectors ------------
+
+def test_the_multiclass_update_is_the_two_class_update_on_keslers_vector_of_the_rival():
+    # beyond.md, the multiclass perceptron: W stacks every class's (w_c, b_c); zeta_j has (x, 1) in the place of
+    # the label y and -(x, 1) in that of class j, so W . zeta_j is y's score minus j's; a mistake is
+    # W . zeta_rival <= 0, and the update W += zeta_rival gives the library's weights.
+    rng = np.random.default_rng(3)
+    C, d, n, epochs = 3, 2, 60, 50
+    labels = rng.integers(0, C, size=n)
+    X = rng.normal(size=(C, d))[labels] * 3 + rng.normal(size=(n, d))
+
+    def zeta(x, label, j):
+        z = np.zeros((C, d + 1))
+        z[label], z[j] = np.append(x, 1.0), -np.append(x, 1.0)
+        return z.ravel()
+
+    W, mistakes = np.zeros(C * (d + 1)), 0
+    for _ in range(epochs):
+        mistakes_before = mistakes
+        for x, label in zip(X, labels):
+            scores = W.reshape(C, d + 1) @ np.append(x, 1.0)
+            rival = max((j for j in range(C) if j != label), key=lambda j: (scores[j], -j))  # lowest index on a tie
+            assert W @ zeta(x, label, rival) == pytest.approx(scores[label] - scores[rival], abs=1e-9)
+            if W @ zeta(x, label, rival) <= 0:
+                W, mistakes = W + zeta(x, label, rival), mistakes + 1
+        if mistakes == mistakes_before:
+            break
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = pl.MulticlassPerceptron(max_epochs=epochs).fit(X, labels)
+    assert model.n_mistakes_ == mistakes
+    np.testing.assert_allclose(model.coef_, W.reshape(C, d + 1)[:, :d], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.intercept_, W.reshape(C, d + 1)[:, d], rtol=1e-12, atol=1e-12)
 
 
 # --- voted_averaged: the averaged perceptron's visit counter is the algorithm's t -------------
