@@ -10,9 +10,12 @@ score of 0 does for two classes), the update moves ``y``'s weights towards
 
     w_y <- w_y + s x,   b_y <- b_y + s,   w_r <- w_r - s x,   b_r <- b_r - s
 
-(``s`` is the example's weight, 1 unless given).  This is the perceptron of
-Collins (2002) for the multiclass case, and the update of Crammer and Singer
-(2003) that puts all the correction on the one highest-scoring wrong class.
+(``s`` is the example's weight, 1 unless given).  This is the classical
+linear machine of Duda and Hart (1973), trained as a two-class perceptron
+through Kesler's construction; it is the special case of Collins's (2002)
+structured perceptron whose feature map puts ``(x, 1)`` in the place of the
+class, and the update of Crammer and Singer (2003) that puts all the
+correction on the one highest-scoring wrong class.
 With two classes it is the binary perceptron: ``w_1 = -w_0`` throughout, and
 ``w_1`` holds exactly the binary perceptron's weights, mistake for mistake.
 

@@ -419,8 +419,9 @@ def _points_for_drawing(w, b):
 def plot_boundary_sketch(w, b=0.0, ax=None, *, color="black"):
     """Draw the decision boundary of ``sign(w @ x + b)`` the way one draws it by hand.
 
-    The drawing follows the recipe of the hyperplanes chapter: two points of the
-    line ``w @ x + b = 0`` (where it crosses the axes, when it does), marked and
+    The drawing follows the hyperplanes chapter: two points of the line
+    ``w @ x + b = 0`` (its shortcut, the axis crossings, when the line has two
+    distinct ones; otherwise a crossing and the point whose free coordinate is 1), marked and
     labelled with their coordinates; the line through them; the normal vector
     ``w`` at its true length, as an arrow from the first of the two points; and
     the positive side, where ``w`` points, lightly shaded. The view of ``ax`` is
