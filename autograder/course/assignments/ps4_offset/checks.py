@@ -3,9 +3,22 @@
 ``train_with_lifting`` is compared with ``perceptron_lib.train_perceptron`` with
 an offset, so a lifting with the wrong constant, the column in the wrong
 place, or a forgotten split all fail; the hidden cases include data that only
-an offset separates, several dimensions, and data that never converges (for
+an offset separates, several dimensions, a single point, the epoch of
+convergence as the last one allowed, and data that never converges (for
 each function once with the default ``max_epochs``, which it tells from any
 other).
+
+Part C asks for a method, not only for numbers: lift, train with
+``train_through_origin``, split.  A training loop of the student's own (the
+one of problem set 2, pasted in) returns the same numbers, so each of its
+grade cells also calls ``train_with_lifting_reversed``, a function of the
+notebook's locked cell before Part C's tests: it runs the student's
+``train_with_lifting`` with every name bound to the student's
+``train_through_origin`` rebound, for that call, to the same function fed the
+examples in reverse order.  Offset absorption says the result must then be
+the perceptron with an offset run on the reversed examples
+(:func:`_reversed`); a loop of its own returns the run in the given order.
+The cases are data on which the two orders end differently.
 """
 
 import numpy as np
@@ -34,6 +47,17 @@ def _with_offset(X, y, *, max_epochs=100):
     return result.w, float(result.b), int(result.n_mistakes), int(result.n_epochs)
 
 
+def _reversed(X, y, *, max_epochs=100):
+    """What ``train_with_lifting_reversed`` returns for a ``train_with_lifting`` that trains with
+    ``train_through_origin``: the perceptron with an offset on the examples in reverse order."""
+    return _with_offset(np.asarray(X)[::-1], np.asarray(y)[::-1], max_epochs=max_epochs)
+
+
+REVERSED_HINT = ("train_with_lifting must train with train_through_origin, not with a training loop of its own: "
+                 "in this test train_through_origin visits the examples in reverse order, and the result must be "
+                 "what that run found, split into (w, b).")
+
+
 X4, y4 = pl.four_point_example()
 X1, y1 = pl.one_dimensional_example()
 X_away = np.array([[2.0, 3.0], [3.0, 2.5], [1.0, 1.0], [2.5, 1.0]])
@@ -45,6 +69,9 @@ X_int = np.array([[3, 1], [4, 2], [1, 3], [0, 4], [2, 2]])
 y_int = np.array([1, 1, -1, -1, -1])
 XOR4 = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
 XOR4_y = np.array([1.0, -1.0, -1.0, 1.0])
+X0, y0 = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([-1.0, -1.0])
+X_one, y_one = np.array([[2.0, -1.0]]), np.array([-1.0])
+X_zero, y_zero = np.array([[0.0, 0.0]]), np.array([1.0])
 
 CHECKS = [
     Check(
@@ -76,6 +103,7 @@ CHECKS = [
         grade_id="train_through_origin_values",
         function="train_through_origin",
         cases=[
+            Case("the points (1, 0) and (0, 1), both labelled -1", (X0, y0), visible=True),
             Case("the four-point example", (X4, y4), visible=True),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=5", (X1, y1), {"max_epochs": 5}, visible=True),
             Case("thirty separable points in 3-D", (X_sep, y_sep)),
@@ -84,6 +112,11 @@ CHECKS = [
             Case("points away from the origin, lifted", (pl.absorb_offset(X_away), y_away)),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1, not lifted, which never converge through the origin, "
                  "with the default max_epochs", (X1, y1)),
+            Case("a single point (2, -1) labelled -1", (X_one, y_one)),
+            Case("a single point at the origin labelled +1, which never converges through the origin, with "
+                 "max_epochs=7", (X_zero, y_zero), {"max_epochs": 7}),
+            Case("the four-point example with max_epochs=2, so that the epoch without mistakes is the last one allowed",
+                 (X4, y4), {"max_epochs": 2}),
         ],
         expected=_through_origin,
         hint="Start from theta = 0, update on y (theta . x) <= 0, stop after a clean epoch or at max_epochs.",
@@ -95,9 +128,23 @@ CHECKS = [
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1", (X1, y1), visible=True),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=4", (X1, y1), {"max_epochs": 4}),
             Case("the points 1, 2, 3, 4 in reverse order", (X1[::-1].copy(), y1[::-1].copy())),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=11, so that the epoch without "
+                 "mistakes is the last one allowed", (X1, y1), {"max_epochs": 11}),
         ],
         expected=_with_offset,
         hint="Lift with absorb_offset, train with train_through_origin, then split_offset the result.",
+    ),
+    Check(
+        grade_id="lifting_one_dimensional",
+        function="train_with_lifting_reversed",
+        cases=[
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1, with train_through_origin visiting them in "
+                 "reverse order", (X1, y1), visible=True),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=4, with train_through_origin "
+                 "visiting them in reverse order", (X1, y1), {"max_epochs": 4}),
+        ],
+        expected=_reversed,
+        hint=REVERSED_HINT,
     ),
     Check(
         grade_id="lifting_general",
@@ -109,8 +156,25 @@ CHECKS = [
             Case("thirty points in 3-D with some labels flipped, with max_epochs=3", (X_sep, y_flip), {"max_epochs": 3}),
             Case("integer points with integer labels", (X_int, y_int)),
             Case("the four XOR points, which never converge, with the default max_epochs", (XOR4, XOR4_y)),
+            Case("a single point at the origin labelled +1", (X_zero, y_zero)),
         ],
         expected=_with_offset,
         hint="The result must equal the perceptron with an offset: lift with a constant 1, and return (w, b, n_mistakes, n_epochs).",
+    ),
+    Check(
+        grade_id="lifting_general",
+        function="train_with_lifting_reversed",
+        cases=[
+            Case("the points (2, 3), (3, 2.5), (1, 1), (2.5, 1) labelled +1, +1, -1, -1, with train_through_origin "
+                 "visiting them in reverse order", (X_away, y_away), visible=True),
+            Case("thirty separable points in 3-D, moved away from the origin, with train_through_origin visiting "
+                 "them in reverse order", (X_shift, y_sep)),
+            Case("integer points with integer labels, with train_through_origin visiting them in reverse order",
+                 (X_int, y_int)),
+            Case("thirty points in 3-D with some labels flipped, with max_epochs=3, with train_through_origin "
+                 "visiting them in reverse order", (X_sep, y_flip), {"max_epochs": 3}),
+        ],
+        expected=_reversed,
+        hint=REVERSED_HINT,
     ),
 ]

@@ -4,14 +4,15 @@ from autograder.course.known_wrong import KnownWrong
 
 
 def _origin(*, test="y_i * (theta @ x_i) <= 0", step="theta = theta + y_i * x_i",
-            stop="if made == 0:\n                    break", result="theta, n_mistakes, epoch"):
+            stop="if made == 0:\n                    break", result="theta, n_mistakes, epoch",
+            start="np.zeros(X.shape[1])", epochs="range(1, max_epochs + 1)"):
     """The perceptron through the origin with one of its lines replaced by a mistake."""
     return f"""
         def train_through_origin(X, y, *, max_epochs=100):
             X = np.asarray(X, dtype=float)
-            theta = np.zeros(X.shape[1])
+            theta = {start}
             n_mistakes = 0
-            for epoch in range(1, max_epochs + 1):
+            for epoch in {epochs}:
                 made = 0
                 for x_i, y_i in zip(X, y):
                     if {test}:
@@ -23,15 +24,39 @@ def _origin(*, test="y_i * (theta @ x_i) <= 0", step="theta = theta + y_i * x_i"
         """
 
 
+def _pasted(*, step_b="b = b + float(y_i)"):
+    """Problem set 2's training loop pasted into train_with_lifting: the right numbers, without the lifting."""
+    return f"""
+        def train_with_lifting(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            b = 0.0
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w = w + y_i * x_i
+                        {step_b}
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return w, float(b), n_mistakes, epoch
+        """
+
+
+PREPENDS_THE_ONES = """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            return np.hstack([np.ones((X.shape[0], 1)), X])
+        """
+
 LIFTING = ("lifting_one_dimensional", "lifting_general")
 
 KNOWN_WRONG = [
     # -- absorb_offset ------------------------------------------------------------------
-    KnownWrong("absorb_offset_prepends_the_ones", """
-        def absorb_offset(X):
-            X = np.asarray(X, dtype=float)
-            return np.hstack([np.ones((X.shape[0], 1)), X])
-        """, ("absorb_offset_values",) + LIFTING),
+    KnownWrong("absorb_offset_prepends_the_ones", PREPENDS_THE_ONES, ("absorb_offset_values",) + LIFTING),
     KnownWrong("absorb_offset_appends_zeros", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
@@ -45,6 +70,27 @@ KNOWN_WRONG = [
     KnownWrong("absorb_offset_returns_X", """
         def absorb_offset(X):
             return np.asarray(X, dtype=float)
+        """, ("absorb_offset_values",) + LIFTING),
+    KnownWrong("absorb_offset_appends_minus_ones", """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            return np.hstack([X, -np.ones((X.shape[0], 1))])
+        """, ("absorb_offset_values",) + LIFTING),
+    KnownWrong("absorb_offset_keeps_only_the_first_feature", """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            return np.column_stack([X[:, 0], np.ones(X.shape[0])])
+        """, ("absorb_offset_values", "lifting_general")),
+    KnownWrong("absorb_offset_flattens", """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            return np.append(X, np.ones((X.shape[0], 1)))
+        """, ("absorb_offset_values",) + LIFTING),
+    KnownWrong("absorb_offset_overwrites_the_last_column", """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            X[:, -1] = 1.0
+            return X
         """, ("absorb_offset_values",) + LIFTING),
     # -- split_offset ------------------------------------------------------------------------
     KnownWrong("split_offset_takes_the_first_entry", """
@@ -62,6 +108,16 @@ KNOWN_WRONG = [
             theta = np.asarray(theta, dtype=float)
             return theta.copy(), float(theta[-1])
         """, ("split_offset_values",) + LIFTING),
+    KnownWrong("split_offset_w_is_the_first_entry_only", """
+        def split_offset(theta):
+            theta = np.asarray(theta, dtype=float)
+            return theta[:1].copy(), float(theta[-1])
+        """, ("split_offset_values", "lifting_general")),
+    KnownWrong("split_offset_returns_b_first", """
+        def split_offset(theta):
+            theta = np.asarray(theta, dtype=float)
+            return float(theta[-1]), theta[:-1].copy()
+        """, ("split_offset_values",) + LIFTING),
     # -- train_through_origin ---------------------------------------------------------------
     KnownWrong("origin_on_plane_is_not_a_mistake", _origin(test="y_i * (theta @ x_i) < 0"),
                ("train_through_origin_values",) + LIFTING),
@@ -70,6 +126,37 @@ KNOWN_WRONG = [
     KnownWrong("origin_stops_after_one_epoch", _origin(stop="break"), ("train_through_origin_values",) + LIFTING),
     KnownWrong("origin_counts_last_epoch_only", _origin(result="theta, made, epoch"),
                ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_predicts_minus_one_on_the_plane", _origin(test="(1 if theta @ x_i > 0 else -1) != y_i"),
+               ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_updates_without_the_label", _origin(step="theta = theta + x_i"),
+               ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_starts_from_the_first_example", _origin(start="y[0] * X[0]"),
+               ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_counts_epochs_from_zero", _origin(epochs="range(max_epochs)"),
+               ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_runs_one_epoch_too_few", _origin(epochs="range(1, max_epochs)"),
+               ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_runs_one_epoch_too_many", _origin(epochs="range(1, max_epochs + 2)"),
+               ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_leaves_out_the_epoch_without_mistakes", _origin(result="theta, n_mistakes, epoch - (made == 0)"),
+               ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_folds_the_labels_into_X_in_place", """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    x_i *= y_i  # y_i x_i, computed once
+                    if theta @ x_i <= 0:
+                        theta = theta + x_i
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta, n_mistakes, epoch
+        """, ("train_through_origin_values",) + LIFTING),
     # -- train_with_lifting ------------------------------------------------------------------------
     KnownWrong("lifting_forgets_to_lift", """
         def train_with_lifting(X, y, *, max_epochs=100):
@@ -93,4 +180,43 @@ KNOWN_WRONG = [
             w, b = split_offset(theta)
             return w, b, n_mistakes, n_epochs
         """, LIFTING),
+    KnownWrong("lifting_with_constant_two_split_as_if_one", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            lifted = np.hstack([X, np.full((X.shape[0], 1), 2.0)])
+            theta, n_mistakes, n_epochs = train_through_origin(lifted, y, max_epochs=max_epochs)
+            return theta[:-1], float(theta[-1]), n_mistakes, n_epochs
+        """, LIFTING),
+    KnownWrong("lifting_with_the_radius_as_constant", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            R = np.linalg.norm(X, axis=1).max()
+            lifted = np.hstack([X, np.full((X.shape[0], 1), R)])
+            theta, n_mistakes, n_epochs = train_through_origin(lifted, y, max_epochs=max_epochs)
+            return theta[:-1], float(R * theta[-1]), n_mistakes, n_epochs
+        """, LIFTING),
+    KnownWrong("lifting_returns_minus_the_offset", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
+            w, b = split_offset(theta)
+            return w, -b, n_mistakes, n_epochs
+        """, LIFTING),
+    KnownWrong("lifting_splits_the_first_entry_inline", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
+            return theta[1:].copy(), float(theta[0]), n_mistakes, n_epochs
+        """, LIFTING),
+    # Problem set 2's loop pasted in: the numbers of the perceptron with an offset, without the lifting the part
+    # teaches. Only train_with_lifting_reversed tells it apart, with the rest of the notebook right or wrong.
+    KnownWrong("lifting_is_a_pasted_training_loop", _pasted(), LIFTING),
+    KnownWrong("lifting_is_a_pasted_loop_and_absorb_offset_prepends", _pasted() + PREPENDS_THE_ONES,
+               ("absorb_offset_values",) + LIFTING),
+    KnownWrong("lifting_is_a_pasted_loop_and_split_offset_takes_the_first_entry", _pasted() + """
+        def split_offset(theta):
+            theta = np.asarray(theta, dtype=float)
+            return theta[1:].copy(), float(theta[0])
+        """, ("split_offset_values",) + LIFTING),
+    KnownWrong("lifting_is_a_pasted_loop_and_origin_misses_the_plane",
+               _pasted() + _origin(test="y_i * (theta @ x_i) < 0"), ("train_through_origin_values",) + LIFTING),
+    KnownWrong("lifting_is_a_pasted_loop_with_offset_step_two", _pasted(step_b="b = b + 2.0 * y_i"), LIFTING),
 ]
