@@ -1,0 +1,354 @@
+"""What problem set 2 says about its data, proved; and its hidden checks accept every right answer.
+
+The hidden cases of ``autograder/course/assignments/ps2_online_perceptron/checks.py`` describe their
+inputs to the students ("data in the plane that only a line with an offset separates", "the four
+XOR points, which never converge"), and the notebook's texts, hints and model answers state facts
+about the worked examples (the numbers of the two orders in the model answer of D2, the training
+error that goes back up). Each claim is checked here by computation; a claim that data are not
+separable is proved with a certificate in exact arithmetic, not by a run that fails to converge:
+
+* no hyperplane through the origin separates data that contain a point labelled +1 and a positive
+  multiple of it labelled -1 (for any w, their scores have the same sign);
+* no hyperplane, with or without an offset, separates data in which an average of points labelled
+  +1 equals an average of points labelled -1 (the score of that average is the average of the
+  scores, so it cannot be both positive and negative).
+
+A linear program (scipy's ``linprog``, whose infeasibility is a numerical verdict) confirms the
+exact certificates and decides the claims about random data.
+
+The last tests run right implementations that the notebook's texts allow, written in other ways than
+the solution, through the hidden checks: none may lose a point.
+"""
+
+import itertools
+from fractions import Fraction
+
+import nbformat
+import numpy as np
+import pytest
+
+import perceptron_lib as pl
+from autograder.course.assignments.ps2_online_perceptron import checks as ps2
+from autograder.judging.checks import evaluate_namespace
+
+from tests.support import COURSE
+
+ASSIGNMENT = "ps2_online_perceptron"
+
+
+def _exact(v):
+    return tuple(Fraction(float(t)) for t in np.ravel(v))
+
+
+def ray_certificate(X, y):
+    """Indices ``(i, j)`` with ``y_i = +1``, ``y_j = -1`` and ``x_j = c x_i`` for some exact ``c > 0``, or None."""
+    points = [_exact(x) for x in X]
+    for i, j in itertools.product(range(len(y)), repeat=2):
+        if y[i] != 1 or y[j] != -1 or not any(points[i]):
+            continue
+        k = next(k for k, t in enumerate(points[i]) if t != 0)
+        c = points[j][k] / points[i][k]
+        if c > 0 and all(b == c * a for a, b in zip(points[i], points[j])):
+            return i, j
+    return None
+
+
+def average_certificate(X, y, positives, negatives):
+    """Whether the average of ``X[positives]`` (all labelled +1) equals the average of ``X[negatives]`` (all -1), exactly."""
+    assert all(y[i] == 1 for i in positives) and all(y[j] == -1 for j in negatives)
+
+    def average(indices):
+        return tuple(sum(column) / len(indices) for column in zip(*(_exact(X[i]) for i in indices)))
+
+    return average(positives) == average(negatives)
+
+
+def separates(X, y, w, b=0.0):
+    """Whether ``y_i (w . x_i + b) > 0`` for every i, in exact arithmetic."""
+    w, b = _exact(w), Fraction(float(b))
+    return all(Fraction(int(label)) * (sum(a * c for a, c in zip(w, _exact(x))) + b) > 0 for x, label in zip(X, y))
+
+
+def lp_separable(X, y, *, offset):
+    """Whether some (w, b) (b = 0 without offset) has y_i (w . x_i + b) >= 1 for every i: a linear program."""
+    linprog = pytest.importorskip("scipy.optimize").linprog
+    A = np.hstack([X, np.ones((len(X), 1))]) if offset else np.asarray(X, dtype=float)
+    result = linprog(np.zeros(A.shape[1]), A_ub=-(y[:, None] * A), b_ub=-np.ones(len(y)),
+                     bounds=[(None, None)] * A.shape[1], method="highs")
+    assert result.status in (0, 2), result.message  # 0: a solution, 2: infeasible
+    return result.status == 0
+
+
+def cases(grade_id):
+    return {case.describe: case for check in ps2.CHECKS if check.grade_id == grade_id for case in check.cases}
+
+
+@pytest.fixture(scope="module")
+def notebook():
+    return nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4)
+
+
+def cell_text(notebook, grade_id=None, startswith=None):
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if (grade_id and meta.get("grade_id") == grade_id) or (startswith and cell.source.startswith(startswith)):
+            return " ".join(cell.source.split())
+    raise AssertionError(f"no cell {grade_id or startswith!r}")
+
+
+# -- the data of the hidden cases ---------------------------------------------------------------------------
+
+def test_the_offset_data_need_an_offset():
+    """'data in the plane that only a line with an offset separates', and 'that no line through the origin separates'."""
+    X, y = ps2.X_off, ps2.y_off
+    assert X.shape == (20, 2)
+    assert separates(X, y, [-1.0, -2.0], 7.0)
+    i, j = ray_certificate(X, y)
+    assert (X[i].tolist(), X[j].tolist()) == ([1.0, 1.0], [4.5, 4.5])
+    assert lp_separable(X, y, offset=True) and not lp_separable(X, y, offset=False)
+    through_origin = pl.train_perceptron(X, y, fit_intercept=False, max_epochs=1000)
+    assert not through_origin.converged
+    with_offset = pl.train_perceptron(X, y, max_epochs=1000)
+    assert with_offset.converged and with_offset.n_epochs == 6  # 'needs several epochs', more than max_epochs=2
+    assert "data in the plane that only a line with an offset separates" in cases("train_with_offset")
+    assert "separable data that needs several epochs, with max_epochs=2" in cases("train_stopping_rule")
+
+
+def test_the_training_error_on_the_offset_data_goes_up_and_down():
+    errors = ps2._training_errors(ps2.X_off, ps2.y_off)
+    assert errors.tolist() == [0.45, 0.55, 0.05, 0.55, 0.0, 0.0]
+
+
+def test_the_four_xor_points_are_separated_by_no_line_and_never_converge():
+    X, y = ps2.XOR4, ps2.XOR4_y
+    assert average_certificate(X, y, [0, 3], [1, 2])
+    assert not lp_separable(X, y, offset=True)
+    default = ps2._train(X, y)  # 'which never converge, with the default max_epochs'
+    assert default[3] == 100 and default[2] == 400
+    assert ps2._training_errors(X, y, max_epochs=6).tolist() == [1.0] * 6  # the weights are back at 0 after each epoch
+
+
+def test_the_one_dimensional_example_needs_an_offset():
+    X, y = ps2.X1, ps2.y1
+    assert ray_certificate(X, y) is not None  # 'no threshold at 0 separates these points'
+    assert separates(X, y, [-1.0], 2.5)
+    through_origin = pl.train_perceptron(X, y, fit_intercept=False, max_epochs=3)
+    assert (through_origin.w.tolist(), through_origin.n_mistakes, through_origin.n_epochs) == ([-2.0], 8, 3)
+
+
+def test_the_one_dimensional_example_converges_in_exactly_the_eleventh_epoch():
+    """'with max_epochs=11, whose last epoch is the first without a mistake', 'max_epochs=10, one epoch too few'."""
+    eleven = pl.train_perceptron(ps2.X1, ps2.y1, max_epochs=11)
+    ten = pl.train_perceptron(ps2.X1, ps2.y1, max_epochs=10)
+    assert eleven.converged and eleven.n_epochs == 11
+    assert not ten.converged and ten.n_epochs == 10
+    assert ps2._training_errors(ps2.X1, ps2.y1, max_epochs=10)[-1] == 0.0  # separated, not yet certified
+    assert any("max_epochs=11, whose last epoch" in d for d in cases("train_stopping_rule"))
+
+
+def test_separable_data_in_3d_are_separable_through_the_origin_and_need_several_epochs():
+    X, y, w_star = pl.make_separable(30, 3, margin=0.1, random_state=5)
+    assert np.array_equal(X, ps2.X_sep) and np.array_equal(y, ps2.y_sep) and X.shape[1] == 3
+    assert np.all(y * (X @ w_star) > 0)
+    assert pl.train_perceptron(X, y, max_epochs=1000).n_epochs > 1  # 'needs several epochs, with max_epochs=1'
+
+
+def test_a_fifth_of_the_labels_flipped_and_the_training_error_never_reaches_zero():
+    assert np.sum(ps2.y_flip != ps2.y_sep) == len(ps2.y_sep) // 5
+    assert not lp_separable(ps2.X_sep, ps2.y_flip, offset=True)
+    errors = ps2._training_errors(ps2.X_sep, ps2.y_flip)
+    assert len(errors) == 100 and np.all(errors > 0)
+
+
+def test_the_other_inputs_are_what_their_descriptions_say():
+    assert ps2.X_noisy.shape == (12, 2) and set(ps2.y_xor.tolist()) == {-1.0, 1.0}
+    assert not lp_separable(ps2.X_noisy, ps2.y_xor, offset=True)  # so max_epochs=4 is what stops it
+    assert ps2.X_int.dtype.kind == "i" and ps2.y_int.dtype.kind == "i" and ps2.X_int.shape[1] == 2
+    assert ps2.X_one.shape == (1, 2) and (ps2.X_one[0].tolist(), ps2.y_one.tolist()) == ([2.0, -1.0], [-1.0])
+    assert np.array_equal(cases("train_through_origin")[
+        "the four-point example in reverse order with fit_intercept=False"].args[0], ps2.X4[::-1])
+
+
+@pytest.mark.parametrize("grade_id", ["update_worked_example", "update_rules"])
+def test_each_update_case_is_the_point_its_description_names(grade_id):
+    for describe, case in cases(grade_id).items():
+        w, b, x, y = (np.asarray(v, dtype=float) for v in case.args)
+        score = float(w @ x + b)
+        if "exactly on the plane" in describe or describe.startswith("zero weights"):
+            assert score == 0, describe
+        if "non-zero w" in describe:
+            assert np.any(w != 0), describe
+        if "labelled -1" in describe or "y = -1" in describe or "negative point" in describe:
+            assert y == -1, describe
+        if "positive point" in describe or "y = +1" in describe:
+            assert y == 1, describe
+        if "misclassified" in describe:
+            assert y * score < 0, describe
+        if "correctly classified" in describe:
+            assert y * score > 0, describe
+        if "only the offset puts on the wrong side" in describe:
+            assert y * float(w @ x) > 0 and y * score <= 0, describe
+        if "only the offset keeps on the right side" in describe:
+            assert y * float(w @ x) <= 0 and y * score > 0, describe
+        for d in ("3-D", "4-D"):
+            if d in describe:
+                assert len(x) == int(d[0]), describe
+        if "integer" in describe:
+            assert all(np.asarray(v).dtype.kind == "i" for v in case.args[:3:2]), describe
+
+
+# -- the notebook's texts -------------------------------------------------------------------------------------
+
+def test_the_worked_example_makes_two_mistakes_in_a_row():
+    ex = pl.offset_update_example()
+    assert ex.w @ ex.x + ex.b == -1  # 'The score 1 - 3 + 1 = -1 has the wrong sign.'
+    w, b, mistake = pl.perceptron_update(ex.w, ex.b, ex.x, ex.y)
+    assert mistake and w.tolist() == [2.0, 2.0] and b == 2.0
+    assert w @ ex.next_x + b == 2
+    w, b, mistake = pl.perceptron_update(w, b, ex.next_x, ex.next_y)
+    assert mistake and w.tolist() == [3.5, 0.5] and b == 1.0
+
+
+def test_two_negative_points_are_each_on_the_plane_when_first_visited():
+    X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([-1.0, -1.0])
+    steps = pl.trace_perceptron(X, y, fit_intercept=False)
+    first_visits = [s for s in steps if s.epoch == 1]
+    assert [s.score for s in first_visits] == [0.0, 0.0] and all(s.mistake for s in first_visits)
+    assert sum(s.mistake for s in steps) == 2
+
+
+def test_the_four_point_example_and_its_orders(notebook):
+    X, y = ps2.X4, ps2.y4
+    assert {tuple(v) for v in (y[:, None] * X).tolist()} == {(1.0, 0.0), (0.0, 1.0)}
+    outcomes = set()
+    for order in itertools.permutations(range(4)):
+        r = pl.train_perceptron(X[list(order)], y[list(order)], fit_intercept=False)
+        outcomes.add((r.n_mistakes, tuple(r.w.tolist())))
+    assert outcomes == {(2, (1.0, 1.0))}  # 'all 24 orders ... make the same 2 updates and end at w = (1, 1)'
+    given, reverse = pl.train_perceptron(X, y), pl.train_perceptron(X[::-1], y[::-1])
+    assert (given.w.tolist(), given.b, given.n_mistakes) == (reverse.w.tolist(), reverse.b, reverse.n_mistakes)
+    # Part C: 'An epoch can make mistakes and still end with weights that separate the data.'
+    first_epoch = pl.train_perceptron(X, y, max_epochs=1)
+    assert first_epoch.n_mistakes > 0 and separates(X, y, first_epoch.w, first_epoch.b)
+    text = cell_text(notebook, "written_order")
+    assert "all 24 orders of the four-point example make the same 2 updates and end at $w = (1, 1)$" in text
+
+
+def test_the_two_orders_of_the_model_answer_of_d2(notebook):
+    given = pl.train_perceptron(ps2.X1, ps2.y1)
+    reverse = pl.train_perceptron(ps2.X1[::-1], ps2.y1[::-1])
+    assert (given.w.tolist(), given.b, given.n_mistakes, given.n_epochs) == ([-3.0], 7.0, 25, 11)
+    assert (reverse.w.tolist(), reverse.b, reverse.n_mistakes, reverse.n_epochs) == ([-2.0], 5.0, 17, 11)
+    assert separates(ps2.X1, ps2.y1, given.w, given.b) and separates(ps2.X1, ps2.y1, reverse.w, reverse.b)
+    text = cell_text(notebook, "written_order")
+    assert ("$w = -3$, $b = 7$ after 25 mistakes in the given order; $w = -2$, $b = 5$ after 17 in the reverse one; "
+            "11 epochs each") in text
+
+
+def test_the_training_error_of_part_c(notebook):
+    errors = ps2._training_errors(ps2.X1, ps2.y1)
+    assert errors.tolist() == [0.5] * 6 + [0.25, 0.5, 0.25, 0.0, 0.0]
+    text = cell_text(notebook, startswith="## Part C")
+    assert "the error goes back up from 0.25 to 0.5 before it reaches 0" in text
+    assert "with $w = 0$ and $b = 0$ the training error is $1$" in text
+    assert np.mean(ps2.y1 * (ps2.X1 @ np.zeros(1) + 0.0) <= 0) == 1.0
+    # 'the training error is 0 exactly when the next epoch would make no mistake'
+    for k in range(1, 12):
+        before = pl.train_perceptron(ps2.X1, ps2.y1, max_epochs=k)
+        after = pl.train_perceptron(ps2.X1, ps2.y1, max_epochs=k + 1)
+        assert (errors[min(k, len(errors)) - 1] == 0) == (after.n_mistakes == before.n_mistakes)
+    # Part C's text and D1's model answer judge a batch learner on new data, as the chapter does.
+    assert "judged differently: by the error of its final $(w, b)$ on *new* data" in text
+    answer = cell_text(notebook, "written_online_batch")
+    assert "not a batch learner's real cost, the error on new data" in answer
+    for wrong in ("as a batch learner is judged, on the whole training set", "judged by its **training error**"):
+        assert wrong not in text and wrong not in answer
+
+
+# -- right answers never lose a point ---------------------------------------------------------------------------
+
+RIGHT_ANSWERS = {
+    "the test written with np.sign, and a list for the tuple": """
+        def perceptron_update(w, b, x, y):
+            w = np.array(w, dtype=float)
+            x = np.array(x, dtype=float)
+            if np.sign(np.dot(w, x) + b) != y:
+                return [w + y * x, b + y, True]
+            return [w, b, False]
+        """,
+    "the update through perceptron_update, a while loop and a numpy bool": """
+        def perceptron_update(w, b, x, y):
+            w = np.asarray(w, dtype=np.float64)
+            mistake = y * (w @ x + b) <= 0
+            return (w + y * np.asarray(x, dtype=float), float(b + y), mistake) if mistake else (w.copy(), float(b), mistake)
+
+        def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
+            w, b, n_mistakes, n_epochs = np.zeros(np.shape(X)[1]), 0.0, 0, 0
+            converged = False
+            while not converged and n_epochs < max_epochs:
+                n_epochs += 1
+                converged = True
+                for x_i, y_i in zip(X, y):
+                    w, b_new, mistake = perceptron_update(w, b, x_i, y_i)
+                    if mistake:
+                        n_mistakes += 1
+                        converged = False
+                        if fit_intercept:
+                            b = b_new
+            return w, b, n_mistakes, n_epochs
+        """,
+    "the first mistake of each pass found with a matrix product, and the errors by retraining": """
+        def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            w, b, n_mistakes = np.zeros(X.shape[1]), 0.0, 0
+            for epoch in range(1, max_epochs + 1):
+                start, made = 0, 0
+                while start < len(y):
+                    wrong = np.flatnonzero(y[start:] * (X[start:] @ w + b) <= 0)
+                    if wrong.size == 0:
+                        break
+                    i = start + wrong[0]
+                    w = w + y[i] * X[i]
+                    b = b + y[i] if fit_intercept else b
+                    made += 1
+                    start = i + 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return w, float(b), int(n_mistakes), epoch
+
+        def training_errors(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            n_epochs = train_perceptron(X, y, max_epochs=max_epochs)[3]
+            errors = []
+            for k in range(1, n_epochs + 1):
+                w, b, _, _ = train_perceptron(X, y, max_epochs=k)
+                errors.append(np.mean(np.sign(X @ w + b) != y))
+            return np.array(errors, dtype=float)
+        """,
+    "the check for a separator before each pass": """
+        def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            w, b, n_mistakes = np.zeros(X.shape[1]), 0.0, 0
+            for epoch in range(1, max_epochs + 1):
+                if np.all(y * (X @ w + b) > 0):
+                    break
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w = w + y_i * x_i
+                        b = b + y_i if fit_intercept else 0.0
+                        n_mistakes += 1
+            return w, float(b), n_mistakes, epoch
+        """,
+}
+
+
+@pytest.mark.parametrize("name", RIGHT_ANSWERS)
+def test_a_right_answer_written_another_way_gets_every_point(name):
+    from autograder.commands.verify import namespace_from
+
+    source = nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4)
+    namespace = namespace_from(source)
+    exec(__import__("textwrap").dedent(RIGHT_ANSWERS[name]), namespace)
+    failed = [(v.grade_id, v.message) for v in evaluate_namespace(ps2.CHECKS, namespace) if not v.passed]
+    assert failed == []
