@@ -2,9 +2,15 @@
 
 The hidden cases use separators of any length (forgetting ``||w||``), a
 farthest point that is not the largest coordinate, planes that misclassify or
-touch a point (the bound is ``math.inf``), data that never converges through
-the origin (once with the default ``max_epochs``, which it tells from any
-other), and other margins, sizes and seeds for the experiment.
+touch a point (the bound is ``math.inf``), a single example, data that never
+converges through the origin (once with the default ``max_epochs``, which it
+tells from any other), training that converges in exactly the last allowed
+epoch and training that is one epoch short of converging (the ``converged``
+flag and the epoch count off by one), points that score exactly 0 with either
+label (a mistake, whatever the sign of 0 is taken to predict), integer arrays,
+and other margins, sizes and seeds for the experiment.  Every claim a case's
+description makes about its data is asserted in
+``tests/grader/course/test_ps3_claims.py``.
 """
 
 import math
@@ -24,8 +30,13 @@ def _bound(X, y, w):
 
 
 def _compare_bound(got, expected):
-    """Like :func:`compare_values`, except that ``math.inf`` must be returned exactly."""
+    """Like :func:`compare_values`, except that the infinite bound must be ``+inf`` exactly.
+
+    A 0-d numeric array stands for its number, as :func:`compare_values` takes it for a finite bound.
+    """
     if math.isinf(expected):
+        if isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "biuf":
+            got = got.item()
         if type(got) is float and got == math.inf:
             return None
         if type(got) in (int, float):
@@ -56,6 +67,12 @@ X_sep, y_sep, w_star = pl.make_separable(40, 4, margin=0.15, radius=3.0, random_
 X_xor, y_xor = pl.make_xor(16, spread=0.1, random_state=12)
 X_wide = np.array([[0.5, 6.0], [-1.0, -1.0], [4.0, 4.5], [-3.0, 0.5]])
 y_wide = np.array([1.0, -1.0, 1.0, -1.0])
+# Converges after 29 mistakes in its 14th epoch: max_epochs=14 converges in the last allowed epoch, 13 is one short.
+X_slow, y_slow, _ = pl.make_separable(30, 3, margin=0.02, random_state=3)
+# Integers; the second point, labelled -1, scores 0 at its visits in the first two epochs (w = (1, 0), then (2, 0)).
+X_tie = np.array([[1, 0], [0, 1], [1, 1]])
+y_tie = np.array([1, -1, 1])
+X_one, y_one = np.array([[0.5, -2.0, 1.0]]), np.array([-1.0])
 
 CHECKS = [
     Check(
@@ -84,6 +101,7 @@ CHECKS = [
             Case("separable points in 4-D with their separator scaled by 0.3", (X_sep, y_sep, 0.3 * w_star)),
             Case("four points where the farthest point is not the closest to the plane", (X_wide, y_wide, np.array([1.0, 1.0]))),
             Case("the four-point example with a separating w that is not along (1, 1)", (X4, y4, np.array([3.0, 1.0]))),
+            Case("a single example labelled -1 with a w that separates it", (X_one, y_one, np.array([0.0, 2.0, 0.0]))),
         ],
         expected=_bound,
         compare=_compare_bound,
@@ -105,7 +123,7 @@ CHECKS = [
         ],
         expected=_bound,
         compare=_compare_bound,
-        hint="When gamma <= 0 (a point on the wrong side or on the plane) there is no bound: return math.inf.",
+        hint="When gamma <= 0 (a point on the wrong side or on the plane), this w gives no bound: return math.inf.",
     ),
     Check(
         grade_id="count_mistakes_values",
@@ -119,9 +137,22 @@ CHECKS = [
             Case("four points in the plane at different distances from the origin", (X_wide, y_wide)),
             Case("the points (3, 4), (-1, 0), (0, -2) labelled +1, -1, -1", (X3, y3)),
             Case("sixteen XOR points, which never converge, with the default max_epochs", (X_xor, y_xor)),
+            Case("the four-point example with max_epochs=2, so that training converges in the last allowed epoch",
+                 (X4, y4), {"max_epochs": 2}),
+            Case("the four-point example with max_epochs=1, whose one epoch makes mistakes and ends with weights "
+                 "that separate the data", (X4, y4), {"max_epochs": 1}),
+            Case("thirty separable points in 3-D with max_epochs=14, the epoch in which training converges",
+                 (X_slow, y_slow), {"max_epochs": 14}),
+            Case("thirty separable points in 3-D with max_epochs=13, one epoch before training would converge",
+                 (X_slow, y_slow), {"max_epochs": 13}),
+            Case("three integer points, one of them labelled -1 and scoring exactly 0 at its first two visits",
+                 (X_tie, y_tie)),
+            Case("a single example labelled -1", (X_one, y_one)),
         ],
         expected=_count,
-        hint="Start from w = 0, update on y (w . x) <= 0 without an offset, and stop after a clean epoch or max_epochs.",
+        hint="Start from w = 0, update on y (w . x) <= 0 without an offset (a score of 0 is a mistake whatever "
+             "the label), and stop after the first epoch without a mistake or after max_epochs epochs; converged "
+             "is True exactly when an epoch without a mistake was run, the last allowed one included.",
     ),
     Check(
         grade_id="bound_experiment_values",

@@ -1,0 +1,234 @@
+"""What problem set 3 says about its data, asserted by code.
+
+Every hidden case of ``autograder/course/assignments/ps3_convergence/checks.py`` is described to
+students in words ("which puts two points on the plane", "the epoch in which training converges");
+the notebook's hints and model answers quote numbers (the bound 50 of three points, the mistakes and
+bounds of the experiment) and facts (XOR is not separable through the origin, the Fibonacci example
+needs many updates).  Each test here checks one such sentence on the very arrays the checks use, so a
+change of seed or data that makes a sentence false fails here, not in front of a student or a TA.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog, nnls
+
+import perceptron_lib as pl
+from autograder.course.assignments.ps3_convergence import checks as ps3
+
+# The experiment of the notebook's Part C cell, and what the model answer of D1 quotes from it.
+NOTEBOOK_MARGINS = (0.4, 0.2, 0.1, 0.05)
+QUOTED_BOUNDS = (6.2, 24.9, 99.5, 395.4)
+QUOTED_MISTAKES = (2, 7, 14, 17)
+
+
+def separable_through_origin(X, y):
+    """Whether some w has y_i (w . x_i) >= 1 for every i: the chapter's feasibility linear program."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    result = linprog(np.zeros(X.shape[1]), A_ub=-(y[:, None] * X), b_ub=-np.ones(len(y)),
+                     bounds=[(None, None)] * X.shape[1], method="highs")
+    assert result.status in (0, 2), result.message  # feasible or infeasible, nothing else
+    return result.status == 0
+
+
+def largest_margin_at_most(X, y):
+    """An upper bound on the margin of every unit vector through the origin.
+
+    For any weights a_i >= 0 with a positive sum, min_i y_i (w . x_i) is at most their weighted mean,
+    w . (sum_i a_i y_i x_i) / sum_i a_i, which for a unit w is at most ||sum_i a_i y_i x_i|| / sum_i a_i.
+    The weights come from a non-negative least-squares fit (the point of the convex hull of the y_i x_i
+    nearest the origin); the bound holds whatever the solver returns.
+    """
+    Z = np.asarray(y, dtype=float)[:, None] * np.asarray(X, dtype=float)
+    heavy = 1e3  # makes the weights sum to about 1
+    a, _ = nnls(np.vstack([Z.T, heavy * np.ones(len(Z))]), np.append(np.zeros(Z.shape[1]), heavy))
+    assert a.sum() > 0
+    return float(np.linalg.norm(Z.T @ a) / a.sum())
+
+
+def run(X, y, max_epochs=1000):
+    return pl.train_perceptron(X, y, fit_intercept=False, max_epochs=max_epochs)
+
+
+def scores(X, y, w):
+    return np.asarray(y, dtype=float) * (np.asarray(X, dtype=float) @ np.asarray(w, dtype=float))
+
+
+# -- Part A: the radius and the bound ------------------------------------------------------------------
+
+def test_the_radius_cases_are_what_they_say():
+    points = np.array([[5.0, 0.0], [4.0, 4.0], [-1.0, 0.5]])  # "largest coordinate not in the farthest point"
+    assert np.argmax(np.abs(points).max(axis=1)) != np.argmax(np.linalg.norm(points, axis=1))
+    assert ps3.X_sep.shape == (40, 4) and pl.radius(ps3.X_sep) <= 3.0  # "forty points in 4-D inside a ball of radius 3"
+
+
+def test_the_visible_bound_hint_names_the_right_points():
+    # "R = 5 comes from the point (3, 4); gamma = 1 / sqrt(2) comes from the point (-1, 0)", bound 50.
+    w = np.array([1.0, 1.0])
+    assert np.argmax(np.linalg.norm(ps3.X3, axis=1)) == 0 and pl.radius(ps3.X3) == 5.0
+    assert np.argmin(scores(ps3.X3, ps3.y3, w)) == 1
+    assert math.isclose(pl.margin(ps3.X3, ps3.y3, w), 1 / math.sqrt(2))
+    assert math.isclose(pl.mistake_bound(ps3.X3, ps3.y3, w), 50.0)
+    assert math.isclose(pl.mistake_bound(ps3.X4, ps3.y4, w), 2.0)
+
+
+def test_the_separating_cases_separate():
+    assert pl.margin(ps3.X_sep, ps3.y_sep, ps3.w_star) >= 0.15  # "separable points in 4-D"
+    assert math.isclose(np.linalg.norm(ps3.w_star), 1.0)
+    # "four points where the farthest point is not the closest to the plane"
+    w = np.array([1.0, 1.0])
+    norms = np.linalg.norm(ps3.X_wide, axis=1)
+    farthest = set(np.flatnonzero(np.isclose(norms, norms.max())))
+    wide = scores(ps3.X_wide, ps3.y_wide, w)
+    closest = set(np.flatnonzero(np.isclose(wide, wide.min())))
+    assert pl.margin(ps3.X_wide, ps3.y_wide, w) > 0 and not farthest & closest
+    # "a separating w that is not along (1, 1)"; "a single example labelled -1 with a w that separates it"
+    assert pl.margin(ps3.X4, ps3.y4, [3.0, 1.0]) > 0
+    assert ps3.X_one.shape[0] == 1 and ps3.y_one[0] == -1 and pl.margin(ps3.X_one, ps3.y_one, [0.0, 2.0, 0.0]) > 0
+    # Part A: the four-point example is separable by (1, 1), though (1, -1) and (1, 0) give no bound.
+    assert pl.margin(ps3.X4, ps3.y4, [1.0, 1.0]) > 0
+
+
+def test_the_cases_without_a_bound_do_not_separate_as_described():
+    four = scores(ps3.X4, ps3.y4, [1.0, -1.0])
+    assert np.sum(four < 0) == 2 and np.sum(four > 0) == 2  # "misclassifies two points"
+    plane = scores(ps3.X4, ps3.y4, [1.0, 0.0])
+    assert np.sum(plane == 0) == 2 and np.sum(plane > 0) == 2  # "puts two points on the plane"
+    assert pl.margin(ps3.X1, ps3.y1, [1.0]) < 0  # "the points 1, 2, 3, 4 ... with w = 1"
+    assert pl.margin(ps3.X_sep, ps3.y_sep, -ps3.w_star) < 0  # "their separator turned around"
+    one_wrong = scores(np.vstack([ps3.X_sep, [2 * ps3.w_star]]), np.append(ps3.y_sep, -1.0), ps3.w_star)
+    assert np.sum(one_wrong <= 0) == 1 and pl.radius(np.vstack([ps3.X_sep, [2 * ps3.w_star]])) <= 3.0
+    assert pl.margin(ps3.X_xor, ps3.y_xor, [1.0, 1.0]) < 0  # "sixteen XOR points and w = (1, 1)"
+
+
+# -- Part B: counting the mistakes ---------------------------------------------------------------------
+
+def test_data_said_not_to_converge_are_not_separable_through_the_origin():
+    # "No threshold at 0 separates these points"; "sixteen XOR points, which never converge"
+    for X, y in [(ps3.X1, ps3.y1), (ps3.X_xor, ps3.y_xor)]:
+        assert not separable_through_origin(X, y)
+        assert not run(X, y).converged
+    assert run(ps3.X1, ps3.y1, max_epochs=5).n_mistakes == 14  # the visible case's count
+
+
+def test_the_separable_count_cases_converge():
+    for X, y in [(ps3.X_sep, ps3.y_sep), (ps3.X_wide, ps3.y_wide), (ps3.X3, ps3.y3), (ps3.X_tie, ps3.y_tie),
+                 (ps3.X_one, ps3.y_one), (ps3.X4, ps3.y4)]:
+        assert separable_through_origin(X, y)
+        assert run(X, y).converged
+    norms = np.linalg.norm(ps3.X_wide, axis=1)  # "four points in the plane at different distances from the origin"
+    assert len(set(np.round(norms, 9))) >= 3
+
+
+def test_convergence_in_the_last_allowed_epoch_and_one_epoch_short():
+    # "the four-point example with max_epochs=2, so that training converges in the last allowed epoch"
+    assert run(ps3.X4, ps3.y4).n_epochs == 2 and run(ps3.X4, ps3.y4, max_epochs=2).converged
+    # "the four-point example with max_epochs=1, whose one epoch makes mistakes and ends with weights that
+    # separate the data"
+    short = run(ps3.X4, ps3.y4, max_epochs=1)
+    assert short.n_mistakes > 0 and not short.converged and np.all(scores(ps3.X4, ps3.y4, short.w) > 0)
+    # "thirty separable points in 3-D with max_epochs=14, the epoch in which training converges", and 13
+    slow = run(ps3.X_slow, ps3.y_slow)
+    assert ps3.X_slow.shape == (30, 3) and separable_through_origin(ps3.X_slow, ps3.y_slow)
+    assert slow.converged and slow.n_epochs == 14
+    one_short = run(ps3.X_slow, ps3.y_slow, max_epochs=13)
+    assert not one_short.converged and one_short.n_mistakes == slow.n_mistakes
+    assert np.all(scores(ps3.X_slow, ps3.y_slow, one_short.w) > 0)
+
+
+def test_the_tie_case_scores_zero_with_label_minus_one():
+    # "three integer points, one of them labelled -1 and scoring exactly 0 at its first two visits"
+    assert ps3.X_tie.dtype.kind == "i" and ps3.y_tie.dtype.kind == "i" and len(ps3.y_tie) == 3
+    steps = pl.trace_perceptron(ps3.X_tie, ps3.y_tie, fit_intercept=False)
+    visits = [s for s in steps if s.index == 1]
+    assert ps3.y_tie[1] == -1 and [s.score for s in visits[:2]] == [0, 0]
+    assert all(s.mistake and s.prediction == -1 for s in visits[:2])  # predicted right, and still a mistake
+    assert run(ps3.X_tie, ps3.y_tie).n_epochs >= 3
+    # "a single example labelled -1": it scores 0 at its first visit, a mistake that sign(0) predicts right.
+    assert ps3.X_one.shape[0] == 1 and ps3.y_one[0] == -1 and run(ps3.X_one, ps3.y_one).n_mistakes == 1
+
+
+# -- Part C and question D1: the experiment --------------------------------------------------------------
+
+@pytest.mark.parametrize("margins, sizes", [
+    (NOTEBOOK_MARGINS, {}),
+    ((0.4, 0.2), {"n_samples": 50, "n_features": 5, "random_state": 1}),
+    ((0.3, 0.15, 0.08), {"n_samples": 60, "n_features": 3, "random_state": 4}),
+    ((0.25,), {"n_samples": 30, "n_features": 2, "random_state": 9}),
+])
+def test_the_experiments_data_are_as_part_c_says(margins, sizes):
+    n_samples, n_features = sizes.get("n_samples", 200), sizes.get("n_features", 10)
+    for g in margins:
+        X, y, w_star = pl.make_separable(n_samples, n_features, margin=g, random_state=sizes.get("random_state", 0))
+        assert pl.radius(X) <= 1.0 and math.isclose(np.linalg.norm(w_star), 1.0)  # "points in the unit ball"
+        assert pl.margin(X, y, w_star) >= g  # "separates them through the origin with margin at least g"
+        counted = run(X, y)
+        assert counted.converged  # the default max_epochs is enough: the counts are the whole runs
+        assert counted.n_mistakes <= pl.mistake_bound(X, y, w_star)
+
+
+def test_the_numbers_quoted_by_the_model_answer_of_d1():
+    results = ps3._experiment(np.array(NOTEBOOK_MARGINS))
+    assert results[:, 0].tolist() == list(QUOTED_MISTAKES)
+    assert np.round(results[:, 1], 1).tolist() == list(QUOTED_BOUNDS)
+    growth = results[1:, 1] / results[:-1, 1]
+    assert np.all((3.5 < growth) & (growth < 4.5))  # "roughly quadruples each time the margin halves"
+    ratio = results[:, 1] / results[:, 0]
+    assert 2.5 < ratio[0] < 3.5 and ratio[-1] > 20  # "about three times ... more than twenty times"
+    assert np.all(results[1:, 0] / results[:-1, 0] < growth)  # the mistakes grow more slowly
+
+
+def test_where_the_proof_is_pessimistic_in_the_run_with_margin_005():
+    X, y, w_star = pl.make_separable(200, 10, margin=0.05, random_state=0)
+    result = run(X, y)
+    k, R, gamma = result.n_mistakes, pl.radius(X), pl.margin(X, y, w_star)
+    along = (result.w @ w_star) / (k * gamma)
+    length = (result.w @ result.w) / (k * R**2)
+    assert 3.5 < along < 4.0  # "w . w* ended at almost four times 17 gamma"
+    assert 0.6 < length < 0.7  # "||w||^2 ended at about two thirds of 17 R^2"
+    assert along**2 / length > 20  # "more than twenty times below the bound"
+    # "the distances of the points from the plane are spread evenly between the margin and 1"
+    distance = np.abs(X @ w_star)
+    assert distance.min() >= 0.05 and distance.max() <= 1.0
+    quartiles = np.quantile(distance, [0.25, 0.5, 0.75])
+    assert np.all(np.abs(quartiles - (0.05 + 0.95 * np.array([0.25, 0.5, 0.75]))) < 0.1)
+    # "even the best separator gives a bound above 100 at margin 0.05, against 17 mistakes"
+    assert (R / largest_margin_at_most(X, y)) ** 2 > 100
+
+
+# -- question D2: data without a separator, and what makes the bound large ----------------------------
+
+@pytest.mark.parametrize("seed", range(5))
+def test_make_xor_is_not_separable_through_the_origin_and_never_converges(seed):
+    X, y = pl.make_xor(random_state=seed)
+    assert not separable_through_origin(X, y)
+    assert not run(X, y, max_epochs=100).converged
+
+
+def test_the_four_xor_points_cycle_from_the_first_epoch():
+    X, y = pl.make_xor(4, spread=0.0)
+    assert not separable_through_origin(X, y)
+    steps = pl.trace_perceptron(X, y, fit_intercept=False, max_epochs=3)
+    ends = [s.w for s in steps if s.index == len(y) - 1]
+    assert all(s.mistake for s in steps) and all(np.array_equal(w, np.zeros(2)) for w in ends)
+
+
+def test_the_fibonacci_example_needs_more_updates_than_it_has_numbers():
+    # "a separable data set with a tiny margin can make mistakes for a very long time": at least
+    # F_(d+2) - 1 updates, exponential in d, on d examples with coordinates in {-1, 0, 1}.
+    made = []
+    for d in range(2, 10):
+        X, y, w = pl.make_small_margin(d)
+        assert separable_through_origin(X, y) and pl.margin(X, y, w) > 0
+        result = run(X, y, max_epochs=10**6)
+        assert result.converged and result.n_mistakes >= pl.small_margin_weights(d)[-1]
+        made.append(result.n_mistakes)
+    assert np.all(np.diff(np.log(made)) > np.log(1.6))
+
+
+def test_scaling_the_data_leaves_the_bound_and_the_mistakes_alone():
+    # The model answer of D2: "a large R alone is not the property".
+    for X, y, w in [(ps3.X_sep, ps3.y_sep, ps3.w_star), (ps3.X3, ps3.y3, np.array([1.0, 1.0]))]:
+        assert math.isclose(pl.mistake_bound(10 * X, y, w), pl.mistake_bound(X, y, w))
+        assert run(10 * X, y).n_mistakes == run(X, y).n_mistakes
