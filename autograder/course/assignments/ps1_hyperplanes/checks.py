@@ -40,6 +40,12 @@ X_sep, y_sep, w_star = pl.make_separable(20, 3, margin=0.2, random_state=3)
 X_shift = X_sep + np.array([1.0, -2.0, 0.5])  # the same data, moved off the origin
 b_shift = -float(w_star @ np.array([1.0, -2.0, 0.5]))
 X_rand, y_rand, w_rand = _points(8, 3), _labels(8), np.array([1.0, 2.0, -1.0])
+# Points in 3-D on the side of their label, but for the first, labelled -1, which lies exactly on the plane
+# (whole numbers, so its score is exactly 0 however it is computed): only y (w . x + b) > 0 rejects the plane,
+# and predicting each point's side and comparing it with its label accepts it.
+X_on = np.array([[1.0, 0.0, 0.0], [2.0, 1.0, 1.0], [0.0, 0.0, 2.0], [-1.0, 0.0, 0.0], [0.0, 2.0, 0.0]])
+y_on = np.array([-1.0, 1.0, 1.0, -1.0, -1.0])
+w_on, b_on = np.array([1.0, -1.0, 2.0]), -1.0
 
 CHECKS = [
     Check(
@@ -61,7 +67,7 @@ CHECKS = [
             Case("two points in 3-D (integer arrays) with w = (0, 0, 2) and b left at its default",
                  (np.array([[1, 2, 2], [0, 0, -3]]), np.array([0, 0, 2]))),
             Case("the plane 30 x1 + 40 x2 - 50 = 0", (SCALED_X, 10 * W34, -50.0), visible=True),
-            Case("the plane 3 x1 + 4 x2 - 5 = 0", (SCALED_X, W34, -5.0), visible=True),
+            Case("the points (3, 4), (0, 0), (-1, 2) and the plane 3 x1 + 4 x2 - 5 = 0", (SCALED_X, W34, -5.0)),
             Case("six points in 5-D and a normal vector of length greater than 1 with an offset", (X_5d, w_5d, -1.25)),
             Case("six points in 5-D and a plane through the origin given without b", (X_5d, w_5d)),
             Case("a single point in 4-D", (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([0.2, 0.1, -0.4, 0.3]), 0.7)),
@@ -92,8 +98,10 @@ CHECKS = [
         cases=[
             Case("the points (1, 1), (2, 0), (0, 0) with w = (1, 1), b = -2",
                  (np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 0.0]]), np.array([1.0, 1.0]), -2.0), visible=True),
-            Case("points on a line through the origin, given without b",
+            Case("two points on the line x1 + x2 = 0 and one off it, with b left at its default",
                  (np.array([[1.0, -1.0], [-2.0, 2.0], [3.0, 0.0]]), np.array([1.0, 1.0]))),
+            Case("integer points, two of them on an integer plane in 3-D",
+                 (np.array([[1, 1, 1], [2, 2, 1], [0, 3, 0], [-1, -1, 2]]), np.array([1, -1, 2]), -2)),
             Case("the points 1, 2, 3, 4 on a line and a threshold at one of them", (X1, np.array([-1.0]), 3.0)),
             Case("the four-point example and a line through two of its points", (X4, np.array([1.0, 0.0]))),
         ],
@@ -114,6 +122,8 @@ CHECKS = [
                  (X_shift, y_sep, w_star, b_shift)),
             Case("the four-point example and a separating line whose normal is not along (1, 1)",
                  (X4, y4, np.array([2.0, 0.5]))),
+            Case("integer points, labels, normal vector and offset of a separating plane",
+                 (np.array([[3, 1], [2, 4], [-1, 0], [0, -2]]), np.array([1, 1, -1, -1]), np.array([1, 1]), -1)),
         ],
         expected=pl.margin,
         hint="The margin is min_i y_i (w . x_i + b) / ||w||: the smallest, with the labels, divided by ||w||.",
@@ -131,9 +141,12 @@ CHECKS = [
             Case("eight points in 3-D with random labels and a plane that does not separate them",
                  (X_rand, y_rand, w_rand, 0.5)),
             Case("separable points in 3-D and the normal vector pointing the wrong way", (X_sep, y_sep, -2.0 * w_star)),
+            Case("a single point in 4-D on the wrong side of a plane with an offset",
+                 (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([1.0]), np.array([0.2, 0.1, -0.4, 0.3]), -1.5)),
         ],
         expected=pl.margin,
-        hint="When a point is on the wrong side, y (w . x + b) is negative and so is the margin: keep the sign (no abs()).",
+        hint="The margin is min_i y_i (w . x_i + b) / ||w||, with b: when a point is on the wrong side its term is "
+             "negative, and so is the margin. Keep the sign (no abs(), and no 0 in its place).",
     ),
     Check(
         grade_id="separates_values",
@@ -159,8 +172,11 @@ CHECKS = [
             Case("the four-point example and a line through two of its points", (X4, y4, np.array([1.0, 0.0]))),
             Case("integer points with every point on the right side but one exactly on the plane",
                  (np.array([[2, 0], [0, 3], [1, 0], [-3, 0]]), np.array([1, 1, -1, -1]), np.array([1, 1]), -1)),
+            Case("points in 3-D on the side of their labels but one, labelled -1, exactly on the plane",
+                 (X_on, y_on, w_on, b_on)),
         ],
         expected=pl.is_separated,
-        hint="A point on the plane is on neither side: require y (w . x + b) > 0, not >= 0.",
+        hint="A point on the plane is on neither side, whatever its label: require y (w . x + b) > 0 for every point "
+             "(not >= 0, and not a predicted label equal to y).",
     ),
 ]

@@ -34,6 +34,22 @@ KNOWN_WRONG = [
         def signed_distance(X, w, b):
             return (np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
         """, ("signed_distance_general",)),
+    KnownWrong("signed_distance_normalises_w_but_not_b", """
+        def signed_distance(X, w, b=0.0):
+            return np.asarray(X, dtype=float) @ (w / np.linalg.norm(w)) + b
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_divides_by_the_norm_of_w_and_b", """
+        def signed_distance(X, w, b=0.0):
+            return (np.asarray(X, dtype=float) @ w + b) / np.sqrt(w @ w + b * b)
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_divides_by_the_sum_of_abs_w", """
+        def signed_distance(X, w, b=0.0):
+            return (np.asarray(X, dtype=float) @ w + b) / np.sum(np.abs(w))
+        """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_positive_on_the_far_side", """
+        def signed_distance(X, w, b=0.0):
+            return -(np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
+        """, ("signed_distance_examples", "signed_distance_general")),
     # -- side_of_plane -----------------------------------------------------------
     KnownWrong("side_of_plane_zero_is_positive", """
         def side_of_plane(X, w, b=0.0):
@@ -54,6 +70,10 @@ KNOWN_WRONG = [
     KnownWrong("side_of_plane_returns_booleans", """
         def side_of_plane(X, w, b=0.0):
             return np.asarray(X, dtype=float) @ w + b > 0
+        """, ("side_of_plane_values", "side_of_plane_on_plane")),
+    KnownWrong("side_of_plane_labels_zero_and_one", """
+        def side_of_plane(X, w, b=0.0):
+            return np.where(np.asarray(X, dtype=float) @ w + b > 0, 1, 0)
         """, ("side_of_plane_values", "side_of_plane_on_plane")),
     # -- margin --------------------------------------------------------------------
     KnownWrong("margin_takes_abs", """
@@ -80,6 +100,19 @@ KNOWN_WRONG = [
         def margin(X, y, w, b=0.0):
             return y * (np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
         """, ("margin_separating", "margin_not_separating")),
+    KnownWrong("margin_zero_when_not_separating", """
+        def margin(X, y, w, b=0.0):
+            value = float(np.min(y * (np.asarray(X, dtype=float) @ w + b)) / np.linalg.norm(w))
+            return max(value, 0.0)
+        """, ("margin_not_separating",)),
+    KnownWrong("margin_ignores_offset", """
+        def margin(X, y, w, b=0.0):
+            return float(np.min(y * (np.asarray(X, dtype=float) @ w)) / np.linalg.norm(w))
+        """, ("margin_separating", "margin_not_separating")),
+    KnownWrong("margin_divides_by_the_norm_of_w_and_b", """
+        def margin(X, y, w, b=0.0):
+            return float(np.min(y * (np.asarray(X, dtype=float) @ w + b)) / np.sqrt(w @ w + b * b))
+        """, ("margin_separating", "margin_not_separating")),
     # -- separates -----------------------------------------------------------------
     KnownWrong("separates_allows_points_on_plane", """
         def separates(X, y, w, b=0.0):
@@ -96,5 +129,14 @@ KNOWN_WRONG = [
     KnownWrong("separates_returns_count", """
         def separates(X, y, w, b=0.0):
             return int(np.sum(y * (np.asarray(X, dtype=float) @ w + b) > 0))
+        """, ("separates_values", "separates_on_plane")),
+    # Right wherever no point lies on the plane; a point labelled -1 on it is predicted -1 and wrongly accepted.
+    KnownWrong("separates_compares_predictions_with_labels", """
+        def separates(X, y, w, b=0.0):
+            return bool(np.all(side_of_plane(X, w, b) == y))
+        """, ("separates_on_plane",)),
+    KnownWrong("separates_returns_every_point", """
+        def separates(X, y, w, b=0.0):
+            return y * (np.asarray(X, dtype=float) @ w + b) > 0
         """, ("separates_values", "separates_on_plane")),
 ]

@@ -1,0 +1,276 @@
+"""What problem set 1 says about its data, proved; and its hidden checks accept every right answer.
+
+The hidden cases of ``autograder/course/assignments/ps1_hyperplanes/checks.py`` describe their
+inputs to the students ("separable points in 3-D", "a plane that does not separate them", "the
+first two lie on the plane"), and the notebook's hints and model answers state facts about the
+worked examples (every point of the four-point example is 1/sqrt(2) from the line x1 + x2 = 0, no
+threshold at 0 separates the points 1, 2, 3, 4, the margin after multiplying by c < 0). Each claim
+is checked here by computation, in exact arithmetic where a point is said to lie on a plane: a
+score that is exactly 0 must be 0 however a right answer computes it, or the hidden check would
+depend on rounding.
+
+The last tests run right implementations that the notebook's texts allow, written in other ways than
+the solution, through the hidden checks: none may lose a point.
+"""
+
+import textwrap
+from fractions import Fraction
+
+import nbformat
+import numpy as np
+import pytest
+
+import perceptron_lib as pl
+from autograder.course.assignments.ps1_hyperplanes import checks as ps1
+from autograder.judging.checks import evaluate_namespace
+
+from tests.support import COURSE
+
+ASSIGNMENT = "ps1_hyperplanes"
+
+
+def _exact(v):
+    return tuple(Fraction(float(t)) for t in np.ravel(v))
+
+
+def exact_scores(X, w, b=0.0):
+    """The scores w . x + b of the rows of X, in exact arithmetic."""
+    w, b = _exact(w), Fraction(float(b))
+    return [sum(a * c for a, c in zip(w, _exact(x))) + b for x in np.atleast_2d(X)]
+
+
+def float_scores(X, w, b=0.0):
+    """The same scores computed in floating point in the ways a right answer may compute them."""
+    X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
+    norm = np.linalg.norm(w)
+    return {
+        "X @ w + b": X @ w + b,
+        "(X @ w + b) / norm": (X @ w + b) / norm,
+        "X @ (w / norm) + b / norm": X @ (w / norm) + b / norm,
+        "np.dot(X, w) + b": np.dot(X, w) + b,
+        "w @ X.T + b": w @ X.T + b,
+        "(X * w).sum(axis=1) + b": (X * w).sum(axis=1) + b,
+        "a loop over the rows": np.array([sum(float(a) * float(c) for a, c in zip(x, w)) + b for x in X]),
+    }
+
+
+def cases(grade_id):
+    return {case.describe: case for check in ps1.CHECKS if check.grade_id == grade_id for case in check.cases}
+
+
+def all_cases():
+    return [(check.grade_id, check.function, case) for check in ps1.CHECKS for case in check.cases]
+
+
+def plane_of(function, args):
+    """``(X, y, w, b)`` of a case's arguments (``y`` is None for the functions without labels)."""
+    if function in ("signed_distance", "side_of_plane"):
+        X, w, *rest = args
+        return X, None, w, (rest[0] if rest else 0.0)
+    X, y, w, *rest = args
+    return X, y, w, (rest[0] if rest else 0.0)
+
+
+@pytest.fixture(scope="module")
+def notebook():
+    return nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4)
+
+
+def cell_text(notebook, grade_id=None, startswith=None):
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if (grade_id and meta.get("grade_id") == grade_id) or (startswith and cell.source.startswith(startswith)):
+            return " ".join(cell.source.split())
+    raise AssertionError(f"no cell {grade_id or startswith!r}")
+
+
+# -- the data of the hidden cases ---------------------------------------------------------------------------
+
+def test_the_separable_points_are_separated_with_the_stated_margin():
+    X, y, w = ps1.X_sep, ps1.y_sep, ps1.w_star
+    assert X.shape == (20, 3) and np.isclose(np.linalg.norm(w), 1.0)
+    assert pl.margin(X, y, w) >= 0.2 and pl.margin(X, y, 2.5 * w) == pytest.approx(pl.margin(X, y, w))
+    # 'away from the origin and a separating plane with an offset': the same points moved by (1, -2, 0.5).
+    assert np.linalg.norm(ps1.X_shift.mean(axis=0)) > 2 and ps1.b_shift != 0
+    assert pl.margin(ps1.X_shift, y, w, ps1.b_shift) == pytest.approx(pl.margin(X, y, w))
+    # 'the normal vector pointing the wrong way', 'the opposite normal vector': every point on the wrong side.
+    assert np.all(y * (X @ (-w)) < 0) and not pl.is_separated(X, y, -w)
+
+
+def test_the_random_points_are_not_separated_by_their_plane():
+    """'eight points in 3-D with random labels and a plane that does not separate them'."""
+    X, y = ps1.X_rand, ps1.y_rand
+    assert X.shape == (8, 3) and set(y.tolist()) == {-1.0, 1.0}
+    assert not pl.is_separated(X, y, ps1.w_rand, 0.5) and pl.margin(X, y, ps1.w_rand, 0.5) < 0
+    assert not any(s == 0 for s in exact_scores(X, ps1.w_rand, 0.5))
+
+
+def test_the_four_point_example_and_its_lines():
+    X, y = ps1.X4, ps1.y4
+    # 'Every point is at distance 1/sqrt(2) from the line x1 + x2 = 0.'
+    assert np.allclose(np.abs(pl.signed_distance(X, [1.0, 1.0])), 1 / np.sqrt(2))
+    # 'The point (0, 1) is labelled +1 but lies on the negative side' of w = (1, -1), and one more point
+    # is on the wrong side: 'a line that puts two points on the wrong side'.
+    wrong = y * (X @ np.array([1.0, -1.0])) < 0
+    assert wrong.sum() == 2 and [0.0, 1.0] in X[wrong].tolist()
+    # 'a separating line whose normal is not along (1, 1)'
+    assert pl.is_separated(X, y, [2.0, 0.5])
+    # 'a line through two of its points': w = (1, 0), b = 0.
+    assert sum(s == 0 for s in exact_scores(X, [1.0, 0.0])) == 2
+
+
+def test_the_one_dimensional_example():
+    X, y = ps1.X1, ps1.y1
+    assert X.ravel().tolist() == [1.0, 2.0, 3.0, 4.0] and y.tolist() == [1, 1, -1, -1]
+    # 'The threshold 2.5 is 0.5 away from the points 2 and 3.'
+    assert pl.is_separated(X, y, [-1.0], 2.5) and pl.margin(X, y, [-1.0], 2.5) == 0.5
+    # 'The points 3 and 4 are on the wrong side; the farther one, 4, is at distance 4.'
+    assert pl.margin(X, y, [1.0]) == -4.0 and (y * X.ravel() < 0).tolist() == [False, False, True, True]
+    # 'the plane goes through the point 2'
+    assert exact_scores(X, [-1.0], 2.0)[1] == 0 and pl.margin(X, y, [-1.0], 2.0) == 0.0
+    # 'a threshold at one of them': w = -1, b = 3.
+    assert sum(s == 0 for s in exact_scores(X, [-1.0], 3.0)) == 1
+
+
+def test_no_threshold_at_zero_separates_the_points_1_2_3_4():
+    """Question E1: every w != 0 is a positive multiple of 1 or -1, and both fail with b = 0."""
+    X, y = ps1.X1, ps1.y1
+    for w in (1.0, -1.0):
+        assert not pl.is_separated(X, y, [w]) and pl.margin(X, y, [w]) <= 0
+        for c in (0.001, 0.5, 3.0, 1000.0):  # a positive multiple is the same classifier
+            assert np.array_equal(pl.sign(X @ [c * w]), pl.sign(X @ [w]))
+    # The model answer's other framing: the point 3 (labelled -1) is 1.5 times the point 2 (labelled +1).
+    assert X[2, 0] == Fraction(3, 2) * X[1, 0] and y[1] == 1 and y[2] == -1
+
+
+@pytest.mark.parametrize("grade_id, function, case", all_cases(), ids=lambda v: getattr(v, "describe", v))
+def test_every_point_said_to_be_on_the_plane_scores_exactly_zero_however_it_is_computed(grade_id, function, case):
+    X, y, w, b = plane_of(function, case.args)
+    exact = exact_scores(X, w, b)
+    zeros = [i for i, s in enumerate(exact) if s == 0]
+    describe = case.describe
+    expected_zeros = {
+        "the points (3, 4), (0, 0), (1, 0.5) with w = (3, 4), b = -5": [2],
+        "the points (1, 1), (2, 0), (0, 0) with w = (1, 1), b = -2": [0, 1],
+        "two points on the line x1 + x2 = 0 and one off it, with b left at its default": [0, 1],
+        "integer points, two of them on an integer plane in 3-D": [0, 1],
+        "the points 1, 2, 3, 4 on a line and a threshold at one of them": [2],
+        "the four-point example and a line through two of its points": [1, 2],
+        "the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2": [1],
+        "integer points with every point on the right side but one exactly on the plane": [2],
+        "points in 3-D on the side of their labels but one, labelled -1, exactly on the plane": [0],
+    }
+    if describe in expected_zeros:
+        assert zeros == expected_zeros[describe], describe
+        for how, scores in float_scores(X, w, b).items():
+            assert [i for i, s in enumerate(scores) if s == 0] == zeros, (describe, how)
+            assert [i for i, s in enumerate(scores) if s > 0] == [i for i, s in enumerate(exact) if s > 0], (describe, how)
+    elif function != "signed_distance" and describe != "the points (3, 4), (0, 0), (-1, 2) and the plane 3 x1 + 4 x2 - 5 = 0":
+        # Anywhere else, a point near the plane would make the answer depend on rounding.
+        assert zeros == [] and min(abs(float(s)) for s in exact) > 1e-6, describe
+    if "but one exactly on the plane" in describe or "but one, labelled -1, exactly on the plane" in describe:
+        assert all(y[i] * s > 0 for i, s in enumerate(exact) if i not in zeros), describe
+    if "labelled -1, exactly on the plane" in describe:
+        assert y[zeros[0]] == -1  # predicting the point's side and comparing it with its label accepts the plane
+    if "separating" in describe or describe.startswith("separable points") and "wrong way" not in describe \
+            and "opposite" not in describe:
+        assert pl.is_separated(X, y, w, b), describe
+    if "on the wrong side" in describe and y is not None and "two points" not in describe:
+        assert all(label * s < 0 for label, s in zip(y, exact)), describe
+    for d in ("3-D", "4-D", "5-D"):
+        if d in describe:
+            assert np.shape(X)[1] == int(d[0]), describe
+    if "integer" in describe:
+        assert np.asarray(X).dtype.kind == "i" and np.asarray(w).dtype.kind == "i", describe
+    if "without b" in describe or "b left at its default" in describe or "through the origin given without b" in describe:
+        assert len(case.args) == (2 if y is None else 3), describe
+
+
+def test_a_margin_is_positive_exactly_when_the_plane_separates():
+    """Part C: 'gamma > 0 exactly when the plane separates the data'."""
+    for grade_id, function, case in all_cases():
+        if function in ("margin", "separates"):
+            X, y, w, b = plane_of(function, case.args)
+            assert (pl.margin(X, y, w, b) > 0) == pl.is_separated(X, y, w, b), case.describe
+
+
+def test_the_model_answer_of_e2_on_a_negative_c(notebook):
+    """For c < 0 the margin becomes -max_i y_i d(x_i), which is -gamma only when every point is equally far."""
+    for X, y, w, b in [(ps1.X_sep, ps1.y_sep, ps1.w_star, 0.0), (ps1.X1, ps1.y1, np.array([-1.0]), 2.5),
+                       (ps1.X_shift, ps1.y_sep, ps1.w_star, ps1.b_shift)]:
+        distances = y * pl.signed_distance(X, w, b)
+        for c in (-0.5, -3.0):
+            assert pl.margin(X, y, c * w, c * b) == pytest.approx(-distances.max())
+            assert np.allclose(pl.signed_distance(X, c * w, c * b), -pl.signed_distance(X, w, b))
+        assert -distances.max() != pytest.approx(-pl.margin(X, y, w, b))
+    # The exception the model answer names: -gamma is right when every point is at the same distance.
+    assert pl.margin(ps1.X4, ps1.y4, [-1.0, -1.0]) == pytest.approx(-pl.margin(ps1.X4, ps1.y4, [1.0, 1.0]))
+    # Points on the plane keep the label -1: the integer plane in 3-D and its opposite.
+    X, w, b = np.array([[1, 1, 1], [2, 2, 1], [0, 3, 0], [-1, -1, 2]]), np.array([1, -1, 2]), -2
+    assert pl.sign(X @ w + b).tolist() == [-1, -1, -1, 1] and pl.sign(X @ -w - b).tolist() == [-1, -1, 1, -1]
+    text = cell_text(notebook, "written_scaling")
+    assert "$-\\max_i y_i\\, d(x_i)$" in text and "minus the old *largest* margin" in text
+
+
+def test_the_model_answer_of_e1_states_the_margin_the_functions_give(notebook):
+    text = cell_text(notebook, "written_one_dimensional")
+    assert pl.margin(ps1.X1, ps1.y1, [-1.0], 2.5) == 0.5 and "`margin` gives $0.5$" in text
+    assert pl.is_separated(ps1.X1, ps1.y1, [-1.0], 2.5) and "`separates(X1, y1, np.array([-1.0]), 2.5)` is `True`" in text
+
+
+# -- right answers never lose a point ---------------------------------------------------------------------------
+
+RIGHT_ANSWERS = {
+    "the unit normal first, np.sign with the zeros mended, the margin through signed_distance": """
+        def signed_distance(X, w, b=0.0):
+            w = np.asarray(w, dtype=float)
+            unit = w / np.sqrt(np.sum(w ** 2))
+            return np.asarray(X, dtype=float) @ unit + b / np.linalg.norm(w)
+
+        def side_of_plane(X, w, b=0.0):
+            labels = np.sign(np.dot(X, w) + b).astype(int)
+            labels[labels == 0] = -1
+            return labels
+
+        def margin(X, y, w, b=0.0):
+            return np.min(y * signed_distance(X, w, b))
+
+        def separates(X, y, w, b=0.0):
+            return margin(X, y, w, b) > 0
+        """,
+    "loops over the points, lists and plain Python numbers": """
+        def signed_distance(X, w, b=0.0):
+            length = sum(float(v) ** 2 for v in w) ** 0.5
+            return [(sum(float(a) * float(c) for a, c in zip(x, w)) + b) / length for x in X]
+
+        def side_of_plane(X, w, b=0.0):
+            return [1 if sum(float(a) * float(c) for a, c in zip(x, w)) + b > 0 else -1 for x in X]
+
+        def margin(X, y, w, b=0.0):
+            return min(float(label) * d for label, d in zip(y, signed_distance(X, w, b)))
+
+        def separates(X, y, w, b=0.0):
+            for x, label in zip(X, y):
+                if label * (np.dot(x, w) + b) <= 0:
+                    return False
+            return True
+        """,
+    "floats for the labels, and the separation through the margins of every point": """
+        def side_of_plane(X, w, b=0.0):
+            return np.where(np.einsum("ij,j->i", np.asarray(X, dtype=float), w) + b > 0, 1.0, -1.0)
+
+        def separates(X, y, w, b=0.0):
+            return bool(np.min(np.asarray(y) * (np.asarray(X) @ np.asarray(w) + b)) > 0)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", RIGHT_ANSWERS)
+def test_a_right_answer_written_another_way_gets_every_point(name):
+    from autograder.commands.verify import namespace_from
+
+    source = nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4)
+    namespace = namespace_from(source)
+    exec(textwrap.dedent(RIGHT_ANSWERS[name]), namespace)
+    failed = [(v.grade_id, v.message) for v in evaluate_namespace(ps1.CHECKS, namespace) if not v.passed]
+    assert failed == []
