@@ -4,9 +4,10 @@ The expected values come from ``perceptron_lib.VotedPerceptron`` and
 ``AveragedPerceptron``.  Hidden cases need several epochs or never converge
 (survival counts across epoch boundaries, the averaging counter over every
 visit; for each training function once with the default ``max_epochs``,
-which tells it from any other), put vector scores and votes exactly at 0
-(``sign(0) = -1`` inside and outside the vote), and separate the vote from
-the average.
+which tells it from any other, and once with a ``max_epochs`` whose last epoch
+is the first without a mistake), train on a single example, put vector
+scores and votes exactly at 0 (``sign(0) = -1`` inside and outside the
+vote), and separate the vote from the average.
 """
 
 import warnings
@@ -64,6 +65,11 @@ W_many = np.round(_rng.normal(size=(6, 3)), 2)
 B_many = np.round(_rng.normal(size=6), 2)
 C_many = np.array([0, 3, 1, 5, 2, 4])
 X_many = np.round(_rng.normal(size=(10, 3)), 2)
+# One example: a mistake at the first visit, then an epoch without one (two visits in all).
+X_single, y_single = np.array([[2.0, -1.0, 0.5]]), np.array([-1.0])
+# The one-dimensional example makes its last mistake in epoch 10 and none in epoch 11: with max_epochs=11
+# training converges in the last epoch it is allowed, with the default 10 it stops unconverged.
+CONVERGES_IN = 11
 
 CHECKS = [
     Check(
@@ -72,11 +78,11 @@ CHECKS = [
         cases=[
             Case("the four-point example", (X4, y4), visible=True),
             Case("the four-point example in reverse order", (X4[::-1].copy(), y4[::-1].copy())),
-            Case("four points in the plane separated by a line with an offset",
-                 (X_first_right, y_first_right)),
+            Case("four points in the plane that the first update separates", (X_first_right, y_first_right)),
         ],
         expected=_voted,
-        hint="Keep every vector held (starting with zero, ending with the last) with its offset and its count.",
+        hint="Keep every vector held (starting with zero, ending with the last) with its offset and its count, "
+             "and stop after the first epoch without a mistake.",
     ),
     Check(
         grade_id="voted_counts",
@@ -88,9 +94,13 @@ CHECKS = [
             Case("twenty separable points in 3-D away from the origin", (X_off, y_sep), {"max_epochs": 50}),
             Case("twenty points in 3-D with flipped labels and max_epochs=3", (X_sep, y_noisy), {"max_epochs": 3}),
             Case("separable data that converges before max_epochs", (X_sep, y_sep), {"max_epochs": 20}),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=11, whose 11th epoch is the "
+                 "first without a mistake", (X1, y1), {"max_epochs": CONVERGES_IN}),
+            Case("a single example", (X_single, y_single)),
         ],
         expected=_voted,
-        hint="Each visit adds 1 to the count of the vector that is current after it; a new vector starts at 1.",
+        hint="Each visit adds 1 to the count of the vector that is current after it, and a new vector starts at 1; "
+             "run at most max_epochs epochs, and stop after the first without a mistake.",
     ),
     Check(
         grade_id="predict_voted_values",
@@ -133,11 +143,11 @@ CHECKS = [
         cases=[
             Case("the four-point example", (X4, y4), visible=True),
             Case("the four-point example in reverse order", (X4[::-1].copy(), y4[::-1].copy())),
-            Case("four points in the plane separated by a line with an offset",
-                 (X_first_right, y_first_right)),
+            Case("four points in the plane that the first update separates", (X_first_right, y_first_right)),
         ],
         expected=_averaged,
-        hint="Average the weights held after each visit: w - u / T with T the number of visits, numbered from 0.",
+        hint="Average the weights held after each of the T visits: number the visits from 0 in u, and return "
+             "w - u / T, with T the number of visits made.",
     ),
     Check(
         grade_id="averaged_general",
@@ -150,9 +160,13 @@ CHECKS = [
             Case("twenty separable points in 3-D away from the origin", (X_off, y_sep), {"max_epochs": 50}),
             Case("twenty points in 3-D with flipped labels and max_epochs=4", (X_sep, y_noisy), {"max_epochs": 4}),
             Case("separable data that converges before max_epochs", (X_sep, y_sep), {"max_epochs": 20}),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=11, whose 11th epoch is the "
+                 "first without a mistake", (X1, y1), {"max_epochs": CONVERGES_IN}),
+            Case("a single example", (X_single, y_single)),
         ],
         expected=_averaged,
-        hint="Count every visit, mistake or not, over all epochs, and average the offset with beta the same way.",
+        hint="Count every visit, mistake or not, over all the epochs run (at most max_epochs, stopping after the "
+             "first without a mistake), and average the offset with beta the same way.",
     ),
     Check(
         grade_id="noisy_comparison_values",

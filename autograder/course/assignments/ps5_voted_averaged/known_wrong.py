@@ -91,6 +91,109 @@ KNOWN_WRONG = [
                     break
             return w[None, :], np.array([b]), np.array([len(y)])
         """, VOTED + COMPARISON),
+    # Off by one the other way: each visit counts for the vector that predicted it (held before the visit),
+    # so the zero vector gets 1 and every later vector loses the visit that created it.
+    KnownWrong("voted_counts_the_visits_each_vector_predicted", """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b, count = np.zeros(X.shape[1]), 0.0, 0
+            weights, intercepts, counts = [], [], []
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    count += 1
+                    if y_i * (w @ x_i + b) <= 0:
+                        weights.append(w)
+                        intercepts.append(b)
+                        counts.append(count)
+                        w, b, count = w + y_i * x_i, b + float(y_i), 0
+                        made += 1
+                if made == 0:
+                    break
+            weights.append(w)
+            intercepts.append(b)
+            counts.append(count)
+            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
+        """, VOTED),
+    # w += ... changes the array already in the list: every kept vector ends up equal to the last one.
+    KnownWrong("voted_keeps_references_to_one_array", """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b, count = np.zeros(X.shape[1]), 0.0, 0
+            weights, intercepts, counts = [], [], []
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        weights.append(w)
+                        intercepts.append(b)
+                        counts.append(count)
+                        w += y_i * x_i
+                        b, count = b + float(y_i), 1
+                        made += 1
+                    else:
+                        count += 1
+                if made == 0:
+                    break
+            weights.append(w)
+            intercepts.append(b)
+            counts.append(count)
+            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
+        """, VOTED + COMPARISON),
+    # Tests for convergence before each epoch and stops without making it: the error-free epoch's n visits
+    # are missing from the last vector's count.
+    KnownWrong("voted_leaves_the_error_free_epoch_uncounted", """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b, count = np.zeros(X.shape[1]), 0.0, 0
+            weights, intercepts, counts = [], [], []
+            for _ in range(max_epochs):
+                if np.all(y * (X @ w + b) > 0):
+                    break
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        weights.append(w)
+                        intercepts.append(b)
+                        counts.append(count)
+                        w, b, count = w + y_i * x_i, b + float(y_i), 1
+                    else:
+                        count += 1
+            weights.append(w)
+            intercepts.append(b)
+            counts.append(count)
+            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
+        """, VOTED),
+    KnownWrong("voted_one_epoch_too_many", _voted().replace("range(max_epochs)", "range(max_epochs + 1)"),
+               ("voted_counts",) + COMPARISON),
+    KnownWrong("voted_one_epoch_too_few", _voted().replace("range(max_epochs)", "range(1, max_epochs)"),
+               ("voted_counts",) + COMPARISON),
+    # Another stopping rule: n correct visits in a row, which can end in the middle of an epoch.
+    KnownWrong("voted_stops_after_n_correct_visits_in_a_row", """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b, count = np.zeros(X.shape[1]), 0.0, 0
+            weights, intercepts, counts = [], [], []
+            in_a_row = 0
+            for _ in range(max_epochs):
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        weights.append(w)
+                        intercepts.append(b)
+                        counts.append(count)
+                        w, b, count = w + y_i * x_i, b + float(y_i), 1
+                        in_a_row = 0
+                    else:
+                        count += 1
+                        in_a_row += 1
+                        if in_a_row == len(y):
+                            break
+                if in_a_row == len(y):
+                    break
+            weights.append(w)
+            intercepts.append(b)
+            counts.append(count)
+            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
+        """, VOTED),
     # -- predict_voted ---------------------------------------------------------------------------
     KnownWrong("predict_voted_with_last_vector",
                _predict("np.where(scores[:, -1] > 0, 1, -1)"),
@@ -107,6 +210,9 @@ KNOWN_WRONG = [
                _predict("np.where(np.where(scores >= 0, 1, -1) @ np.asarray(counts) > 0, 1, -1)"), ("predict_voted_ties",)),
     KnownWrong("predict_voted_tie_is_plus",
                _predict("np.where(np.where(scores > 0, 1, -1) @ np.asarray(counts) >= 0, 1, -1)"), ("predict_voted_ties",)),
+    # np.sign inside the sum: a vector that scores exactly 0 abstains instead of voting -1.
+    KnownWrong("predict_voted_zero_score_abstains",
+               _predict("np.where(np.sign(scores) @ np.asarray(counts) > 0, 1, -1)"), ("predict_voted_ties",)),
     KnownWrong("predict_voted_returns_the_vote",
                _predict("np.where(scores > 0, 1, -1) @ np.asarray(counts)"),
                ("predict_voted_values", "predict_voted_ties") + COMPARISON),
@@ -137,6 +243,51 @@ KNOWN_WRONG = [
                     break
             return np.mean(ws, axis=0), float(np.mean(bs))
         """, AVERAGED + COMPARISON),
+    # A running sum taken before each visit's update: the average of w_0, ..., w_{T-1}, the vectors that
+    # predicted, instead of w_1, ..., w_T, the vectors held after each visit.
+    KnownWrong("averaged_sums_the_weights_before_each_update", """
+        def train_averaged(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b = np.zeros(X.shape[1]), 0.0
+            total_w, total_b, visits = np.zeros(X.shape[1]), 0.0, 0
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    total_w, total_b, visits = total_w + w, total_b + b, visits + 1
+                    if y_i * (w @ x_i + b) <= 0:
+                        w, b = w + y_i * x_i, b + float(y_i)
+                        made += 1
+                if made == 0:
+                    break
+            return total_w / visits, float(total_b / visits)
+        """, AVERAGED),
+    KnownWrong("averaged_counter_restarts_every_epoch", """
+        def train_averaged(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b = np.zeros(X.shape[1]), 0.0
+            u, beta = np.zeros(X.shape[1]), 0.0
+            for _ in range(max_epochs):
+                made = 0
+                for c, (x_i, y_i) in enumerate(zip(X, y)):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w, b = w + y_i * x_i, b + float(y_i)
+                        u, beta = u + c * y_i * x_i, beta + c * float(y_i)
+                        made += 1
+                if made == 0:
+                    break
+            return w - u / len(y), float(b - beta / len(y))
+        """, AVERAGED + COMPARISON),
+    KnownWrong("averaged_divides_by_max_epochs_visits", _averaged(divide="(max_epochs * len(y))"), AVERAGED),
+    KnownWrong("averaged_counter_moves_before_the_update",
+               _averaged(c_start="0", increment="pass").replace(
+                   "for x_i, y_i in zip(X, y):\n", "for x_i, y_i in zip(X, y):\n                    c += 1\n"),
+               AVERAGED),
+    KnownWrong("averaged_one_epoch_too_many", _averaged().replace("range(max_epochs)", "range(max_epochs + 1)"),
+               ("averaged_general",) + COMPARISON),
+    KnownWrong("averaged_one_epoch_too_few", _averaged().replace("range(max_epochs)", "range(1, max_epochs)"),
+               ("averaged_general",)),
+    KnownWrong("averaged_on_plane_is_not_a_mistake",
+               _averaged().replace("y_i * (w @ x_i + b) <= 0", "y_i * (w @ x_i + b) < 0"), AVERAGED + COMPARISON),
     # -- compare_on_noisy_data -----------------------------------------------------------------------
     KnownWrong("comparison_tests_on_the_training_set", """
         def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
@@ -154,6 +305,17 @@ KNOWN_WRONG = [
         def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
             X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
             y = flip_labels(y, flip_fraction, random_state=random_state)
+            X_train, y_train, X_test, y_test = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
+            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
+            last = np.where(X_test @ weights[-1] + intercepts[-1] > 0, 1, -1)
+            voted = predict_voted(X_test, weights, intercepts, counts)
+            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
+            return tuple(float(np.mean(p == y_test)) for p in (last, voted, averaged))
+        """, ("noisy_comparison_values",)),
+    KnownWrong("comparison_trains_on_the_clean_labels", """
+        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
             X_train, y_train, X_test, y_test = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
             weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
             w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
