@@ -283,12 +283,32 @@ def test_the_perceptron_can_stop_with_w_zero_on_one_class():
     assert pl.is_separated(X, y, [1.0], 2.0), "the one-class data are still separated by a genuine hyperplane"
 
 
+def test_a_linear_classifier_with_w_zero_predicts_one_label_everywhere():
+    # hyperplanes.md, def-linear-classifier: with w = 0 the score is b everywhere, so there is no boundary.
+    points = np.random.default_rng(0).normal(scale=10.0, size=(500, 3))
+    for b, label in [(2.0, 1), (0.0, -1), (-0.5, -1)]:
+        scores = points @ np.zeros(3) + b
+        assert np.all(pl.sign(scores) == label), f"with w = 0 and b = {b} every point should be predicted {label}"
+
+
 def test_on_the_four_xor_points_an_epoch_ends_where_it_started():
     # convergence.md: the weights return to 0 after the first epoch, which proves the epochs repeat for ever.
     X, y = pl.make_xor(4, spread=0.0)
     steps = pl.trace_perceptron(X, y, fit_intercept=False, max_epochs=1)
     assert all(step.mistake for step in steps), "every visit of the first epoch is a mistake"
     np.testing.assert_array_equal(steps[-1].w, np.zeros(2))
+
+
+@pytest.mark.parametrize("d", [2, 5, 12])
+def test_the_small_margin_input_has_d_squared_coordinates_and_3d_minus_3_non_zero(d):
+    # convergence.md, after prop-convergence-small-margin: the size of the input against the 1.618^d updates.
+    X, y, w_sep = pl.make_small_margin(d)
+    assert X.shape == (d, d) and np.count_nonzero(X) == 3 * d - 3
+    assert set(np.unique(X)) <= {-1, 0, 1} and np.all(y == 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        made = Perceptron(fit_intercept=False, max_epochs=10**6).fit(X, y).n_mistakes_
+    assert made >= w_sep[-1], f"at least F_(d+2) - 1 = {w_sep[-1]} updates, made {made}"
 
 
 # --- convergence: a whole-number bound is met by some data, not by all ----------------------
@@ -344,6 +364,22 @@ def test_with_an_offset_the_unlifted_bound_fails_and_the_lifted_one_holds():
     assert VotedPerceptron().fit(X, y).n_mistakes_ == made
 
 
+def test_on_two_numbers_the_best_unlifted_bound_fails_for_the_perceptron_with_an_offset():
+    # convergence.md, the opening: 5 labelled +1 and 3 labelled -1. The threshold 4 has the largest margin, 1,
+    # so every separator has (R/gamma)^2 >= 25, yet the perceptron with an offset makes more mistakes.
+    X, y = np.array([[5.0], [3.0]]), np.array([1, -1])
+    thresholds = np.linspace(3.001, 4.999, 1999)
+    margins = np.array([pl.margin(X, y, [1.0], -t) for t in thresholds])
+    assert margins.max() == pytest.approx(1.0) and thresholds[margins.argmax()] == pytest.approx(4.0)
+    unlifted = pl.mistake_bound(X, y, [1.0], -4.0)
+    assert unlifted == pytest.approx(25.0)
+    made = Perceptron().fit(X, y).n_mistakes_
+    lifted = pl.mistake_bound(pl.absorb_offset(X), y, [1.0, -4.0])
+    assert lifted == pytest.approx((5**2 + 1) * (1 + 4**2) / 1**2)
+    assert unlifted < made <= lifted, f"expected 25 < mistakes <= {lifted}, got {made} mistakes"
+    assert made == Perceptron(fit_intercept=False).fit(pl.absorb_offset(X), y).n_mistakes_
+
+
 def test_absorb_offset_lifts_w_and_b_over_the_constant():
     # absorb_offset's docstring: w @ x + b = theta @ (x, constant) with theta = (w, b / constant).
     X, w, b = np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([2.0, 1.0]), 3.0
@@ -373,6 +409,31 @@ def test_every_separator_passes_within_the_radius_of_the_origin(seed):
 def test_the_far_data_have_d_at_most_r_before_centring():
     X, y, w, b = far_from_the_origin()
     assert abs(b) <= pl.radius(X)
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.5, 1.0, 4 / 3, 2.0, 10.0])
+def test_centring_can_make_every_lifted_bound_worse(lam):
+    # offset.md, after prop-offset-centring: -1, 1, 1 labelled -1, +1, +1. Before centring the threshold 0 has the
+    # bound 1 + lambda^2; after it (-4/3, 2/3, 2/3) no separator does better than 16/9 + lambda^2.
+    X, y = np.array([[-1.0], [1.0], [1.0]]), np.array([-1, 1, 1])
+    X_centred = X - X.mean(axis=0)
+    np.testing.assert_allclose(X_centred[:, 0], [-4 / 3, 2 / 3, 2 / 3])
+    assert pl.radius(X_centred) == pytest.approx(4 / 3)
+    before = pl.mistake_bound(pl.absorb_offset(X, constant=lam), y, [1.0, 0.0])
+    assert before == pytest.approx(1 + lam**2)
+    # Every separator of data on a line with the negative point on the left is w = 1 with a threshold between.
+    thresholds = np.linspace(-4 / 3, 2 / 3, 4001)[1:-1]
+    after = np.array([pl.mistake_bound(pl.absorb_offset(X_centred, constant=lam), y, [1.0, -t / lam])
+                      for t in thresholds])
+    assert np.all(after >= 16 / 9 + lam**2 - 1e-12), f"a separator of the centred data has the bound {after.min()}"
+    assert after.min() > before, f"with lambda = {lam} centring should make the best bound worse"
+    moved = pl.mistake_bound(pl.absorb_offset(X_centred, constant=lam), y, [1.0, 1 / 3 / lam])  # threshold -1/3
+    assert moved == pytest.approx((16 / 9 + lam**2) * (1 + 1 / 9 / lam**2))
+    if lam in (1.0, 4 / 3):  # the chapter's two constants, 1 and R_c: there the moved threshold is the best
+        assert after.min() == pytest.approx(moved), "the threshold 0, moved with the data to -1/3, should be the best"
+        assert moved == pytest.approx({1.0: 250 / 81, 4 / 3: 34 / 9}[lam])
+    # Only the bound: the perceptron with an offset makes as many mistakes on both.
+    assert Perceptron().fit(X, y).n_mistakes_ == Perceptron().fit(X_centred, y).n_mistakes_
 
 
 
@@ -505,3 +566,22 @@ def test_the_breast_cancer_data_are_separable_with_a_margin_far_too_small_for_20
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         assert not Perceptron(max_epochs=20).fit(X[:, :-1], y).converged_, "the chapter's 20-epoch run does not converge"
+
+
+# --- students: each chapter's assignment link serves the students' page's notebook -----------------
+
+def test_each_chapter_links_an_assignment_notebook_that_publishing_replaces_by_the_students_copy():
+    # students.md, step 2: each chapter's "Assignment" section links the same file as the students' page. A chapter
+    # links the release notebook; `autograder publish` serves the students' copy (the install cell first) in its
+    # place, found by the assignment's name (write_public_edition, assemble), so each link must be one assignment's
+    # <name>/<name>.ipynb, and each assignment linked from one chapter.
+    from autograder.course import assignments
+
+    linked = {}
+    for page in sorted(BOOK.glob("*.md")):
+        for target in re.findall(r"\{download\}`[^`<]*<([^>`]+)>`", page.read_text(encoding="utf-8")):
+            linked.setdefault(target, []).append(page.stem)
+    expected = {f"../notebooks/release/{name}/{name}.ipynb" for name in assignments.names()}
+    assert set(linked) == expected, (
+        f"links no assignment's notebook: {sorted(set(linked) - expected)}; not linked: {sorted(expected - set(linked))}")
+    assert all(len(pages) == 1 for pages in linked.values()), f"linked from more than one chapter: {linked}"
