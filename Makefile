@@ -18,7 +18,7 @@ OUT ?= grading-output
 WORKERS ?=
 NOTEBOOK ?=
 
-.PHONY: all install system-book system-pdf system-test system-grade book pdf site test test-fast test-systems bench assignments grade mark export check verify clean
+.PHONY: all install hub-env hub-demo system-book system-pdf system-test system-grade book pdf site test test-fast test-systems bench assignments grade mark export check verify clean
 
 all: test
 
@@ -60,9 +60,19 @@ pdf: system-pdf $(STAMP) assignments
 assignments: $(STAMP)
 	$(PY) -m autograder release
 
+# The course's JupyterHub (README, "Running the course on a JupyterHub"): the environment every server of the
+# hub runs from, at HUB_PREFIX (root only; without root it says so and the hub's tests skip themselves), and a
+# demo hub on 127.0.0.1 with demo users, for an instructor to try.
+HUB_PREFIX ?= /opt/perceptron-hub
+export COURSE_HUB_PREFIX := $(HUB_PREFIX)
+hub-env: system-book $(STAMP) assignments
+	$(PY) -m tools.hub build --prefix $(HUB_PREFIX)
+hub-demo: hub-env
+	$(PY) -m tools.hub demo --prefix $(HUB_PREFIX)
+
 # The PDF before the HTML, so that the pages the tests check link to it; the PDF's test
 # reuses it.  Two workers, one per core of the smallest machine the suite is timed on.
-test: system-test $(STAMP) pdf book
+test: system-test $(STAMP) pdf book hub-env
 	$(PY) -m pytest -n 2
 
 # The edit loop, in under a minute: the tests not marked slow, on two workers, with fewer examples for

@@ -16,6 +16,13 @@ each affected student's feedback says which answers are still to be marked.
 Exit status 2 when it cannot start: ``OUT`` was not written by ``grade``,
 the gradebook cannot be read, or it holds other submissions than the ones
 ``OUT`` graded.
+
+Submissions graded from the course's JupyterHub (``grade --from-hub``) get
+their feedback page back in the hub: after the files are written, each page
+goes to the submission it was made from in the course exchange, replacing any
+earlier one, so exporting again changes nothing but what changed.  Exit
+status 1 if the hub refuses or cannot be reached (the files are written; run
+``export`` again).
 """
 
 import argparse
@@ -95,4 +102,28 @@ def main(argv=None):
           + (f" ({len(waiting)} still to be marked, counted 0)" if waiting else "")
           + (f"; totals from {min(totals):g} to {max(totals):g}" if totals else "")
           + ". Upload them as the README says.")
+    return _return_to_hub(args.out, run, results)
+
+
+def _return_to_hub(out, run, results):
+    """Give each hub submission's feedback page back through the course exchange; the exit status."""
+    from autograder.intake import hub
+    from autograder.results import MISSING
+
+    deliveries = []
+    for result in results:
+        route = getattr(run.people.get(result.student_id), "route", None)
+        if route is None or route.lms != "hub" or result.status == MISSING:
+            continue
+        with open(os.path.join(out, "feedback", f"{result.student_id}.html"), encoding="utf-8") as handle:
+            deliveries.append((route, handle.read()))
+    if not deliveries:
+        return 0
+    try:
+        given = hub.return_feedback(run.assignment, deliveries)
+    except hub.HubIntakeError as exc:
+        return _fail(f"the files are written, but the feedback did not all reach the hub: {exc}. Run export "
+                     "again to return it", status=1)
+    print(f"returned {given} feedback {'page' if given == 1 else 'pages'} into the hub's course exchange, where each "
+          "student's Fetch Feedback finds it")
     return 0

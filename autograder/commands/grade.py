@@ -127,9 +127,14 @@ def main(argv=None):
                     "write grades.csv, the gradebook imports, feedback pages and report.html, and record the grades "
                     "in nbgrader's gradebook.")
     parser.add_argument("assignment", metavar="ASSIGNMENT")
-    parser.add_argument("submissions", metavar="SUBMISSIONS",
+    parser.add_argument("submissions", metavar="SUBMISSIONS", nargs="?",
                         help="the LMS's download (Canvas, Moodle, Blackboard, Gradescope export), or a folder of "
-                             "<student_id>.ipynb files or <student_id>/ folders; a folder or a .zip")
+                             "<student_id>.ipynb files or <student_id>/ folders; a folder or a .zip (or --from-hub)")
+    parser.add_argument("--from-hub", action="store_true",
+                        help="grade the submissions in the course exchange of the course's JupyterHub instead, each "
+                             "with the exchange's time; the roster is the hub's group of the course's students "
+                             "unless --roster is given. Run it where the hub gives you COURSE_EXCHANGE_URL and "
+                             "JUPYTERHUB_API_TOKEN (your server's terminal)")
     parser.add_argument("--out", required=True, metavar="DIR", help="where to write grades.csv, feedback/ and report.html")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="submissions graded at the same time (default: one per core)")
@@ -155,6 +160,9 @@ def main(argv=None):
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="grade even where no sandbox can be made: student code then runs with your permissions")
     args = parser.parse_args(argv)
+    if bool(args.submissions) == args.from_hub:
+        return _fail("give either SUBMISSIONS (an LMS's download: a folder or a .zip) or --from-hub, not both "
+                     "and not neither")
     if args.workers is not None and args.workers < 1:
         return _fail(f"--workers must be at least 1; got {args.workers}")
     if (args.timeout is not None and args.timeout <= 0) or (args.cell_timeout is not None and args.cell_timeout <= 0):
@@ -200,8 +208,23 @@ def main(argv=None):
     except OSError as exc:
         return _fail(f"cannot create the output folder {args.out}: {exc.strerror}")
     with tempfile.TemporaryDirectory(prefix="autograde-batch-") as scratch:
+        submissions_source = args.submissions
+        if args.from_hub:
+            from autograder.commands.release import course_id
+            from autograder.intake import hub
+
+            submissions_source = os.path.join(scratch, "hub")
+            os.makedirs(submissions_source)
+            course = course_id(course_dir)
+            try:
+                count = hub.download(course, args.assignment, submissions_source)
+                roster = roster if roster is not None else hub.roster(course)
+            except hub.HubIntakeError as exc:
+                return _fail(f"the hub's submissions cannot be read: {exc}")
+            print(f"{count} submission(s) of {course}/{args.assignment} from the hub's exchange; "
+                  f"{len(roster)} student(s) on the roster", flush=True)
         try:
-            batch = collect_batch(args.submissions, args.assignment, scratch, limits=limits, roster=roster,
+            batch = collect_batch(submissions_source, args.assignment, scratch, limits=limits, roster=roster,
                                   deadline=deadline)
         except SubmissionsError as exc:
             return _fail(str(exc))

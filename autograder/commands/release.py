@@ -67,6 +67,25 @@ def _config(course_dir):
     return config
 
 
+def course_id(course_dir=COURSE_DIR):
+    """The course's id on the hub: ``CourseDirectory.course_id`` of its ``nbgrader_config.py``."""
+    return _config(course_dir).CourseDirectory.course_id or ""
+
+
+def release_to_hub(assignment, target, course_dir=COURSE_DIR, client=None):
+    """Put the audited release folder ``target`` into the course exchange; one line saying what happened."""
+    from perceptron_course.hub.client import ExchangeClient
+    from perceptron_course.hub.transfer import files_from_folder
+
+    course = course_id(course_dir)
+    if not course:
+        raise ReleaseError("the course has no id (CourseDirectory.course_id in nbgrader_config.py), which the "
+                           "hub's groups and exchange name it by")
+    files = files_from_folder(target, ignore=[".ipynb_checkpoints", "__pycache__", "*.pyc"])
+    record = (client or ExchangeClient()).release(course, assignment, files)
+    return f"  released into the hub's exchange as {course}/{assignment} ({len(files)} files, {record['released_at']})"
+
+
 @functools.cache
 def gradebook_schema_head():
     """The revision of nbgrader's gradebook schema that a new gradebook records, read once per process.
@@ -152,6 +171,9 @@ def main(argv=None):
     )
     parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all of {', '.join(assignments.names())}")
     parser.add_argument("--course-dir", default=COURSE_DIR, help="the nbgrader course directory (default: %(default)s)")
+    parser.add_argument("--to-hub", action="store_true",
+                        help="also release into the course exchange of the course's JupyterHub (run it where the "
+                             "hub gives you COURSE_EXCHANGE_URL and JUPYTERHUB_API_TOKEN: your server's terminal)")
     args = parser.parse_args(argv)
 
     known = assignments.names()
@@ -174,6 +196,15 @@ def main(argv=None):
         auto, manual = grade_points(nbformat.read(os.path.join(target, f"{name}.ipynb"), as_version=4))
         print(f"{name}: released to {os.path.relpath(target)} ({auto:g} autograded + {manual:g} written = {auto + manual:g} points)")
         print(f"  {measure_time_limits(name, args.course_dir)}")
+        if args.to_hub:
+            from perceptron_course.hub.client import ExchangeClientError
+            from perceptron_course.hub.transfer import TransferError
+
+            try:
+                print(release_to_hub(name, target, args.course_dir))
+            except (ReleaseError, ExchangeClientError, TransferError) as exc:
+                print(f"autograder release: {name} is released here but not on the hub: {exc}", file=sys.stderr)
+                failed += 1
     return 1 if failed else 0
 
 

@@ -16,6 +16,9 @@ LMS names things its own way:
   with the student's name, the submission date and the original file names.
 * Gradescope's export: ``submission_<id>/`` folders and ``submission_metadata.yml``
   naming each submission's submitters and its time.
+* The course's JupyterHub: ``hub+<course>+<stamp>+<user>/`` folders, one
+  per submission, as :mod:`autograder.intake.hub` lays out what the course
+  exchange holds (the stamp is the exchange's time, UTC).
 * Plain: ``<student_id>.ipynb`` files or ``<student_id>/`` folders.
 
 Each of these naming schemes is one :class:`Layout` in the table
@@ -68,7 +71,7 @@ COPY_MARKER = re.compile(r"^(?P<base>.+?) \((?P<n>\d+)\)$")  # "Name (2)": a sec
 RESUBMISSION = re.compile(r"^(?P<base>.+?)-(?P<n>\d+)$")  # Canvas: "ps1-1.ipynb"
 
 LMS_NAMES = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard", "gradescope": "Gradescope",
-             "plain": "plain"}
+             "hub": "JupyterHub", "plain": "plain"}
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,9 @@ class FeedbackRoute:
       (``Full Name_<participantid>_assignsubmission_file_``) and ``key`` the
       participant id, which the grading worksheet's ``Identifier`` holds;
     * ``blackboard``: ``key`` is the username, ``name`` the assignment's title
-      as the download spells it (the Grade Center column's name).
+      as the download spells it (the Grade Center column's name);
+    * ``hub``: ``name`` is the course on the hub, ``key`` ``<user>/<stamp>``: the
+      submission in the course exchange that the feedback belongs to.
     """
 
     lms: str
@@ -375,6 +380,18 @@ def _gradescope_folder(match, download):
                      name=person, email=email, co_submitters=others, submitted_at=submitted_at)
 
 
+# The course's JupyterHub ----------------------------------------------------------
+
+HUB_STAMP = r"\d{8}T\d{6}\.\d{6}Z"  # perceptron_course.hub.store.STAMP_FORMAT
+
+
+def _hub_folder(match, download):
+    user, stamp = match["user"], match["stamp"]
+    when = datetime.datetime.strptime(stamp, "%Y%m%dT%H%M%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    return Submitter(f"hub:{user}", safe_id(user), name=user, submitted_at=when, order=(stamp,),
+                     route=FeedbackRoute("hub", match["course"], f"{user}/{stamp}"))
+
+
 # Plain -----------------------------------------------------------------------------
 
 def _plain(stem):
@@ -402,6 +419,8 @@ LAYOUTS = (
     Layout("gradescope", LMS_FILE, re.escape(GRADESCOPE_METADATA), _gradescope_metadata),
     Layout("blackboard", LMS_FILE, rf"(?P<prefix>.+)_attempt_(?P<stamp>{STAMP})\.txt", _blackboard_receipt),
     Layout("gradescope", SUBMISSION_FOLDER, r"submission_(?P<id>\d+)", _gradescope_folder),
+    Layout("hub", SUBMISSION_FOLDER, rf"hub\+(?P<course>[^+]+)\+(?P<stamp>{HUB_STAMP})\+(?P<user>[^+/]+)",
+           _hub_folder),
     Layout("moodle", SUBMISSION_FOLDER, MOODLE_PARTICIPANT + "_?", _moodle_folder),
     Layout("blackboard", ATTEMPT_FILE, rf"(?P<prefix>.+)_attempt_(?P<stamp>{STAMP})_(?P<file>.+)", _blackboard_file),
     Layout("moodle", ATTEMPT_FILE, MOODLE_PARTICIPANT + "_(?P<file>.+)", _moodle_file),

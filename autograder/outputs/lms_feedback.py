@@ -12,7 +12,10 @@ each LMS imports as they are:
   feedback page; and ``moodle_grading_worksheet.csv`` for "Upload grading
   worksheet", with the total and the plain-text summary as "Feedback comments";
 * Blackboard: ``blackboard_grade_center.csv`` for the Grade Center's "Work
-  Offline" > "Upload", with the total and the summary as "Feedback to Learner".
+  Offline" > "Upload", with the total and the summary as "Feedback to Learner";
+* the course's JupyterHub: no file; ``export`` gives each feedback page back to
+  the submission it was made from in the course exchange
+  (:func:`autograder.intake.hub.return_feedback`), where *Fetch Feedback* finds it.
 
 Every score is the total over the whole assignment (autograded points plus
 the written answers' marks, :mod:`autograder.outputs.totals`), out of the
@@ -45,8 +48,10 @@ CANVAS_ZIP = "canvas_feedback.zip"
 MOODLE_ZIP = "moodle_feedback.zip"
 MOODLE_WORKSHEET = "moodle_grading_worksheet.csv"
 BLACKBOARD_FILE = "blackboard_grade_center.csv"
-FILES = {"canvas": (CANVAS_ZIP,), "moodle": (MOODLE_ZIP, MOODLE_WORKSHEET), "blackboard": (BLACKBOARD_FILE,)}
-LMS_NAMES = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard"}
+FILES = {"canvas": (CANVAS_ZIP,), "moodle": (MOODLE_ZIP, MOODLE_WORKSHEET), "blackboard": (BLACKBOARD_FILE,),
+         "hub": ()}
+LMS_NAMES = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard", "hub": "JupyterHub"}
+HUB_DELIVERY = "JupyterHub: export returns the feedback page into the course exchange, for Fetch Feedback"
 
 
 @dataclass(frozen=True)
@@ -230,6 +235,6 @@ def build(assignment, results, people, *, sandbox_text, when):
             deliveries.append(Delivery(result.student_id, result.source, "", _no_route(result, person, any_route),
                                        plain=not any_route and getattr(person, "lms", None) == "plain"))
         else:
-            deliveries.append(Delivery(result.student_id, result.source, route.lms,
-                                       f"{LMS_NAMES[route.lms]}: {' and '.join(FILES[route.lms])}"))
+            deliveries.append(Delivery(result.student_id, result.source, route.lms, HUB_DELIVERY if route.lms == "hub"
+                                       else f"{LMS_NAMES[route.lms]}: {' and '.join(FILES[route.lms])}"))
     return files, deliveries

@@ -85,6 +85,10 @@ class ExchangeClient:
     def feedback_files(self, course, assignment, student, stamp):
         return parse_files(self._call("GET", "feedback/" + "/".join(map(_quote, (course, assignment, student, stamp)))))
 
+    def roster(self, course):
+        """``{"student": [...], "ta": [...], "instructor": [...]}``: the course's people, from the hub's groups."""
+        return self._json("GET", f"roster/{_quote(course)}")
+
     # -- students -----------------------------------------------------------------------------------------------
     def submit(self, course, assignment, files):
         return self._json("POST", f"submissions/{_quote(course)}/{_quote(assignment)}", encode_files(files))

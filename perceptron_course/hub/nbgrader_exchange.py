@@ -29,7 +29,7 @@ from traitlets import Bool, Unicode
 
 from perceptron_course.hub.client import ExchangeClient, ExchangeClientError
 from perceptron_course.hub.store import STAMP_FORMAT
-from perceptron_course.hub.transfer import TransferError, check_path, files_from_folder
+from perceptron_course.hub.transfer import TransferError, files_from_folder, write_files
 
 __all__ = ["Exchange", "ExchangeList", "ExchangeFetchAssignment", "ExchangeSubmit", "ExchangeFetchFeedback",
            "ExchangeCollect", "ExchangeReleaseAssignment", "ExchangeReleaseFeedback", "CLASSES", "display_time"]
@@ -44,29 +44,6 @@ def display_time(stamp):
 def _sha256(path):
     with open(path, "rb") as handle:
         return hashlib.sha256(handle.read()).hexdigest()
-
-
-def write_files(files, folder, *, replace=True):
-    """Write exchange records under ``folder``, never through a link; ``replace=False`` keeps existing files."""
-    written = []
-    for item in files:
-        problem = check_path(item.path)
-        if problem:
-            raise TransferError(problem)
-        target = os.path.join(folder, *item.path.split("/"))
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        if os.path.lexists(target):
-            if not replace:
-                continue
-            if os.path.islink(target) or not os.path.isfile(target):
-                raise TransferError(f"{target} is in the way (a link or a folder); move it and try again")
-        tmp = target + ".exchange-tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(item.data)
-        os.replace(tmp, target)
-        written.append(target)
-    return written
 
 
 class Exchange(ABCExchange):
@@ -184,8 +161,14 @@ class ExchangeList(Exchange, ABCExchangeList):
             self.log.info("Submitted assignments:")
             for assignment in assignments:
                 for info in assignment["submissions"]:
-                    self.log.info("%s %s %s %s", info["course_id"], info["student_id"], info["assignment_id"],
-                                  info["timestamp"])
+                    if info["has_local_feedback"] and not info["feedback_updated"]:
+                        feedback = "feedback already fetched"
+                    elif info["has_exchange_feedback"]:
+                        feedback = "feedback ready to be fetched"
+                    else:
+                        feedback = "no feedback available"
+                    self.log.info("%s %s %s %s (%s)", info["course_id"], info["student_id"], info["assignment_id"],
+                                  info["timestamp"], feedback)
         else:
             assignments = self._released()
             self.log.info("Released assignments:")

@@ -23,6 +23,7 @@ request                                       who                         what
 ``GET  api/submissions/C/A/S/T``              staff of C; S               one submission's files
 ``PUT  api/feedback/C/A/S/T``                 instructors of C            feedback for that submission
 ``GET  api/feedback/C/A/S/T``                 staff of C; S               its feedback
+``GET  api/roster/C``                         staff of C                  C's students, TAs, instructors
 ============================================  ==========================  ======================
 
 Run by the hub as ``python -m perceptron_course.hub.service --store /var/lib/course-exchange``.
@@ -37,7 +38,7 @@ import sys
 from tornado import web
 from tornado.ioloop import IOLoop
 
-from perceptron_course.hub.courses import INSTRUCTOR, STUDENT, TA, is_staff, roles_from_groups
+from perceptron_course.hub.courses import INSTRUCTOR, STUDENT, TA, group_name, is_staff, roles_from_groups
 from perceptron_course.hub.store import NotFound, Store, StoreError, stamp_to_iso
 from perceptron_course.hub.transfer import TransferError, encode_files, parse_files
 from perceptron_course.limits import Limits
@@ -58,8 +59,8 @@ class Caller:
 
 
 class Handler(web.RequestHandler):
-    def initialize(self, store, identify, limits):
-        self.store, self.identify, self.limits = store, identify, limits
+    def initialize(self, store, identify, limits, members):
+        self.store, self.identify, self.limits, self.members = store, identify, limits, members
 
     def check_xsrf_cookie(self):
         # Tokens only, never cookies: a page in a browser cannot make a request in a user's name.
@@ -203,13 +204,24 @@ class Feedback(Handler):
         self.finish(encode_files(self.store.feedback_files(course, assignment, student, stamp)))
 
 
+class Roster(Handler):
+    async def get(self, course):
+        self.need(course, roles=(TA, INSTRUCTOR), what="see its roster")
+        self.reply({"course": course, **{role: sorted(await self.members(group_name(course, role)))
+                                         for role in (STUDENT, TA, INSTRUCTOR)}})
+
+
 _PART = r"([^/]+)"
 
 
-def make_app(store, identify, *, prefix="/", limits=None):
-    """The tornado application; ``identify(token)`` is a coroutine giving the hub's user model or ``None``."""
+def make_app(store, identify, *, members=None, prefix="/", limits=None):
+    """The tornado application.
+
+    ``identify(token)`` is a coroutine giving the hub's user model for a token, or ``None``;
+    ``members(group)`` one giving the names in a hub group (the hub's versions: :func:`hub_identify`).
+    """
     prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
-    settings = {"store": store, "identify": identify, "limits": limits or Limits()}
+    settings = {"store": store, "identify": identify, "limits": limits or Limits(), "members": members}
     routes = [
         (r"api/courses", Courses),
         (r"api/assignments", Assignments),
@@ -217,6 +229,7 @@ def make_app(store, identify, *, prefix="/", limits=None):
         (rf"api/submissions/{_PART}/{_PART}", Submissions),
         (rf"api/submissions/{_PART}/{_PART}/{_PART}/{_PART}", Submission),
         (rf"api/feedback/{_PART}/{_PART}/{_PART}/{_PART}", Feedback),
+        (rf"api/roster/{_PART}", Roster),
     ]
     limits = settings["limits"]
     return web.Application([(prefix + pattern, handler, settings) for pattern, handler in routes],
@@ -224,15 +237,31 @@ def make_app(store, identify, *, prefix="/", limits=None):
 
 
 def hub_identify(cache_seconds=10):
-    """Ask the hub whose a token is, with the service's own credentials (the hub sets them in its environment)."""
+    """``(identify, members)``: ask the hub whose a token is, and who is in a group, as this service.
+
+    The hub gives the service its credentials in its environment; the groups a
+    token's user is in come with the hub's answer, cached ``cache_seconds``.
+    """
     from jupyterhub.services.auth import HubAuth
+    from jupyterhub.utils import url_path_join
+    from tornado.httpclient import AsyncHTTPClient, HTTPClientError
 
     auth = HubAuth(cache_max_age=cache_seconds)
 
     async def identify(token):
         return await auth.user_for_token(token, sync=False)
 
-    return identify
+    async def members(group):
+        url = url_path_join(auth.api_url, "groups", group)
+        try:
+            response = await AsyncHTTPClient().fetch(url, headers={"Authorization": f"token {auth.api_token}"})
+        except HTTPClientError as exc:
+            if exc.code == 404:
+                return []
+            raise
+        return json.loads(response.body).get("users", [])
+
+    return identify, members
 
 
 def main(argv=None):
@@ -252,7 +281,8 @@ def main(argv=None):
     from urllib.parse import urlparse
 
     where = urlparse(url)
-    app = make_app(Store(args.store), hub_identify(), prefix=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"),
+    identify, members = hub_identify()
+    app = make_app(Store(args.store), identify, members=members, prefix=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"),
                    limits=limits)
     app.listen(where.port, address=where.hostname)
     log.info("course exchange on %s, store %s", url, args.store)

@@ -13,7 +13,8 @@ reaches the instructor.
 
 :func:`files_from_folder` is the other direction, on the sender's machine: it
 reads a folder into records without following links (a link is refused, with
-its name), leaving out what nbgrader's ``CourseDirectory.ignore`` names.
+its name), leaving out what nbgrader's ``CourseDirectory.ignore`` names; and
+:func:`write_files` writes records that came back into a folder, never through a link.
 """
 
 import base64
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 
 from perceptron_course.limits import Limits
 
-__all__ = ["File", "TransferError", "parse_files", "encode_files", "files_from_folder", "check_path"]
+__all__ = ["File", "TransferError", "parse_files", "encode_files", "files_from_folder", "write_files", "check_path"]
 
 MAX_PATH_CHARS = 512
 MAX_NAME_CHARS = 255
@@ -163,3 +164,26 @@ def files_from_folder(folder, *, ignore=(), limits=None):
                 records.append(File(rel, handle.read(limits.exchange_bytes + 1)))
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(current, d))]
     return tuple(records)
+
+
+def write_files(files, folder, *, replace=True):
+    """Write exchange records under ``folder``, never through a link; ``replace=False`` keeps existing files."""
+    written = []
+    for item in files:
+        problem = check_path(item.path)
+        if problem:
+            raise TransferError(problem)
+        target = os.path.join(folder, *item.path.split("/"))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.lexists(target):
+            if not replace:
+                continue
+            if os.path.islink(target) or not os.path.isfile(target):
+                raise TransferError(f"{target} is in the way (a link or a folder); move it and try again")
+        tmp = target + ".exchange-tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(item.data)
+        os.replace(tmp, target)
+        written.append(target)
+    return written

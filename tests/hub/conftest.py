@@ -24,6 +24,10 @@ PEOPLE = {
 }
 
 
+async def members(group):
+    return sorted(name for name, groups in PEOPLE.values() if groups and group in groups)
+
+
 async def identify(token):
     if token not in PEOPLE:
         return None
@@ -39,7 +43,8 @@ class Running:
 
         def serve():
             asyncio.set_event_loop(self.loop)
-            self.server = HTTPServer(make_app(store, identify, prefix="/services/course-exchange/", limits=limits),
+            self.server = HTTPServer(make_app(store, identify, members=members, prefix="/services/course-exchange/",
+                                              limits=limits),
                                      max_body_size=make_app(store, identify).settings.get("max_body_size"))
             sockets = __import__("tornado.netutil", fromlist=["bind_sockets"]).bind_sockets(0, "127.0.0.1")
             self.server.add_sockets(sockets)

@@ -108,6 +108,12 @@ def test_no_token_a_wrong_token_or_one_without_groups_is_refused(exchange):
     refused(lambda: ExchangeClient(exchange.url, "tok-nogroups").courses(), 403, "read:users:groups")
 
 
+def test_staff_see_the_roster_from_the_hub_groups_and_students_do_not(exchange):
+    assert exchange.client("tia").roster("perceptron") == {"course": "perceptron", "student": ["ann", "bob"],
+                                                           "ta": ["tia"], "instructor": ["ian"]}
+    refused(lambda: exchange.client("ann").roster("perceptron"), 403, "see its roster")
+
+
 def test_feedback_goes_to_its_student_and_submission_only(exchange):
     released(exchange)
     stamp = exchange.client("ann").submit("perceptron", "ps1_hyperplanes", [NOTEBOOK])["stamp"]

@@ -1,0 +1,89 @@
+"""JupyterHub's configuration for the perceptron course: the one a department runs, and the demo's.
+
+One server: the hub and its proxy (configurable-http-proxy), PAM logins for
+real Linux users, each user's JupyterLab started as that user
+(LocalProcessSpawner) from the course's environment, which holds JupyterLab,
+nbgrader's Assignments panel and the course's student package; and the
+course exchange (:mod:`perceptron_course.hub.service`), a hub service run as
+its own Linux user, which holds released work, submissions and feedback.
+
+Everything site-specific is read from ``<state>/hub.json``, written by
+``python -m tools.hub setup`` (see README, "Running the course on a
+JupyterHub"): the environment's prefix, the state folder, the address, and the
+courses with their students, TAs and instructors, which become the hub's
+groups ``course-<course>-students|tas|instructors`` and so each user's role in
+each course.  Start it as root: ``jupyterhub -f hub/jupyterhub_config.py``
+with ``COURSE_HUB_STATE`` naming the state folder.
+"""
+
+import json
+import os
+
+c = get_config()  # noqa: F821  (provided by traitlets when JupyterHub loads this file)
+
+state = os.environ.get("COURSE_HUB_STATE", "/var/lib/perceptron-hub")
+with open(os.path.join(state, "hub.json"), encoding="utf-8") as handle:
+    site = json.load(handle)
+prefix = site["prefix"]
+exchange_name = "course-exchange"
+exchange_url = f"http://127.0.0.1:{site['exchange_port']}"
+
+# Where it listens: loopback unless the site says otherwise (a department puts TLS in front, or sets
+# ssl_key and ssl_cert here).
+c.JupyterHub.ip = site.get("ip", "127.0.0.1")
+c.JupyterHub.port = site["port"]
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = site["hub_port"]
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{site['proxy_api_port']}"
+c.ConfigurableHTTPProxy.command = [os.path.join(prefix, "proxy", "node_modules", ".bin", "configurable-http-proxy")]
+c.JupyterHub.db_url = "sqlite:///" + os.path.join(state, "jupyterhub.sqlite")
+c.JupyterHub.cookie_secret_file = os.path.join(state, "jupyterhub_cookie_secret")
+c.ConfigurableHTTPProxy.pid_file = os.path.join(state, "jupyterhub-proxy.pid")
+
+# Who may log in: the people of the courses, with their Linux passwords (PAM).
+c.JupyterHub.authenticator_class = "pam"
+courses = site["courses"]
+people = sorted({user for course in courses.values() for members in course.values() for user in members})
+c.Authenticator.allowed_users = set(people)
+c.Authenticator.admin_users = set(site.get("admins", []))
+c.JupyterHub.load_groups = {
+    f"course-{course}-{kind}": {"users": sorted(members)}
+    for course, roles in courses.items() for kind, members in roles.items()
+}
+
+# Each user's JupyterLab, as that user, from the course's environment; home folders are private (0700).
+c.JupyterHub.spawner_class = "localprocess"
+c.Spawner.cmd = [os.path.join(prefix, "venv", "bin", "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+c.Spawner.notebook_dir = "~"
+c.Spawner.environment = {"COURSE_EXCHANGE_URL": f"{exchange_url}/services/{exchange_name}",
+                         "PATH": os.path.join(prefix, "venv", "bin") + ":/usr/local/bin:/usr/bin:/bin"}
+c.Spawner.mem_limit = site.get("mem_limit")
+# The token each server holds: its own server, and the course exchange, which must see the user's groups.
+c.Spawner.server_token_scopes = [
+    "users:activity!user", "access:servers!server",
+    f"access:services!service={exchange_name}", "read:users:name!user", "read:users:groups!user",
+]
+c.JupyterHub.load_roles = [
+    {"name": "user", "scopes": ["self", f"access:services!service={exchange_name}"]},
+    # The exchange reads the courses' groups for an instructor's roster, and nothing else of the hub.
+    {"name": exchange_name, "services": [exchange_name], "scopes": ["read:groups", "read:users:name"]},
+]
+
+# The course exchange: its own Linux user, its store readable by no one else.
+c.JupyterHub.services = [{
+    "name": exchange_name,
+    "url": exchange_url,
+    "user": site["exchange_user"],
+    "command": [os.path.join(prefix, "venv", "bin", "python"), "-m", "perceptron_course.hub.service",
+                "--store", site["exchange_store"]],
+    "cwd": site["exchange_store"],
+    "display": False,
+}]
+
+# A token for the site's own scripts (adding people to courses, starting servers), when the site names one.
+if site.get("admin_token"):
+    c.JupyterHub.services.append({"name": "course-admin", "api_token": site["admin_token"], "display": False})
+    c.JupyterHub.load_roles.append({"name": "course-admin", "services": ["course-admin"],
+                                    "scopes": ["admin:users", "admin:groups", "admin:servers", "tokens",
+                                               "access:servers", "list:users", "read:users"]})

@@ -1,0 +1,114 @@
+"""A real JupyterHub on loopback for the tests: its proxy, PAM, real Linux users, the course exchange.
+
+One hub serves every test of a session (:func:`start`); users are real Linux
+users (prefix ``pcx-``) with private homes, made once and kept.  Each person
+acts as themselves: :meth:`Hub.run_as` runs a command as the Linux user with
+the token the hub gave them, as their server's terminal would.
+"""
+
+import json
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from tools.hub import DEFAULT_PREFIX, ensure_user, free_port, start_hub, write_site
+
+COURSES = {
+    "perceptron": {"students": ["pcx-ann", "pcx-bob", "pcx-eve"], "tas": ["pcx-tia"], "instructors": ["pcx-ian"]},
+    "perceptron-b": {"students": ["pcx-bob"], "tas": [], "instructors": ["pcx-ian"]},
+}
+SERVER_SCOPES = ["access:services!service=course-exchange", "read:users:name!user", "read:users:groups!user",
+                 "access:servers!user"]
+
+
+def environment_ready(prefix=DEFAULT_PREFIX):
+    return os.path.exists(os.path.join(prefix, ".built"))
+
+
+class Hub:
+    def __init__(self, prefix=DEFAULT_PREFIX):
+        self.prefix = prefix
+        self.state = tempfile.mkdtemp(prefix="pcx-hub-")
+        self.admin_token = secrets.token_hex(32)
+        self.passwords = {}
+        for user in sorted({u for roles in COURSES.values() for members in roles.values() for u in members}):
+            self.passwords[user] = secrets.token_urlsafe(12)
+            ensure_user(user, self.passwords[user])
+            home = pwd.getpwnam(user).pw_dir
+            # Each session starts from empty homes: what an earlier run fetched is not this run's.
+            for name in os.listdir(home):
+                if not name.startswith(".bash") and name != ".profile":
+                    path = os.path.join(home, name)
+                    shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+        self.site = write_site(self.state, COURSES, prefix=prefix, port=free_port(), admin_token=self.admin_token)
+        self.url = f"http://127.0.0.1:{self.site['port']}"
+        self.exchange_url = f"{self.url}/services/course-exchange"
+        self.process = start_hub(self.state, prefix=prefix)
+        self.tokens = {}
+
+    def api(self, method, path, body=None, token=None):
+        request = urllib.request.Request(f"{self.url}/hub/api/{path}", method=method,
+                                         data=None if body is None else json.dumps(body).encode(),
+                                         headers={"Authorization": f"token {token or self.admin_token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            raw = response.read()
+            return json.loads(raw) if raw else None
+
+    def token(self, user):
+        """A token for ``user`` with exactly the scopes the hub gives their server's JUPYTERHUB_API_TOKEN."""
+        if user not in self.tokens:
+            made = self.api("POST", f"users/{user}/tokens", {"scopes": SERVER_SCOPES, "note": "tests"})
+            self.tokens[user] = made["token"]
+        return self.tokens[user]
+
+    def start_server(self, user, timeout=60):
+        try:
+            self.api("POST", f"users/{user}/server")
+        except urllib.error.HTTPError as exc:
+            if exc.code != 400:  # 400: already running
+                raise
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            model = self.api("GET", f"users/{user}")
+            server = model.get("servers", {}).get("")
+            if server and server.get("ready"):
+                return f"{self.url}{server['url']}"
+            time.sleep(0.5)
+        raise TimeoutError(f"{user}'s server did not start within {timeout} s; see {self.state}/jupyterhub.log")
+
+    def env(self, user):
+        return {"HOME": pwd.getpwnam(user).pw_dir, "USER": user, "LOGNAME": user,
+                "PATH": f"{self.prefix}/venv/bin:/usr/bin:/bin", "JUPYTERHUB_API_TOKEN": self.token(user),
+                "COURSE_EXCHANGE_URL": self.exchange_url, "LANG": "C.UTF-8"}
+
+    def run_as(self, user, command, *, cwd=None, check=False, timeout=120):
+        """Run ``command`` (a list) as the Linux user ``user`` in their home, as their terminal would."""
+        env = self.env(user)
+        result = subprocess.run(["runuser", "-u", user, "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()],
+                                 *command], cwd=cwd or env["HOME"], capture_output=True, text=True, timeout=timeout)
+        if check and result.returncode:
+            raise AssertionError(f"{' '.join(command)} as {user} failed:\n{result.stdout}\n{result.stderr}")
+        return result
+
+    def nbgrader(self, user, *args, check=True):
+        return self.run_as(user, [f"{self.prefix}/venv/bin/nbgrader", *args], check=check)
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        # The single-user servers and the proxy are the hub's children's children: end what is left.
+        subprocess.run(["pkill", "-f", f"{self.prefix}/venv/bin/jupyterhub-singleuser"], capture_output=True)
+        subprocess.run(["pkill", "-f", f"{self.prefix}/proxy/"], capture_output=True)
+        subprocess.run(["pkill", "-f", "perceptron_course.hub.service --store " + self.site["exchange_store"]],
+                       capture_output=True)
+        shutil.rmtree(self.state, ignore_errors=True)
+        shutil.rmtree(self.site["exchange_store"], ignore_errors=True)

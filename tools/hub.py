@@ -1,0 +1,279 @@
+"""The course on a JupyterHub: build its environment, make its users, start it.
+
+``python -m tools.hub build [--prefix P]``
+    The environment every server of the hub runs from, at ``P`` (default
+    ``/opt/perceptron-hub``): a virtual environment made with a Python every
+    user can run, holding ``hub/requirements.txt`` (JupyterHub, JupyterLab,
+    nbgrader) pinned by ``constraints.txt`` and the course's student package;
+    nbgrader's exchange set to the course exchange (``hub/nbgrader_config.py``);
+    nbgrader's formgrader and course list turned off for everyone (the
+    instructors' tools are this repository's commands); and
+    configurable-http-proxy from npm.  Built again only when one of those changed.
+
+``python -m tools.hub demo``
+    Builds it, then starts a hub on 127.0.0.1 with demo users (two students of
+    the course ``perceptron``, one of them also in ``perceptron-b``, a TA and an
+    instructor), releases the course's assignments into its exchange, and
+    prints the address, the users and their passwords; Ctrl-C stops it.
+
+A department's server uses the same pieces: :func:`ensure_user` for each
+person (home folders 0700), :func:`write_site` for ``hub.json``, and
+``jupyterhub -f hub/jupyterhub_config.py`` (README, "Running the course on a JupyterHub").
+Everything here runs as root.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HUB_DIR = os.path.join(ROOT, "hub")
+DEFAULT_PREFIX = os.environ.get("COURSE_HUB_PREFIX") or "/opt/perceptron-hub"
+PROXY_VERSION = "5.3.0"
+EXCHANGE_USER = "course-exchange"
+# nbgrader's server extensions and panels students must not get; the Assignments panel and Validate stay.
+SERVER_EXTENSIONS = {
+    "nbgrader.server_extensions.formgrader": False,
+    "nbgrader.server_extensions.course_list": False,
+    "nbgrader.server_extensions.validate_assignment": True,
+    "nbgrader.server_extensions.assignment_list": True,
+}
+LAB_PLUGINS_OFF = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment")
+
+__all__ = ["build_environment", "ensure_user", "ensure_system_user", "write_site", "start_hub", "HubError",
+           "DEFAULT_PREFIX", "EXCHANGE_USER"]
+
+
+class HubError(Exception):
+    pass
+
+
+def _run(command, **kwargs):
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode:
+        raise HubError(f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout[-3000:]}"
+                       f"{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def _everyone_can_run(path):
+    """Whether every user can reach ``path``: each folder above it searchable by others (not so under /root)."""
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
+    while True:
+        if not os.stat(folder).st_mode & stat.S_IXOTH:
+            return False
+        if folder == "/":
+            return os.stat(path).st_mode & stat.S_IXOTH
+        folder = os.path.dirname(folder)
+
+
+def system_python():
+    """A Python of 3.11 or later that every user can run (not one under root's home)."""
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", shutil.which("python3") or ""):
+        if candidate and os.path.exists(candidate) and _everyone_can_run(candidate):
+            version = _run([candidate, "-c", "import sys; print(sys.version_info >= (3, 11))"]).strip()
+            if version == "True":
+                return candidate
+    raise HubError("the hub's environment needs a Python 3.11 or later that every user can run (Debian's "
+                   "python3 and python3-venv); a Python under /root cannot be run by the students")
+
+
+def _digest(paths):
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def build_environment(prefix=DEFAULT_PREFIX, *, log=print):
+    """Build (or bring up to date) the hub's environment at ``prefix``; returns ``prefix``."""
+    from tools.student_package import build_wheels
+
+    prefix = os.path.abspath(prefix)
+    venv = os.path.join(prefix, "venv")
+    wheels = tempfile.mkdtemp(prefix="hub-wheels-")
+    try:
+        built = build_wheels(wheels)
+        wheel = built.compiled or built.pure
+        inputs = [os.path.join(HUB_DIR, n) for n in ("requirements.txt", "nbgrader_config.py")] \
+            + [os.path.join(ROOT, "constraints.txt"), wheel, os.path.abspath(__file__)]
+        digest = _digest(inputs)
+        stamp = os.path.join(prefix, ".built")
+        if os.path.exists(stamp) and open(stamp).read() == digest:
+            log(f"The hub's environment at {prefix} is up to date.")
+            return prefix
+        os.makedirs(prefix, exist_ok=True)
+        os.chmod(prefix, 0o755)
+        if not os.path.exists(os.path.join(venv, "bin", "python")):
+            log(f"Making the hub's environment at {venv} ...")
+            _run([system_python(), "-m", "venv", venv])
+        pip = [os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--disable-pip-version-check"]
+        log("Installing JupyterHub, JupyterLab and nbgrader into it ...")
+        _run(pip + ["-r", os.path.join(HUB_DIR, "requirements.txt"), "-c", os.path.join(ROOT, "constraints.txt")])
+        log(f"Installing the student package ({os.path.basename(wheel)}) and what it needs ...")
+        _run(pip + ["-c", os.path.join(ROOT, "constraints.txt"), wheel])
+        # The same version number as last time, different files: replace it whatever pip thinks.
+        _run(pip + ["--no-deps", "--force-reinstall", wheel])
+        etc = os.path.join(venv, "etc", "jupyter")
+        shutil.copyfile(os.path.join(HUB_DIR, "nbgrader_config.py"), os.path.join(etc, "nbgrader_config.py"))
+        with open(os.path.join(etc, "jupyter_server_config.d", "nbgrader.json"), "w") as handle:
+            json.dump({"ServerApp": {"jpserver_extensions": SERVER_EXTENSIONS}}, handle, indent=2)
+        for plugin in LAB_PLUGINS_OFF:
+            _run([os.path.join(venv, "bin", "jupyter"), "labextension", "disable", "--level=sys_prefix", plugin])
+        log(f"Installing configurable-http-proxy {PROXY_VERSION} from npm ...")
+        _run(["npm", "install", "--no-audit", "--no-fund", "--prefix", os.path.join(prefix, "proxy"),
+              f"configurable-http-proxy@{PROXY_VERSION}"])
+        _run(["chmod", "-R", "a+rX,go-w", prefix])
+        with open(stamp, "w") as handle:
+            handle.write(digest)
+        log(f"The hub's environment is ready at {prefix}.")
+        return prefix
+    finally:
+        shutil.rmtree(wheels, ignore_errors=True)
+
+
+def ensure_user(name, password=None):
+    """A Linux user ``name`` with a private home (0700); sets ``password`` when given."""
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        _run(["useradd", "--create-home", "--shell", "/bin/bash", "-K", "HOME_MODE=0700", name])
+    home = pwd.getpwnam(name).pw_dir
+    os.chmod(home, 0o700)
+    if password is not None:
+        _run(["chpasswd"], input=f"{name}:{password}\n")
+    return pwd.getpwnam(name)
+
+
+def ensure_system_user(name):
+    """A system user with no login and no home, to run a service as."""
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        _run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name])
+        return pwd.getpwnam(name)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), exchange_user=EXCHANGE_USER,
+               admin_token=None, store=None):
+    """The hub's state folder (root's alone), its ``hub.json``, and the exchange's store (its user's alone).
+
+    ``courses`` is ``{course: {"students": [...], "tas": [...], "instructors": [...]}}``; ``admin_token``,
+    if given, is a token for the site's scripts (the hub's API as an administrator of users and servers).
+    The store is ``store`` (default: ``<state>-exchange``, beside the state folder: inside it, the
+    exchange's user could not reach it, and the hub's database and secrets must stay root's).
+    """
+    os.makedirs(state, exist_ok=True)
+    os.chmod(state, 0o700)
+    store = os.path.abspath(store or state.rstrip("/") + "-exchange")
+    os.makedirs(store, exist_ok=True)
+    user = ensure_system_user(exchange_user)
+    os.chown(store, user.pw_uid, user.pw_gid)
+    os.chmod(store, 0o700)
+    site = {"prefix": os.path.abspath(prefix), "port": port, "hub_port": free_port(), "proxy_api_port": free_port(),
+            "exchange_port": free_port(), "exchange_user": exchange_user, "exchange_store": store,
+            "courses": courses, "admins": list(admins), "admin_token": admin_token}
+    with open(os.path.join(state, "hub.json"), "w") as handle:
+        json.dump(site, handle, indent=1)
+    os.chmod(os.path.join(state, "hub.json"), 0o600)
+    return site
+
+
+def start_hub(state, *, prefix=DEFAULT_PREFIX, timeout=60.0, log_file=None):
+    """Start JupyterHub on the site in ``state``; returns the process once the hub answers."""
+    with open(os.path.join(state, "hub.json")) as handle:
+        site = json.load(handle)
+    env = {**os.environ, "COURSE_HUB_STATE": state}
+    out = open(log_file or os.path.join(state, "jupyterhub.log"), "ab")
+    process = subprocess.Popen([os.path.join(prefix, "venv", "bin", "jupyterhub"), "-f",
+                                os.path.join(HUB_DIR, "jupyterhub_config.py")],
+                               cwd=state, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    url = f"http://127.0.0.1:{site['port']}/hub/api/"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise HubError(f"JupyterHub exited ({process.returncode}); see {out.name}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return process
+        except OSError:
+            time.sleep(0.3)
+    process.terminate()
+    raise HubError(f"JupyterHub did not answer at {url} within {timeout:.0f} s; see {out.name}")
+
+
+DEMO = {
+    "perceptron": {"students": ["demo-student", "demo-student2"], "tas": ["demo-ta"], "instructors": ["demo-teacher"]},
+    "perceptron-b": {"students": ["demo-student2"], "tas": [], "instructors": ["demo-teacher"]},
+}
+
+
+def demo(prefix, port):
+    build_environment(prefix)
+    passwords = {}
+    for user in sorted({u for roles in DEMO.values() for members in roles.values() for u in members}):
+        passwords[user] = secrets.token_urlsafe(9)
+        ensure_user(user, passwords[user])
+    state = tempfile.mkdtemp(prefix="perceptron-hub-demo-")
+    site = write_site(state, DEMO, prefix=prefix, port=port)
+    process = start_hub(state, prefix=prefix)
+    print(f"\nThe course's hub: http://127.0.0.1:{site['port']}/  (state and log in {state})")
+    for user, password in passwords.items():
+        roles = ", ".join(f"{kind[:-1] if kind != 'tas' else 'TA'} of {course}" for course, r in DEMO.items()
+                          for kind, members in r.items() if user in members)
+        print(f"  {user:14} password {password}   {roles}")
+    print("Release into its exchange from demo-teacher's terminal in the hub: "
+          "nbgrader release_assignment --course perceptron ps1_hyperplanes (or python -m autograder release --to-hub).")
+    print("Ctrl-C stops the hub.")
+    try:
+        process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        process.wait(30)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m tools.hub", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build", help="build or update the hub's environment")
+    build.add_argument("--prefix", default=DEFAULT_PREFIX)
+    run = sub.add_parser("demo", help="start a demo hub on 127.0.0.1 with demo users")
+    run.add_argument("--prefix", default=DEFAULT_PREFIX)
+    run.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        if args.command == "build":
+            print("The hub's environment is built as root (sudo make hub-env): not built, and the hub's tests "
+                  "skip themselves.")
+            return
+        sys.exit("The hub's environment, its users and the hub itself are set up as root (sudo make hub-demo).")
+    try:
+        if args.command == "build":
+            build_environment(args.prefix)
+        else:
+            demo(args.prefix, args.port)
+    except HubError as exc:
+        sys.exit(str(exc))
+
+
+if __name__ == "__main__":
+    main()
