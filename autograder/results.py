@@ -52,6 +52,8 @@ FLAG_TEXT = {
     "processes": "The code starts, stops or signals processes, or runs shell commands.",
     "custom-equality": "The code defines a class with its own ==, != or truth value; such objects never pass "
                        "a hidden test.",
+    "redefines-locked": "The code defines again a function or class that a read-only cell of the assignment "
+                        "defines; the hidden tests may call that function, so check what the new one does.",
     "reference-solution": "The code imports the course's reference implementation (perceptron_lib) of "
                           "something the assignment asks you to write.",
     REFERENCE_COPY: "A function of the code holds most of the lines of a function of the course's reference "

@@ -9,8 +9,11 @@ deleted or duplicated becomes a flag.
 cells) for signs of tampering with the grading: IPython hooks, patched
 modules and built-ins, ``sys.modules`` and import hooks, files named like
 modules, paths outside the folder, environment probing, process control,
-objects that claim equality with anything, and imports of the reference
-implementation.  It works on the syntax tree (after IPython's own
+objects that claim equality with anything, imports of the reference
+implementation, and a function or class of a locked cell defined again
+(:func:`locked_definitions`: a hidden check may call a locked helper, such as
+ps4's ``train_with_lifting_reversed``, which a student's later cell could
+replace).  It works on the syntax tree (after IPython's own
 translation of magics and ``!`` commands) and falls back to regular
 expressions for code that does not parse.  :func:`scan_folder` looks, after
 the run, for module-named files the code left behind.  Flags never change a
@@ -25,12 +28,12 @@ import re
 import sys
 from functools import lru_cache
 
-from perceptron_course.cells import prepare_notebook
+from perceptron_course.cells import is_solution, prepare_notebook
 
 from autograder.course.library import library_parts
 from autograder.results import Flag
 
-__all__ = ["prepare_notebook", "scan_code", "scan_folder", "answer_checksum", "is_blank_answer",
+__all__ = ["prepare_notebook", "scan_code", "scan_folder", "locked_definitions", "answer_checksum", "is_blank_answer",
            "written_answer_checksum", "REFERENCE_NAMES", "REFERENCE_MODULES"]
 
 # perceptron_lib's reference implementation: every module but the data loaders' and the public names those
@@ -357,8 +360,44 @@ def _scan_regex(label, source, found):
         found.append(("module-file", f"{label}: names the file {module_file!r} (read as text)"))
 
 
-def scan_code(authored):
-    """Flags for the student's code: ``authored`` is a list of ``(label, source)``."""
+def locked_definitions(release_nb):
+    """The functions and classes the release's locked cells (not answers, not tests) define at their top level."""
+    from perceptron_course.cells import is_test_cell, nbgrader_metadata
+
+    names = set()
+    for cell in release_nb.cells:
+        meta = nbgrader_metadata(cell)
+        if cell.cell_type != "code" or not meta.get("locked") or is_solution(cell) or is_test_cell(cell):
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        names.update(node.name for node in tree.body
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+    return frozenset(names)
+
+
+def _rebinds(tree, names):
+    """``(line, name)`` of every top-level statement of ``tree`` that binds one of ``names``."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [node.name]
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+        else:
+            continue
+        for name in bound:
+            if name in names:
+                yield node.lineno, name
+
+
+def scan_code(authored, locked=frozenset()):
+    """Flags for the student's code: ``authored`` is a list of ``(label, source)``; ``locked`` the names the
+    release's locked cells define (:func:`locked_definitions`), which the student's code must not replace."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     transformer = TransformerManager()
@@ -372,6 +411,9 @@ def scan_code(authored):
         except Exception:  # IPython's translation and the parser may fail in many ways on broken code
             _scan_regex(label, source, found)
             continue
+        for line, name in _rebinds(tree, locked):
+            found.append(("redefines-locked", f"{label}, line {line}: defines {name} again, which a locked cell "
+                                              "of the release defines (a hidden check may call it)"))
         _link_parents(tree)
         try:
             _Scanner(label, found).visit(tree)

@@ -94,7 +94,7 @@ def _run_into(job, release_nb, autograded, manual, result):
     """Fill ``result`` from a sandboxed run; return why the submission cannot be run, or ``None``."""
     from autograder.boundary.notebook import parse_notebook, read_untrusted_file
     from autograder.course.assignments import load_checks
-    from autograder.judging.integrity import prepare_notebook, scan_code, written_answer_checksum
+    from autograder.judging.integrity import locked_definitions, prepare_notebook, scan_code, written_answer_checksum
 
     limits = job.settings.limits
     data, problem = read_untrusted_file(job.notebook_path, limits.notebook_bytes)
@@ -105,7 +105,7 @@ def _run_into(job, release_nb, autograded, manual, result):
         return problem
 
     prepared, flags, authored, answers = prepare_notebook(student_nb, release_nb)
-    flags += scan_code(authored)
+    flags += scan_code(authored, locked_definitions(release_nb))
     result.authored_code = tuple(source for _, source in authored)
     if any(flag.code == "reference-solution" for flag in flags):
         result.notes.append(reference_note(release_nb))

@@ -694,6 +694,20 @@ def test_tamper_scan_finds(source, code):
     assert code in {f.code for f in scan_code([("cell", source)])}
 
 
+def test_a_function_of_a_locked_cell_defined_again_is_flagged_and_its_use_is_not():
+    from autograder.judging.integrity import locked_definitions
+
+    release_nb = nbformat.read(os.path.join(COURSE, "release", "ps4_offset", "ps4_offset.ipynb"), as_version=4)
+    locked = locked_definitions(release_nb)
+    assert "train_with_lifting_reversed" in locked
+    faked = "def train_with_lifting_reversed(X, y, **kwargs):\n    return 0"
+    flags = scan_code([("cell 12", faked), ("answer", "import numpy as np\nw = np.zeros(2)")], locked)
+    assert [f.code for f in flags] == ["redefines-locked"] and "cell 12, line 1" in flags[0].detail
+    used = "theta = train_with_lifting_reversed(X, y)\nresult = train_with_lifting_reversed"
+    assert scan_code([("cell 12", used)], locked) == []
+    assert scan_code([("cell 12", "train_with_lifting_reversed = print")], locked)[0].code == "redefines-locked"
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_tamper_scan_is_quiet_on_the_solutions_and_stubs(assignment):
     source_nb = nbformat.read(os.path.join(COURSE, "source", assignment, f"{assignment}.ipynb"), as_version=4)
@@ -703,7 +717,10 @@ def test_tamper_scan_is_quiet_on_the_solutions_and_stubs(assignment):
              ("plot", "%matplotlib inline\nimport matplotlib.pyplot as plt\nfrom perceptron_lib import make_xor"),
              # the first cell of a downloaded notebook; the runner installs nothing
              ("install", "%pip install --quiet https://example.edu/perceptron_course_student-1.0.0-py3-none-any.whl")]
-    assert scan_code(solutions + stubs) == []
+    from autograder.judging.integrity import locked_definitions
+
+    release_nb = nbformat.read(os.path.join(COURSE, "release", assignment, f"{assignment}.ipynb"), as_version=4)
+    assert scan_code(solutions + stubs, locked_definitions(release_nb)) == []
 
 
 def test_feedback_escapes_everything_from_the_submission():
