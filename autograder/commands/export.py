@@ -19,10 +19,12 @@ the gradebook cannot be read, or it holds other submissions than the ones
 
 Submissions graded from the course's JupyterHub (``grade --from-hub``) get
 their feedback page back in the hub: after the files are written, each page
-goes to the submission it was made from in the course exchange, replacing any
-earlier one, so exporting again changes nothing but what changed.  Exit
-status 1 if the hub refuses or cannot be reached (the files are written; run
-``export`` again).
+is read by the leak audit as an upload for its student, and goes to the
+submission it was made from in the course exchange, replacing any earlier
+one, so exporting again changes nothing but what changed.  A page the audit
+finds something in is held back and named; the others go.  Exit status 1 if
+a page was held back or the hub refuses or cannot be reached (the files are
+written; run ``export`` again).
 """
 
 import argparse
@@ -105,25 +107,53 @@ def main(argv=None):
     return _return_to_hub(args.out, run, results)
 
 
+def feedback_to_return(pages, secrets, recipients):
+    """Split ``[(student_id, route, page_html)]`` into what may go back to students and what the leak audit holds.
+
+    Each page is audited as an upload for its student (every secret of the course, another student, a TA's
+    name: :func:`autograder.commands.audit.audit_upload_bytes`); a page with a finding is held back, with its
+    findings, and the others go: one student's page never stops the rest.
+    """
+    from autograder.commands.audit import audit_upload_bytes
+
+    ready, held = [], []
+    for student_id, route, page in pages:
+        findings = audit_upload_bytes(f"{student_id}.html", page.encode("utf-8"), secrets, recipients)
+        if findings:
+            held.append((student_id, findings))
+        else:
+            ready.append((route, page))
+    return ready, held
+
+
 def _return_to_hub(out, run, results):
     """Give each hub submission's feedback page back through the course exchange; the exit status."""
+    from autograder.commands.audit import collect_secrets, recipients_of_run
     from autograder.intake import hub
     from autograder.results import MISSING
 
-    deliveries = []
+    pages = []
     for result in results:
         route = getattr(run.people.get(result.student_id), "route", None)
         if route is None or route.lms != "hub" or result.status == MISSING:
             continue
         with open(os.path.join(out, "feedback", f"{result.student_id}.html"), encoding="utf-8") as handle:
-            deliveries.append((route, handle.read()))
-    if not deliveries:
+            pages.append((result.student_id, route, handle.read()))
+    if not pages:
         return 0
+    ready, held = feedback_to_return(pages, collect_secrets(course_dir=run.course_dir), recipients_of_run(out))
+    for student_id, findings in held:
+        for finding in findings:
+            print(f"autograder export: held back {student_id}'s feedback: {finding}", file=sys.stderr)
     try:
-        given = hub.return_feedback(run.assignment, deliveries)
+        given = hub.return_feedback(run.assignment, ready)
     except hub.HubIntakeError as exc:
         return _fail(f"the files are written, but the feedback did not all reach the hub: {exc}. Run export "
                      "again to return it", status=1)
     print(f"returned {given} feedback {'page' if given == 1 else 'pages'} into the hub's course exchange, where each "
           "student's Fetch Feedback finds it")
+    if held:
+        return _fail(f"{len(held)} feedback {'page was' if len(held) == 1 else 'pages were'} held back: the leak "
+                     "audit found in them what must not reach a student (listed above); fix the cause and run "
+                     "export again", status=1)
     return 0
