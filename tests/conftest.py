@@ -23,6 +23,7 @@ settings.register_profile("fast", max_examples=25)
 # next file when it runs out, so the long ones go first: one started last would keep a worker busy alone at
 # the end of the run.  The other files follow in the order pytest collects them.
 LONGEST_FIRST = (
+    "tests/hub/test_hub_real.py",
     "tests/grader/commands/test_publish.py",
     "tests/book/test_book_pages.py",
     "tests/grader/commands/test_grade.py",
