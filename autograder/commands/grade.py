@@ -181,6 +181,11 @@ def main(argv=None):
         gradable_release(args.assignment, course_dir)
     except NotGradable as exc:
         return _fail(str(exc))
+    from autograder.commands.release import stale_release
+
+    stale = stale_release(args.assignment, course_dir)
+    if stale:
+        print(f"autograder grade: WARNING: {stale}.", file=sys.stderr)
     try:
         gb = open_gradebook(course_dir)
         try:

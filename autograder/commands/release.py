@@ -67,6 +67,55 @@ def _config(course_dir):
     return config
 
 
+# What each release was made from: the source folder's fingerprint, so that grading can tell a stale release.
+RELEASED_FOLDER = os.path.join(".autograder", "released")
+
+
+def source_fingerprint(assignment, course_dir=COURSE_DIR):
+    """A SHA-256 of every file of ``source/<assignment>/`` (names and bytes) and of its hidden checks."""
+    import hashlib
+
+    from autograder.course.assignments import checks_file
+
+    digest = hashlib.sha256()
+    source = os.path.join(course_dir, "source", assignment)
+    files = [os.path.join(folder, name) for folder, dirs, names in os.walk(source) for name in names
+             if ".ipynb_checkpoints" not in folder]
+    for path in sorted(files) + [checks_file(assignment)]:
+        digest.update(os.path.basename(path).encode() + b"\0")
+        with open(path, "rb") as handle:
+            digest.update(handle.read() + b"\0")
+    return digest.hexdigest()
+
+
+def _record_release(assignment, course_dir):
+    import datetime
+    import json
+
+    folder = os.path.join(course_dir, RELEASED_FOLDER)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, f"{assignment}.json"), "w", encoding="utf-8") as handle:
+        json.dump({"source": source_fingerprint(assignment, course_dir),
+                   "released": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}, handle)
+
+
+def stale_release(assignment, course_dir=COURSE_DIR):
+    """A sentence when ``source/<assignment>/`` or its hidden checks changed since the last release, else ``None``."""
+    import json
+
+    try:
+        with open(os.path.join(course_dir, RELEASED_FOLDER, f"{assignment}.json"), encoding="utf-8") as handle:
+            recorded = json.load(handle)
+    except (OSError, ValueError):
+        return None  # released before releases were recorded: nothing to compare with
+    if recorded.get("source") == source_fingerprint(assignment, course_dir):
+        return None
+    return (f"the source of {assignment} or its hidden checks changed since it was released "
+            f"({recorded.get('released', 'at an unknown time')}): the release students have may not define what "
+            f"the checks call. If students already have that release, grade it as it is; otherwise run "
+            f"'python -m autograder release {assignment}' first")
+
+
 def course_id(course_dir=COURSE_DIR):
     """The course's id on the hub: ``CourseDirectory.course_id`` of its ``nbgrader_config.py``."""
     return _config(course_dir).CourseDirectory.course_id or ""
@@ -151,6 +200,7 @@ def release(assignment, course_dir=COURSE_DIR, secrets=None):
     released = os.path.join(target, f"{assignment}.ipynb")
     if os.path.isfile(released):
         nbformat.write(with_check_cell(nbformat.read(released, as_version=4)), released)
+    _record_release(assignment, course_dir)
     findings = audit([target], secrets if secrets is not None else collect_secrets(course_dir=course_dir))
     if findings:
         shutil.rmtree(target)

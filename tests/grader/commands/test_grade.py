@@ -348,6 +348,20 @@ def test_a_function_that_never_returns_costs_a_calibrated_limit_not_the_ceiling(
     assert "Calibrated from the instructor" in (tmp_path / "out" / "report.html").read_text()
 
 
+def test_grading_warns_when_the_source_changed_since_the_release(released_course, tmp_path):
+    from autograder.commands.release import stale_release
+
+    course = copy_course(released_course, tmp_path / "course")
+    assert stale_release(PS1, str(course)) is None
+    source = course / "source" / PS1 / f"{PS1}.ipynb"
+    nb = nbformat.read(str(source), as_version=4)
+    nb.cells[0].source += "\n\nA sentence added after the release."
+    nbformat.write(nb, str(source))
+    warning = stale_release(PS1, str(course))
+    assert warning.startswith(f"the source of {PS1} or its hidden checks changed since it was released (")
+    assert f"python -m autograder release {PS1}" in warning
+
+
 @pytest.mark.slow
 def test_limits_measured_at_release_are_reused_until_something_they_depend_on_changes(
         course_release, released_course, tmp_path, sandbox_ready, capsys):
