@@ -125,6 +125,8 @@ def test_the_four_xor_points_are_separated_by_no_line_and_never_converge():
     assert not lp_separable(X, y, offset=True)
     default = ps2._train(X, y)  # 'which never converge, with the default max_epochs'
     assert default[3] == 100 and default[2] == 400
+    assert ps2._training_errors(X, y).tolist() == [1.0] * 100  # the same case of training_errors
+    assert "the four XOR points, which never converge, with the default max_epochs" in cases("training_errors_values")
     assert ps2._training_errors(X, y, max_epochs=6).tolist() == [1.0] * 6  # the weights are back at 0 after each epoch
 
 
@@ -156,8 +158,20 @@ def test_separable_data_in_3d_are_separable_through_the_origin_and_need_several_
 def test_a_fifth_of_the_labels_flipped_and_the_training_error_never_reaches_zero():
     assert np.sum(ps2.y_flip != ps2.y_sep) == len(ps2.y_sep) // 5
     assert not lp_separable(ps2.X_sep, ps2.y_flip, offset=True)
-    errors = ps2._training_errors(ps2.X_sep, ps2.y_flip)
-    assert len(errors) == 100 and np.all(errors > 0)
+    case = cases("training_errors_values")["separable data with a fifth of the labels flipped, with max_epochs=20"]
+    assert case.kwargs == {"max_epochs": 20}
+    errors = ps2._training_errors(*case.args, **case.kwargs)
+    assert len(errors) == 20 and np.all(errors > 0)
+
+
+def test_training_errors_by_retraining_stays_far_below_the_call_limit():
+    """Retraining from zero for each epoch k, a right answer Part C's try-it cell suggests, visits
+    n_samples * n (n + 1) / 2 examples for n epochs. With the default max_epochs on the 30 flipped
+    points that was 151,500 visits, 0.5 to 0.6 s on the grader against a 1 s limit; every case stays
+    below a sixth of that."""
+    for case in cases("training_errors_values").values():
+        n = len(ps2._training_errors(*case.args, **case.kwargs))
+        assert len(case.args[1]) * n * (n + 1) // 2 <= 25_000, case.describe
 
 
 def test_the_other_inputs_are_what_their_descriptions_say():
@@ -198,6 +212,55 @@ def test_each_update_case_is_the_point_its_description_names(grade_id):
 
 
 # -- the notebook's texts -------------------------------------------------------------------------------------
+
+def _run(X, y, is_mistake, *, fit_intercept=True, max_epochs=100):
+    """The batch perceptron with ``is_mistake(label, score)`` deciding the updates: (w, b, n_mistakes)."""
+    X = np.asarray(X, dtype=float)
+    w, b, n_mistakes = np.zeros(X.shape[1]), 0.0, 0
+    for _ in range(max_epochs):
+        made = 0
+        for x_i, y_i in zip(X, y):
+            if is_mistake(y_i, w @ x_i + b):
+                w, b, made = w + y_i * x_i, (b + y_i if fit_intercept else b), made + 1
+        n_mistakes += made
+        if made == 0:
+            break
+    return w, float(b), n_mistakes
+
+
+def test_part_a_why_a_point_on_the_plane_is_a_mistake(notebook):
+    at_most_zero = lambda label, score: label * score <= 0  # the rule
+    below_zero = lambda label, score: label * score < 0
+    wrong_prediction = lambda label, score: (1 if score > 0 else -1) != label  # sign(0) = -1
+    text = cell_text(notebook, startswith="## Part A")
+    # 'without that (with < 0 in place of <= 0) the perceptron could never leave w = 0, b = 0'
+    assert ("without that (with $< 0$ in place of $\\le 0$) the perceptron could never leave $w = 0$, $b = 0$, "
+            "where every score is $0$") in text
+    assert "without this rule" not in text
+    for X, y in [(ps2.X1, ps2.y1), (ps2.X_off, ps2.y_off), (ps2.X_sep, ps2.y_sep), (ps2.X4, ps2.y4)]:
+        w, b, n_mistakes = _run(X, y, below_zero)
+        assert n_mistakes == 0 and not np.any(w) and b == 0.0
+    # A wrong prediction is not the reason: that rule leaves zero on the first example labelled +1.
+    assert ps2.y1[0] == 1 and _run(ps2.X1, ps2.y1, wrong_prediction, max_epochs=1)[2] > 0
+    # 'negating every label negates every weight of the run': true of the rule, not of wrong predictions.
+    assert "so negating every label negates every weight of the run" in text
+    for X, y in [(ps2.X1, ps2.y1), (ps2.X_off, ps2.y_off), (ps2.X_sep, ps2.y_sep)]:
+        (w, b, n), (w_neg, b_neg, n_neg) = _run(X, y, at_most_zero), _run(X, -y, at_most_zero)
+        assert np.array_equal(w_neg, -w) and b_neg == -b and n_neg == n
+    w, b, _ = _run(ps2.X1, ps2.y1, wrong_prediction)
+    w_neg, b_neg, _ = _run(ps2.X1, -ps2.y1, wrong_prediction)
+    assert not (np.array_equal(w_neg, -w) and b_neg == -b)
+    # 'a run that stops after a pass without mistakes leaves every training point strictly on its own
+    # side': the stopping rule of the chapter; counting only wrong predictions, the two points labelled
+    # -1 of train_through_origin stop the run at w = 0 with both of them on the plane.
+    assert "leaves every training point strictly on its own side, never on the plane" in text
+    for X, y in [(ps2.X1, ps2.y1), (ps2.X_off, ps2.y_off), (ps2.X_sep, ps2.y_sep)]:
+        w, b, _ = _run(X, y, at_most_zero, max_epochs=1000)
+        assert np.all(y * (X @ w + b) > 0)
+    X0, y0 = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([-1.0, -1.0])
+    w, b, n_mistakes = _run(X0, y0, wrong_prediction, fit_intercept=False)
+    assert n_mistakes == 0 and np.all(X0 @ w + b == 0)
+
 
 def test_the_worked_example_makes_two_mistakes_in_a_row():
     ex = pl.offset_update_example()
@@ -268,6 +331,13 @@ def test_the_training_error_of_part_c(notebook):
 # -- right answers never lose a point ---------------------------------------------------------------------------
 
 RIGHT_ANSWERS = {
+    "the caller's own w returned when there is no mistake (the docstring promises its values, not a copy)": """
+        def perceptron_update(w, b, x, y):
+            w = np.asarray(w, dtype=float)  # the caller's own array when it holds floats already
+            if y * (w @ x + b) <= 0:
+                return w + y * np.asarray(x, dtype=float), float(b + y), True
+            return w, float(b), False
+        """,
     "the test written with np.sign, and a list for the tuple": """
         def perceptron_update(w, b, x, y):
             w = np.array(w, dtype=float)

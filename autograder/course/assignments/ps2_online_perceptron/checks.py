@@ -191,8 +191,13 @@ CHECKS = [
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1, with max_epochs=10, one epoch too few to see an "
                  "epoch without a mistake", (X1, y1), {"max_epochs": 10}),
             Case("separable data in 3-D", (X_sep, y_sep)),
-            Case("separable data with a fifth of the labels flipped", (X_sep, y_flip)),
+            # max_epochs=20, not the default: a right answer that retrains from zero for each epoch k makes
+            # n (n + 1) / 2 epochs, 5050 of them on these 30 points with the default, close to the call limit.
+            Case("separable data with a fifth of the labels flipped, with max_epochs=20", (X_sep, y_flip),
+                 {"max_epochs": 20}),
             Case("the four XOR points with max_epochs=6", (XOR4, XOR4_y), {"max_epochs": 6}),
+            # The default max_epochs, on four points: 100 entries of 1.0, which no other default gives.
+            Case("the four XOR points, which never converge, with the default max_epochs", (XOR4, XOR4_y)),
             Case("integer data in the plane with integer labels", (X_int, y_int)),
             Case("data in the plane that only a line with an offset separates", (X_off, y_off)),
             Case("a single example, the point (2, -1) labelled -1", (X_one, y_one)),
