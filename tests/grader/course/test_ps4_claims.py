@@ -15,6 +15,10 @@ student's ``train_with_lifting`` with ``train_through_origin`` fed the examples 
 last tests check that this tells a training loop of the student's own from the method the part asks
 for on every case it is used on, that right answers written differently still get full marks, and
 that the helper leaves the notebook's names as it found them.
+
+The docstrings promise float arrays and float offsets, and the checks hold every part to them on
+integer inputs: the tests below check that those inputs are integers, that the typical slips fail on
+them, and that right answers which make their floats in other ways are accepted.
 """
 
 import textwrap
@@ -135,6 +139,35 @@ def test_the_flipped_labels_are_flipped_and_their_max_epochs_matter():
     assert run(ps4.X_sep, ps4.y_flip, offset=True, max_epochs=3)[4] is False
 
 
+def test_the_integer_cases_hold_integers_and_catch_an_integer_theta():
+    # "integer points with float labels", "integer points and integer labels": the same points and labels.
+    assert ps4.X_int.dtype.kind == "i" and ps4.y_int.dtype.kind == "i" and ps4.y_int_float.dtype.kind == "f"
+    assert np.array_equal(ps4.y_int_float, ps4.y_int)
+    # Through the origin they need several epochs, so the updates are many and theta's dtype shows.
+    assert run(ps4.X_int, ps4.y_int, offset=False) == ([5.0, -7.0], 0.0, 11, 6, True)
+    # theta = np.zeros_like(X[0]), updated in place: float labels cannot be added into an integer theta ...
+    theta = np.zeros_like(ps4.X_int[0])
+    with pytest.raises(TypeError):
+        theta += ps4.y_int_float[0] * ps4.X_int[0]
+    # ... and integer labels keep it an integer array, which only the type tells from the right answer.
+    theta += ps4.y_int[0] * ps4.X_int[0]
+    assert theta.dtype.kind == "i"
+    # The notebook's own integer array of Part A, in 3-D.
+    assert np.array([[1, -2, 3], [0, 5, -1]]).dtype.kind == "i"
+
+
+@pytest.mark.parametrize("got, expected, accepted", [
+    ((np.array([1, 2]), 3), (np.array([1.0, 2.0]), 3.0), False),    # an integer w and an integer b
+    ((np.array([1.0, 2.0]), 3), (np.array([1.0, 2.0]), 3.0), False),  # an integer b
+    ([1.0, 2.0], np.array([1.0, 2.0]), False),                         # a list for an array
+    ((np.array([1.0, 2.0], dtype=np.float32), 3.0), (np.array([1.0, 2.0]), 3.0), True),
+    ((np.array([1.0, 2.0]), np.array(3.0)), (np.array([1.0, 2.0]), 3.0), True),  # b as a 0-d float array
+    ((np.array([1.0]), 3.0, 25, 11), (np.array([1.0]), 3.0, 25, 11), True),
+])
+def test_the_type_rule_takes_float_arrays_and_floats_only(got, expected, accepted):
+    assert (ps4._compare(got, expected) is None) == accepted
+
+
 def test_the_four_xor_points_never_converge_even_with_an_offset():
     X, y = ps4.XOR4, ps4.XOR4_y
     lifted = pl.absorb_offset(X)
@@ -236,6 +269,26 @@ RIGHT_ANSWERS = {
                         theta = theta + y[i] * np.asarray(X[i], dtype=float)
                         n_mistakes += 1
                 if n_mistakes == before:
+                    break
+            return theta, n_mistakes, n_epochs
+        """,
+    "floats made late, and theta updated in place": """
+        def absorb_offset(X):
+            return np.insert(np.asarray(X, dtype=float), np.shape(X)[1], 1.0, axis=1)
+
+        def split_offset(theta):
+            return np.asarray(theta, dtype=float)[:-1], float(theta[-1])
+
+        def train_through_origin(X, y, *, max_epochs=100):
+            theta, n_mistakes = np.zeros_like(X[0], dtype=float), 0
+            for n_epochs in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (theta @ x_i) <= 0:
+                        theta += y_i * x_i
+                        made += 1
+                n_mistakes += made
+                if not made:
                     break
             return theta, n_mistakes, n_epochs
         """,

@@ -19,13 +19,49 @@ examples in reverse order.  Offset absorption says the result must then be
 the perceptron with an offset run on the reversed examples
 (:func:`_reversed`); a loop of its own returns the run in the given order.
 The cases are data on which the two orders end differently.
+
+Arrays must come back as float numpy arrays and offsets as floats, as the
+docstrings say: integer inputs appear in every part (an integer X for the
+lifting, an integer theta for the split, integer points with float and with
+integer labels for both trainers), so ``np.zeros_like(X[0])``, an appended
+column of integer ones or ``theta[-1]`` of an integer theta lose the points of
+their cell.  ``tests/grader/course/test_ps4_claims.py`` proves what the cases'
+descriptions and the notebook's texts claim about their data.
 """
 
 import numpy as np
 
 import perceptron_lib as pl
 
-from autograder.judging.checks import Case, Check
+from autograder.judging.checks import Case, Check, compare_values
+
+
+def _floats(got, expected):
+    """``None`` if every array of ``expected`` came back as a float numpy array in ``got``, and every float as a
+    float, else the reason."""
+    if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and len(got) == len(expected):
+        for k, (g, e) in enumerate(zip(got, expected)):
+            problem = _floats(g, e)
+            if problem:
+                return f"value {k + 1} of the result: {problem}"
+        return None
+    if isinstance(expected, np.ndarray):
+        if not isinstance(got, np.ndarray):
+            return f"returned a {type(got).__name__}; the docstring asks for a numpy array of floats"
+        if got.dtype.kind != "f":
+            return (f"returned an array of dtype {got.dtype}; the docstring asks for floats "
+                    "(convert with np.asarray(..., dtype=float))")
+    if isinstance(expected, float):
+        kind = got.dtype.kind if isinstance(got, np.ndarray) else None
+        if type(got) is int or kind in ("i", "u", "b"):
+            return "returned an integer; the docstring asks for a float (convert with float(...))"
+    return None
+
+
+def _compare(got, expected):
+    """:func:`compare_values`, and the arrays must be float numpy arrays and the offsets floats, as the docstrings
+    promise."""
+    return compare_values(got, expected) or _floats(got, expected)
 
 
 def _absorb(X):
@@ -53,9 +89,12 @@ def _reversed(X, y, *, max_epochs=100):
     return _with_offset(np.asarray(X)[::-1], np.asarray(y)[::-1], max_epochs=max_epochs)
 
 
+FIX_FIRST = ("If train_through_origin, absorb_offset or split_offset fails its own test, fix that first: this "
+             "part runs yours.")
+
 REVERSED_HINT = ("train_with_lifting must train with train_through_origin, not with a training loop of its own: "
                  "in this test train_through_origin visits the examples in reverse order, and the result must be "
-                 "what that run found, split into (w, b).")
+                 "what that run found, split into (w, b). " + FIX_FIRST)
 
 
 X4, y4 = pl.four_point_example()
@@ -67,6 +106,7 @@ X_shift = X_sep + np.array([1.5, -0.5, 2.0])
 y_flip = pl.flip_labels(y_sep, 0.15, random_state=22)
 X_int = np.array([[3, 1], [4, 2], [1, 3], [0, 4], [2, 2]])
 y_int = np.array([1, 1, -1, -1, -1])
+y_int_float = y_int.astype(float)
 XOR4 = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
 XOR4_y = np.array([1.0, -1.0, -1.0, 1.0])
 X0, y0 = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([-1.0, -1.0])
@@ -85,7 +125,8 @@ CHECKS = [
             Case("a single point in 5-D", (np.array([[0.5, -1.0, 0.0, 2.0, 3.5]]),)),
         ],
         expected=_absorb,
-        hint="Return a new array with a last column of ones: shape (n_samples, n_features + 1).",
+        compare=_compare,
+        hint="Return a new float array with a last column of ones: shape (n_samples, n_features + 1).",
     ),
     Check(
         grade_id="split_offset_values",
@@ -97,7 +138,9 @@ CHECKS = [
             Case("an integer lifted weight vector", (np.array([3, -1, 7]),)),
         ],
         expected=_split,
-        hint="w is every entry of theta but the last (an array), b is the last entry (a float).",
+        compare=_compare,
+        hint="w is every entry of theta but the last (a float array), b is the last entry (a float), also for an "
+             "integer theta.",
     ),
     Check(
         grade_id="train_through_origin_values",
@@ -117,9 +160,13 @@ CHECKS = [
                  "max_epochs=7", (X_zero, y_zero), {"max_epochs": 7}),
             Case("the four-point example with max_epochs=2, so that the epoch without mistakes is the last one allowed",
                  (X4, y4), {"max_epochs": 2}),
+            Case("integer points with float labels", (X_int, y_int_float)),
+            Case("integer points and integer labels", (X_int, y_int)),
         ],
         expected=_through_origin,
-        hint="Start from theta = 0, update on y (theta . x) <= 0, stop after a clean epoch or at max_epochs.",
+        compare=_compare,
+        hint="Start from theta = 0 as a float array (also for integer points), update on y (theta . x) <= 0, stop "
+             "after a clean epoch or at max_epochs.",
     ),
     Check(
         grade_id="lifting_one_dimensional",
@@ -132,7 +179,8 @@ CHECKS = [
                  "mistakes is the last one allowed", (X1, y1), {"max_epochs": 11}),
         ],
         expected=_with_offset,
-        hint="Lift with absorb_offset, train with train_through_origin, then split_offset the result.",
+        compare=_compare,
+        hint="Lift with absorb_offset, train with train_through_origin, then split_offset the result. " + FIX_FIRST,
     ),
     Check(
         grade_id="lifting_one_dimensional",
@@ -144,6 +192,7 @@ CHECKS = [
                  "visiting them in reverse order", (X1, y1), {"max_epochs": 4}),
         ],
         expected=_reversed,
+        compare=_compare,
         hint=REVERSED_HINT,
     ),
     Check(
@@ -159,7 +208,9 @@ CHECKS = [
             Case("a single point at the origin labelled +1", (X_zero, y_zero)),
         ],
         expected=_with_offset,
-        hint="The result must equal the perceptron with an offset: lift with a constant 1, and return (w, b, n_mistakes, n_epochs).",
+        compare=_compare,
+        hint="The result must equal the perceptron with an offset: lift with a constant 1, and return (w, b, n_mistakes, "
+             "n_epochs). " + FIX_FIRST,
     ),
     Check(
         grade_id="lifting_general",
@@ -175,6 +226,7 @@ CHECKS = [
                  "visiting them in reverse order", (X_sep, y_flip), {"max_epochs": 3}),
         ],
         expected=_reversed,
+        compare=_compare,
         hint=REVERSED_HINT,
     ),
 ]

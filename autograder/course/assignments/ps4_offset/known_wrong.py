@@ -92,6 +92,16 @@ KNOWN_WRONG = [
             X[:, -1] = 1.0
             return X
         """, ("absorb_offset_values",) + LIFTING),
+    # An integer X lifted without a conversion: the right values, as an integer array (the docstring asks for floats).
+    # The lifted data of Part C come back right, since train_through_origin converts them itself.
+    KnownWrong("absorb_offset_inserts_into_an_integer_array", """
+        def absorb_offset(X):
+            return np.insert(X, X.shape[1], 1, axis=1)
+        """, ("absorb_offset_values",)),
+    KnownWrong("absorb_offset_appends_integer_ones", """
+        def absorb_offset(X):
+            return np.c_[X, np.ones(len(X), int)]
+        """, ("absorb_offset_values",)),
     # -- split_offset ------------------------------------------------------------------------
     KnownWrong("split_offset_takes_the_first_entry", """
         def split_offset(theta):
@@ -118,6 +128,11 @@ KNOWN_WRONG = [
             theta = np.asarray(theta, dtype=float)
             return float(theta[-1]), theta[:-1].copy()
         """, ("split_offset_values",) + LIFTING),
+    # An integer theta split as it is: an integer w and an np.int64 b, where the docstring asks for floats.
+    KnownWrong("split_offset_keeps_the_integer_dtype", """
+        def split_offset(theta):
+            return theta[:-1], theta[-1]
+        """, ("split_offset_values",)),
     # -- train_through_origin ---------------------------------------------------------------
     KnownWrong("origin_on_plane_is_not_a_mistake", _origin(test="y_i * (theta @ x_i) < 0"),
                ("train_through_origin_values",) + LIFTING),
@@ -157,6 +172,12 @@ KNOWN_WRONG = [
                     break
             return theta, n_mistakes, epoch
         """, ("train_through_origin_values",) + LIFTING),
+    # theta shaped like a point, and updated in place: on integer points an update by a float label raises
+    # UFuncTypeError, and with integer labels theta comes back as an integer array. Part C lifts to floats first.
+    KnownWrong("origin_zeros_like_in_place", _origin(start="np.zeros_like(X[0])", step="theta += y_i * x_i")
+               .replace("X = np.asarray(X, dtype=float)", "X = np.asarray(X)"), ("train_through_origin_values",)),
+    KnownWrong("origin_starts_with_the_dtype_of_X", _origin(start="np.zeros(X.shape[1], dtype=X.dtype)")
+               .replace("X = np.asarray(X, dtype=float)", "X = np.asarray(X)"), ("train_through_origin_values",)),
     # -- train_with_lifting ------------------------------------------------------------------------
     KnownWrong("lifting_forgets_to_lift", """
         def train_with_lifting(X, y, *, max_epochs=100):
@@ -200,6 +221,13 @@ KNOWN_WRONG = [
             theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
             w, b = split_offset(theta)
             return w, -b, n_mistakes, n_epochs
+        """, LIFTING),
+    # The offsets of the perceptron are whole numbers (b changes by y = +-1), so only the type tells int(b) apart.
+    KnownWrong("lifting_returns_the_offset_as_an_int", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
+            w, b = split_offset(theta)
+            return w, int(b), n_mistakes, n_epochs
         """, LIFTING),
     KnownWrong("lifting_splits_the_first_entry_inline", """
         def train_with_lifting(X, y, *, max_epochs=100):
