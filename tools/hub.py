@@ -13,8 +13,9 @@
 ``python -m tools.hub demo``
     Builds it, then starts a hub on 127.0.0.1 with demo users (two students of
     the course ``perceptron``, one of them also in ``perceptron-b``, a TA and an
-    instructor), releases the course's assignments into its exchange, and
-    prints the address, the users and their passwords; Ctrl-C stops it.
+    instructor), releases the course's assignments (``notebooks/release/``) into
+    its exchange as the instructor, and prints the address, the users and their
+    passwords; Ctrl-C stops the hub and everything it started.
 
 A department's server uses the same pieces: :func:`ensure_user` for each
 person (home folders 0700), :func:`write_site` for ``hub.json``, and
@@ -51,7 +52,7 @@ SERVER_EXTENSIONS = {
 }
 LAB_PLUGINS_OFF = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment")
 
-__all__ = ["build_environment", "ensure_user", "ensure_system_user", "write_site", "start_hub", "HubError",
+__all__ = ["build_environment", "ensure_user", "ensure_system_user", "write_site", "start_hub", "stop_hub", "HubError",
            "DEFAULT_PREFIX", "EXCHANGE_USER"]
 
 
@@ -131,6 +132,12 @@ def build_environment(prefix=DEFAULT_PREFIX, *, log=print):
         shutil.copyfile(os.path.join(HUB_DIR, "nbgrader_config.py"), os.path.join(etc, "nbgrader_config.py"))
         with open(os.path.join(etc, "jupyter_server_config.d", "nbgrader.json"), "w") as handle:
             json.dump({"ServerApp": {"jpserver_extensions": SERVER_EXTENSIONS}}, handle, indent=2)
+        # JupyterLab asks every new user whether to fetch news from the internet; a course's hub does not.
+        settings = os.path.join(venv, "share", "jupyter", "lab", "settings")
+        os.makedirs(settings, exist_ok=True)
+        with open(os.path.join(settings, "overrides.json"), "w") as handle:
+            json.dump({"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                                        "checkForUpdates": False}}, handle, indent=2)
         for plugin in LAB_PLUGINS_OFF:
             _run([os.path.join(venv, "bin", "jupyter"), "labextension", "disable", "--level=sys_prefix", plugin])
         log(f"Installing configurable-http-proxy {PROXY_VERSION} from npm ...")
@@ -198,6 +205,31 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
     return site
 
 
+def stop_hub(process, site, timeout=30.0):
+    """Stop the hub ``process`` of ``site`` (its ``hub.json``) and what it started: the users' servers, the proxy
+    and the exchange run in sessions of their own, so each is found by what marks it as this hub's (another hub on
+    the machine keeps its own)."""
+    import psutil
+
+    process.terminate()
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    for child in psutil.process_iter(["cmdline"]):
+        try:
+            line = " ".join(child.info["cmdline"] or ())
+            if "jupyterhub-singleuser" in line:
+                mine = f":{site['hub_port']}/" in child.environ().get("JUPYTERHUB_API_URL", "")
+            else:
+                mine = (f"--api-port {site['proxy_api_port']}" in line
+                        or f"--store {site['exchange_store']}" in line)
+            if mine:
+                child.kill()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+
+
 def start_hub(state, *, prefix=DEFAULT_PREFIX, timeout=60.0, log_file=None):
     """Start JupyterHub on the site in ``state``; returns the process once the hub answers."""
     with open(os.path.join(state, "hub.json")) as handle:
@@ -228,27 +260,51 @@ DEMO = {
 
 
 def demo(prefix, port):
+    import signal
+
+    from perceptron_course.hub.client import ExchangeClient
+    from perceptron_course.hub.transfer import files_from_folder
+
     build_environment(prefix)
     passwords = {}
     for user in sorted({u for roles in DEMO.values() for members in roles.values() for u in members}):
         passwords[user] = secrets.token_urlsafe(9)
         ensure_user(user, passwords[user])
     state = tempfile.mkdtemp(prefix="perceptron-hub-demo-")
-    site = write_site(state, DEMO, prefix=prefix, port=port)
+    admin_token = secrets.token_hex(32)
+    site = write_site(state, DEMO, prefix=prefix, port=port, admin_token=admin_token)
     process = start_hub(state, prefix=prefix)
-    print(f"\nThe course's hub: http://127.0.0.1:{site['port']}/  (state and log in {state})")
-    for user, password in passwords.items():
-        roles = ", ".join(f"{kind[:-1] if kind != 'tas' else 'TA'} of {course}" for course, r in DEMO.items()
-                          for kind, members in r.items() if user in members)
-        print(f"  {user:14} password {password}   {roles}")
-    print("Release into its exchange from demo-teacher's terminal in the hub: "
-          "nbgrader release_assignment --course perceptron ps1_hyperplanes (or python -m autograder release --to-hub).")
-    print("Ctrl-C stops the hub.")
+    # Stop the hub and all it started on Ctrl-C and on a plain kill alike.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
+        url = f"http://127.0.0.1:{site['port']}"
+        request = urllib.request.Request(f"{url}/hub/api/users/demo-teacher/tokens", method="POST",
+                                         data=json.dumps({"scopes": ["access:services!service=course-exchange",
+                                                                     "read:users:name!user",
+                                                                     "read:users:groups!user"],
+                                                          "note": "the demo's release", "expires_in": 600}).encode(),
+                                         headers={"Authorization": f"token {admin_token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            teacher = ExchangeClient(f"{url}/services/course-exchange", json.loads(response.read())["token"])
+        release = os.path.join(ROOT, "notebooks", "release")
+        released = []
+        for assignment in sorted(os.listdir(release)) if os.path.isdir(release) else ():
+            teacher.release("perceptron", assignment, files_from_folder(os.path.join(release, assignment)))
+            released.append(assignment)
+        print(f"\nThe course's hub: {url}/  (state and log in {state})")
+        for user, password in passwords.items():
+            roles = ", ".join(f"{'TA' if kind == 'tas' else kind[:-1]} of {course}" for course, r in DEMO.items()
+                              for kind, members in r.items() if user in members)
+            print(f"  {user:14} password {password}   {roles}")
+        listed = ", ".join(released) or "nothing (run make assignments first)"
+        print(f"Released into the course perceptron, as demo-teacher: {listed}. Log in as a student and open "
+              "Nbgrader > Assignment List in JupyterLab.")
+        print("Ctrl-C stops the hub.")
         process.wait()
     except KeyboardInterrupt:
-        process.terminate()
-        process.wait(30)
+        pass
+    finally:
+        stop_hub(process, site)
 
 
 def main(argv=None):

@@ -17,10 +17,12 @@ import time
 import urllib.error
 import urllib.request
 
-from tools.hub import DEFAULT_PREFIX, ensure_user, free_port, start_hub, write_site
+
+from tools.hub import DEFAULT_PREFIX, ensure_user, free_port, start_hub, stop_hub, write_site
 
 COURSES = {
-    "perceptron": {"students": ["pcx-ann", "pcx-bob", "pcx-eve"], "tas": ["pcx-tia"], "instructors": ["pcx-ian"]},
+    "perceptron": {"students": ["pcx-ann", "pcx-bob", "pcx-eve", "pcx-zoe"], "tas": ["pcx-tia"],
+                   "instructors": ["pcx-ian"]},
     "perceptron-b": {"students": ["pcx-bob"], "tas": [], "instructors": ["pcx-ian"]},
 }
 SERVER_SCOPES = ["access:services!service=course-exchange", "read:users:name!user", "read:users:groups!user",
@@ -32,12 +34,13 @@ def environment_ready(prefix=DEFAULT_PREFIX):
 
 
 class Hub:
-    def __init__(self, prefix=DEFAULT_PREFIX):
+    def __init__(self, prefix=DEFAULT_PREFIX, courses=None):
+        courses = courses or COURSES
         self.prefix = prefix
         self.state = tempfile.mkdtemp(prefix="pcx-hub-")
         self.admin_token = secrets.token_hex(32)
         self.passwords = {}
-        for user in sorted({u for roles in COURSES.values() for members in roles.values() for u in members}):
+        for user in sorted({u for roles in courses.values() for members in roles.values() for u in members}):
             self.passwords[user] = secrets.token_urlsafe(12)
             ensure_user(user, self.passwords[user])
             home = pwd.getpwnam(user).pw_dir
@@ -46,7 +49,7 @@ class Hub:
                 if not name.startswith(".bash") and name != ".profile":
                     path = os.path.join(home, name)
                     shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
-        self.site = write_site(self.state, COURSES, prefix=prefix, port=free_port(), admin_token=self.admin_token)
+        self.site = write_site(self.state, courses, prefix=prefix, port=free_port(), admin_token=self.admin_token)
         self.url = f"http://127.0.0.1:{self.site['port']}"
         self.exchange_url = f"{self.url}/services/course-exchange"
         self.process = start_hub(self.state, prefix=prefix)
@@ -100,15 +103,6 @@ class Hub:
         return self.run_as(user, [f"{self.prefix}/venv/bin/nbgrader", *args], check=check)
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        # The single-user servers and the proxy are the hub's children's children: end what is left.
-        subprocess.run(["pkill", "-f", f"{self.prefix}/venv/bin/jupyterhub-singleuser"], capture_output=True)
-        subprocess.run(["pkill", "-f", f"{self.prefix}/proxy/"], capture_output=True)
-        subprocess.run(["pkill", "-f", "perceptron_course.hub.service --store " + self.site["exchange_store"]],
-                       capture_output=True)
+        stop_hub(self.process, self.site)
         shutil.rmtree(self.state, ignore_errors=True)
         shutil.rmtree(self.site["exchange_store"], ignore_errors=True)
