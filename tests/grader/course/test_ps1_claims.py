@@ -10,7 +10,9 @@ score that is exactly 0 must be 0 however a right answer computes it, or the hid
 depend on rounding.
 
 The last tests run right implementations that the notebook's texts allow, written in other ways than
-the solution, through the hidden checks: none may lose a point.
+the solution, through the hidden checks: none may lose a point. The texts ask for "exactly the types
+the docstrings describe": numpy arrays, of ints for the labels (any integer dtype), a float and a
+bool; a list, or float labels, is not one of them (the visible tests refuse it too).
 """
 
 import textwrap
@@ -195,7 +197,7 @@ def test_a_margin_is_positive_exactly_when_the_plane_separates():
 
 
 def test_the_model_answer_of_e2_on_a_negative_c(notebook):
-    """For c < 0 the margin becomes -max_i y_i d(x_i), which is -gamma only when every point is equally far."""
+    """For c < 0 the margin becomes -max_i y_i d(x_i), which is -gamma only when every point has the same margin."""
     for X, y, w, b in [(ps1.X_sep, ps1.y_sep, ps1.w_star, 0.0), (ps1.X1, ps1.y1, np.array([-1.0]), 2.5),
                        (ps1.X_shift, ps1.y_sep, ps1.w_star, ps1.b_shift)]:
         distances = y * pl.signed_distance(X, w, b)
@@ -203,7 +205,7 @@ def test_the_model_answer_of_e2_on_a_negative_c(notebook):
             assert pl.margin(X, y, c * w, c * b) == pytest.approx(-distances.max())
             assert np.allclose(pl.signed_distance(X, c * w, c * b), -pl.signed_distance(X, w, b))
         assert -distances.max() != pytest.approx(-pl.margin(X, y, w, b))
-    # The exception the model answer names: -gamma is right when every point is at the same distance.
+    # The exception the model answer names: -gamma is right when every point has the same margin.
     assert pl.margin(ps1.X4, ps1.y4, [-1.0, -1.0]) == pytest.approx(-pl.margin(ps1.X4, ps1.y4, [1.0, 1.0]))
     # Points on the plane keep the label -1: the integer plane in 3-D and its opposite.
     X, w, b = np.array([[1, 1, 1], [2, 2, 1], [0, 3, 0], [-1, -1, 2]]), np.array([1, -1, 2]), -2
@@ -238,13 +240,13 @@ RIGHT_ANSWERS = {
         def separates(X, y, w, b=0.0):
             return margin(X, y, w, b) > 0
         """,
-    "loops over the points, lists and plain Python numbers": """
+    "loops over the points and plain Python numbers, turned into arrays at the end": """
         def signed_distance(X, w, b=0.0):
             length = sum(float(v) ** 2 for v in w) ** 0.5
-            return [(sum(float(a) * float(c) for a, c in zip(x, w)) + b) / length for x in X]
+            return np.array([(sum(float(a) * float(c) for a, c in zip(x, w)) + b) / length for x in X])
 
         def side_of_plane(X, w, b=0.0):
-            return [1 if sum(float(a) * float(c) for a, c in zip(x, w)) + b > 0 else -1 for x in X]
+            return np.array([1 if sum(float(a) * float(c) for a, c in zip(x, w)) + b > 0 else -1 for x in X])
 
         def margin(X, y, w, b=0.0):
             return min(float(label) * d for label, d in zip(y, signed_distance(X, w, b)))
@@ -255,9 +257,10 @@ RIGHT_ANSWERS = {
                     return False
             return True
         """,
-    "floats for the labels, and the separation through the margins of every point": """
+    "labels of a small integer dtype, and the separation through the margins of every point": """
         def side_of_plane(X, w, b=0.0):
-            return np.where(np.einsum("ij,j->i", np.asarray(X, dtype=float), w) + b > 0, 1.0, -1.0)
+            positive = np.einsum("ij,j->i", np.asarray(X, dtype=float), w) + b > 0
+            return (2 * positive - 1).astype(np.int8)
 
         def separates(X, y, w, b=0.0):
             return bool(np.min(np.asarray(y) * (np.asarray(X) @ np.asarray(w) + b)) > 0)

@@ -4,13 +4,16 @@ The visible cases repeat the notebook's visible tests; the hidden ones use
 other dimensions, lengths of ``w``, offsets and integer inputs, and put data
 points exactly on the plane, where ``sign(0) = -1`` and ``> 0`` versus ``>= 0``
 decide the answer.
+
+The docstrings promise numpy arrays, and ints for the labels of ``side_of_plane``: the visible tests refuse a
+list, and float labels, and so do the hidden checks (``compare_values`` alone would take both).
 """
 
 import numpy as np
 
 import perceptron_lib as pl
 
-from autograder.judging.checks import Case, Check
+from autograder.judging.checks import Case, Check, compare_values
 
 _rng = np.random.default_rng(20240101)
 
@@ -25,6 +28,24 @@ def _labels(n):
 
 def _side(X, w, b=0.0):
     return pl.sign(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b).astype(np.int64)
+
+
+def _numpy_array(got, expected):
+    """:func:`compare_values`, and the result must be a numpy array, as the docstring says and ``expect_array`` in
+    the visible tests requires."""
+    problem = compare_values(got, expected)
+    if problem is None and not isinstance(got, np.ndarray):
+        problem = f"returned a {type(got).__name__}; the docstring asks for a numpy array"
+    return problem
+
+
+def _int_labels(got, expected):
+    """:func:`_numpy_array`, and of an integer dtype, as the docstring of ``side_of_plane`` says and its first test
+    cell checks (any integer dtype: int32 and int64 are both right)."""
+    problem = _numpy_array(got, expected)
+    if problem is None and got.dtype.kind != "i":
+        problem = f"returned an array of dtype {got.dtype}; the docstring asks for the ints +1 and -1"
+    return problem
 
 
 # -- fixed inputs -------------------------------------------------------------
@@ -59,6 +80,7 @@ CHECKS = [
         ],
         expected=pl.signed_distance,
         hint="The signed distance is (w . x + b) / ||w||, positive on the side w points to.",
+        compare=_numpy_array,
     ),
     Check(
         grade_id="signed_distance_general",
@@ -77,6 +99,7 @@ CHECKS = [
         ],
         expected=pl.signed_distance,
         hint="Divide w . x + b by the length ||w|| of w, in any dimension, and let b default to 0.",
+        compare=_numpy_array,
     ),
     Check(
         grade_id="side_of_plane_values",
@@ -88,9 +111,12 @@ CHECKS = [
             Case("six points in 5-D and a plane with an offset", (X_5d, w_5d, 0.3)),
             Case("five points in the plane and a line through the origin given without b", (X_2d, w_2d)),
             Case("integer points and an integer plane", (np.array([[3, 1], [-1, -4], [2, 2]]), np.array([1, 2]), -4)),
+            Case("a single point in 4-D and a plane with an offset",
+                 (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([0.2, 0.1, -0.4, 0.3]), 0.7)),
         ],
         expected=_side,
-        hint="The label is +1 where w . x + b > 0 and -1 elsewhere, as an array of ints.",
+        hint="The label is +1 where w . x + b > 0 and -1 elsewhere, as an array of ints with one entry per point.",
+        compare=_int_labels,
     ),
     Check(
         grade_id="side_of_plane_on_plane",
@@ -107,6 +133,7 @@ CHECKS = [
         ],
         expected=_side,
         hint="sign(0) is -1 in this course: a point exactly on the plane gets -1 (use > 0, and not np.sign).",
+        compare=_numpy_array,
     ),
     Check(
         grade_id="margin_separating",
@@ -159,6 +186,8 @@ CHECKS = [
             Case("separable points in 3-D away from the origin and a plane with an offset", (X_shift, y_sep, w_star, b_shift)),
             Case("eight points in 3-D with random labels and a plane", (X_rand, y_rand, w_rand, 0.5)),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.5", (X1, y1, np.array([-1.0]), 2.5)),
+            Case("a single point in 4-D on the wrong side of a plane with an offset",
+                 (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([1.0]), np.array([0.2, 0.1, -0.4, 0.3]), -1.5)),
         ],
         expected=pl.is_separated,
         hint="The plane separates the data when y_i (w . x_i + b) > 0 for every i; return True or False.",

@@ -50,6 +50,11 @@ KNOWN_WRONG = [
         def signed_distance(X, w, b=0.0):
             return -(np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
         """, ("signed_distance_examples", "signed_distance_general")),
+    KnownWrong("signed_distance_returns_a_list", """
+        def signed_distance(X, w, b=0.0):
+            norm = np.linalg.norm(w)
+            return [(float(x @ w) + b) / norm for x in np.asarray(X, dtype=float)]
+        """, ("signed_distance_examples", "signed_distance_general")),
     # -- side_of_plane -----------------------------------------------------------
     KnownWrong("side_of_plane_zero_is_positive", """
         def side_of_plane(X, w, b=0.0):
@@ -74,6 +79,21 @@ KNOWN_WRONG = [
     KnownWrong("side_of_plane_labels_zero_and_one", """
         def side_of_plane(X, w, b=0.0):
             return np.where(np.asarray(X, dtype=float) @ w + b > 0, 1, 0)
+        """, ("side_of_plane_values", "side_of_plane_on_plane")),
+    # Right for two points or more; for one point, squeeze() returns an array of shape () instead of shape (1,).
+    KnownWrong("side_of_plane_squeezes_a_single_point", """
+        def side_of_plane(X, w, b=0.0):
+            s = np.asarray(X, dtype=float) @ w + b
+            return np.where(s > 0, 1, -1).squeeze()
+        """, ("side_of_plane_values",)),
+    # The right values, but floats where the docstring asks for ints: only the cell that checks the dtype fails.
+    KnownWrong("side_of_plane_returns_float_labels", """
+        def side_of_plane(X, w, b=0.0):
+            return np.where(np.asarray(X, dtype=float) @ w + b > 0, 1.0, -1.0)
+        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_returns_a_list", """
+        def side_of_plane(X, w, b=0.0):
+            return [1 if s > 0 else -1 for s in np.asarray(X, dtype=float) @ w + b]
         """, ("side_of_plane_values", "side_of_plane_on_plane")),
     # -- margin --------------------------------------------------------------------
     KnownWrong("margin_takes_abs", """
