@@ -26,7 +26,15 @@ with open(os.path.join(state, "hub.json"), encoding="utf-8") as handle:
     site = json.load(handle)
 prefix = site["prefix"]
 exchange_name = "course-exchange"
-exchange_url = f"http://127.0.0.1:{site['exchange_port']}"
+# HTTPS with the site's own certificate: the servers check it before they send the exchange a token. The hub
+# trusts it too (start it with SSL_CERT_FILE naming the certificate: Python reads it beside the system's
+# certificate folder, and the hub's HTTP client reads it when it is imported), and so does its proxy (Node adds
+# NODE_EXTRA_CA_CERTS to its own), so the hub sees the service up and the proxy's route to it checks it as well.
+exchange_url = f"https://127.0.0.1:{site['exchange_port']}"
+if os.environ.get("SSL_CERT_FILE") != site["exchange_cert"]:
+    raise SystemExit(f"start the hub with SSL_CERT_FILE={site['exchange_cert']} in its environment (the course "
+                     "exchange's certificate), as python -m tools.hub and the README's steps do")
+os.environ["NODE_EXTRA_CA_CERTS"] = site["exchange_cert"]
 
 # Where it listens: loopback unless the site says otherwise (a department puts TLS in front, or sets
 # ssl_key and ssl_cert here).
@@ -57,8 +65,14 @@ c.Spawner.cmd = [os.path.join(prefix, "venv", "bin", "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 c.Spawner.environment = {"COURSE_EXCHANGE_URL": f"{exchange_url}/services/{exchange_name}",
+                         "COURSE_EXCHANGE_CA": site["exchange_cert"],
                          "PATH": os.path.join(prefix, "venv", "bin") + ":/usr/local/bin:/usr/bin:/bin"}
 c.Spawner.mem_limit = site.get("mem_limit")
+# A student's own Jupyter configuration could make their server serve pages of their choosing at the hub's
+# address (extra static paths), from which a page could act as whoever opens it: servers read only the
+# environment's configuration. (Per-user subdomains, c.JupyterHub.subdomain_host with TLS and a wildcard
+# name, close the rest: see the README.)
+c.Spawner.disable_user_config = True
 # The token each server holds: its own server, and the course exchange, which must see the user's groups.
 c.Spawner.server_token_scopes = [
     "users:activity!user", "access:servers!server",
@@ -76,7 +90,8 @@ c.JupyterHub.services = [{
     "url": exchange_url,
     "user": site["exchange_user"],
     "command": [os.path.join(prefix, "venv", "bin", "python"), "-m", "perceptron_course.hub.service",
-                "--store", site["exchange_store"]],
+                "--store", site["exchange_store"], "--tls-cert", site["exchange_cert"],
+                "--tls-key", site["exchange_key"]],
     "cwd": site["exchange_store"],
     "display": False,
 }]

@@ -74,6 +74,9 @@ class Limits:
     # The hub's exchange (perceptron_course.hub): what one submission, release or feedback may hold.
     exchange_bytes: int = _limit(50 * MiB, "bytes", "everything one submission to the hub's exchange holds")
     exchange_files: int = _limit(200, "files", "files one submission to the hub's exchange holds")
+    exchange_depth: int = _limit(8, "folders", "folders deep a file of one submission to the hub's exchange lies")
+    exchange_submissions: int = _limit(100, "submissions", "submissions one student keeps of one assignment in "
+                                                            "the hub's exchange")
 
     def __post_init__(self):
         for spec in dataclasses.fields(self):

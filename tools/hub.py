@@ -180,6 +180,57 @@ def free_port():
         return sock.getsockname()[1]
 
 
+# The exchange's key and certificate, made by the hub's environment's Python (which has cryptography): the
+# servers check the exchange by this certificate before they send it a token, so a process that takes the
+# exchange's port while it is down (any user can bind a loopback port) gets nothing.
+CERTIFICATE_SCRIPT = """
+import datetime, ipaddress, os, sys
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+key_path, cert_path, *names = sys.argv[1:]
+key = ec.generate_private_key(ec.SECP256R1())
+name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "course-exchange")])
+def alt(text):
+    try:
+        return x509.IPAddress(ipaddress.ip_address(text))
+    except ValueError:
+        return x509.DNSName(text)
+now = datetime.datetime.now(datetime.timezone.utc)
+cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=825))
+        .add_extension(x509.SubjectAlternativeName([alt(n) for n in names]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .sign(key, hashes.SHA256()))
+fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+with os.fdopen(fd, "wb") as handle:
+    handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                   serialization.NoEncryption()))
+with open(cert_path, "wb") as handle:
+    handle.write(cert.public_bytes(serialization.Encoding.PEM))
+"""
+
+
+def make_certificate(prefix, key_path, cert_path, owner, names=("127.0.0.1", "localhost")):
+    """A new key (``owner``'s alone, 0600) and self-signed certificate (everyone's, 0644) for the exchange."""
+    for path in (key_path, cert_path):
+        if os.path.lexists(path):
+            os.unlink(path)
+    _run([os.path.join(prefix, "venv", "bin", "python"), "-c", CERTIFICATE_SCRIPT, key_path, cert_path, *names])
+    os.chown(key_path, owner.pw_uid, owner.pw_gid, follow_symlinks=False)
+    os.chmod(cert_path, 0o644)
+
+
+def private_folder(prefix):
+    """A new folder in the temporary folder that only root can write and others can only pass through (0711)."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(folder, 0o711)
+    return folder
+
+
 def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), exchange_user=EXCHANGE_USER,
                admin_token=None, store=None):
     """The hub's state folder (root's alone), its ``hub.json``, and the exchange's store (its user's alone).
@@ -189,15 +240,27 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
     The store is ``store`` (default: ``<state>-exchange``, beside the state folder: inside it, the
     exchange's user could not reach it, and the hub's database and secrets must stay root's).
     """
+    state = os.path.abspath(state)
+    store = os.path.abspath(store or state.rstrip("/") + "-exchange")
+    for folder in (state, store):
+        parent = os.stat(os.path.dirname(folder))
+        # In a folder others can write (/tmp), a student could make the folder first, or a link in its place.
+        if parent.st_mode & stat.S_IWOTH or parent.st_uid != 0:
+            raise HubError(f"{folder} must be in a folder only root can write (such as /var/lib), not in "
+                           f"{os.path.dirname(folder)}")
+        if os.path.islink(folder):
+            raise HubError(f"{folder} is a symbolic link; the hub's folders must be real folders")
     os.makedirs(state, exist_ok=True)
     os.chmod(state, 0o700)
-    store = os.path.abspath(store or state.rstrip("/") + "-exchange")
     os.makedirs(store, exist_ok=True)
     user = ensure_system_user(exchange_user)
-    os.chown(store, user.pw_uid, user.pw_gid)
+    os.chown(store, user.pw_uid, user.pw_gid, follow_symlinks=False)
     os.chmod(store, 0o700)
+    key, cert = os.path.join(store, ".tls-key.pem"), store + ".pem"
+    make_certificate(prefix, key, cert, user)
     site = {"prefix": os.path.abspath(prefix), "port": port, "hub_port": free_port(), "proxy_api_port": free_port(),
             "exchange_port": free_port(), "exchange_user": exchange_user, "exchange_store": store,
+            "exchange_key": key, "exchange_cert": cert,
             "courses": courses, "admins": list(admins), "admin_token": admin_token}
     with open(os.path.join(state, "hub.json"), "w") as handle:
         json.dump(site, handle, indent=1)
@@ -234,7 +297,9 @@ def start_hub(state, *, prefix=DEFAULT_PREFIX, timeout=60.0, log_file=None):
     """Start JupyterHub on the site in ``state``; returns the process once the hub answers."""
     with open(os.path.join(state, "hub.json")) as handle:
         site = json.load(handle)
-    env = {**os.environ, "COURSE_HUB_STATE": state}
+    # The hub's HTTP client (aiohttp) reads the certificates it trusts when it is imported, before the
+    # configuration: the exchange's certificate must be in the hub's environment from the start.
+    env = {**os.environ, "COURSE_HUB_STATE": state, "SSL_CERT_FILE": site["exchange_cert"]}
     out = open(log_file or os.path.join(state, "jupyterhub.log"), "ab")
     process = subprocess.Popen([os.path.join(prefix, "venv", "bin", "jupyterhub"), "-f",
                                 os.path.join(HUB_DIR, "jupyterhub_config.py")],
@@ -270,7 +335,7 @@ def demo(prefix, port):
     for user in sorted({u for roles in DEMO.values() for members in roles.values() for u in members}):
         passwords[user] = secrets.token_urlsafe(9)
         ensure_user(user, passwords[user])
-    state = tempfile.mkdtemp(prefix="perceptron-hub-demo-")
+    state = os.path.join(private_folder("perceptron-hub-demo-"), "hub")
     admin_token = secrets.token_hex(32)
     site = write_site(state, DEMO, prefix=prefix, port=port, admin_token=admin_token)
     process = start_hub(state, prefix=prefix)
@@ -278,6 +343,7 @@ def demo(prefix, port):
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         url = f"http://127.0.0.1:{site['port']}"
+        exchange = f"https://127.0.0.1:{site['exchange_port']}/services/course-exchange"
         request = urllib.request.Request(f"{url}/hub/api/users/demo-teacher/tokens", method="POST",
                                          data=json.dumps({"scopes": ["access:services!service=course-exchange",
                                                                      "read:users:name!user",
@@ -285,7 +351,7 @@ def demo(prefix, port):
                                                           "note": "the demo's release", "expires_in": 600}).encode(),
                                          headers={"Authorization": f"token {admin_token}"})
         with urllib.request.urlopen(request, timeout=30) as response:
-            teacher = ExchangeClient(f"{url}/services/course-exchange", json.loads(response.read())["token"])
+            teacher = ExchangeClient(exchange, json.loads(response.read())["token"], ca=site["exchange_cert"])
         release = os.path.join(ROOT, "notebooks", "release")
         released = []
         for assignment in sorted(os.listdir(release)) if os.path.isdir(release) else ():

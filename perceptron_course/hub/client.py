@@ -3,7 +3,9 @@
 It needs only the standard library.  Where the exchange is and whose token to
 send come from the environment the hub gives every server:
 ``COURSE_EXCHANGE_URL`` (set by the hub's configuration, the service's address
-as the servers reach it) and ``JUPYTERHUB_API_TOKEN``.  Every refusal becomes
+as the servers reach it), ``COURSE_EXCHANGE_CA`` (the exchange's certificate,
+which an ``https`` address is checked against before any token is sent) and
+``JUPYTERHUB_API_TOKEN``.  Every refusal becomes
 an :class:`ExchangeClientError` whose message is the exchange's own reason.
 """
 
@@ -15,9 +17,10 @@ import urllib.request
 
 from perceptron_course.hub.transfer import encode_files, parse_files
 
-__all__ = ["ExchangeClient", "ExchangeClientError", "URL_VARIABLE"]
+__all__ = ["ExchangeClient", "ExchangeClientError", "URL_VARIABLE", "CA_VARIABLE"]
 
 URL_VARIABLE = "COURSE_EXCHANGE_URL"
+CA_VARIABLE = "COURSE_EXCHANGE_CA"
 
 
 class ExchangeClientError(Exception):
@@ -31,10 +34,17 @@ def _quote(part):
 
 
 class ExchangeClient:
-    def __init__(self, url=None, token=None, *, timeout=60.0):
+    def __init__(self, url=None, token=None, *, ca=None, timeout=60.0):
         self.url = (url or os.environ.get(URL_VARIABLE, "")).rstrip("/")
         self.token = token or os.environ.get("JUPYTERHUB_API_TOKEN", "")
         self.timeout = timeout
+        ca = ca or os.environ.get(CA_VARIABLE) or None
+        self._tls = None
+        if self.url.startswith("https:"):
+            import ssl
+
+            # Only the exchange's own certificate when the hub names one: whoever else listens there gets no token.
+            self._tls = ssl.create_default_context(cafile=ca) if ca else ssl.create_default_context()
         if not self.url:
             raise ExchangeClientError(f"no course exchange is configured: {URL_VARIABLE} is not set (the hub sets it "
                                       "for every server; outside the hub, set it to the exchange's address)")
@@ -48,7 +58,7 @@ class ExchangeClient:
                                          headers={"Authorization": f"token {self.token}",
                                                   "Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with urllib.request.urlopen(request, timeout=self.timeout, context=self._tls) as response:
                 return response.read()
         except urllib.error.HTTPError as exc:
             raw = exc.read()

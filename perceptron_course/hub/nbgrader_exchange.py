@@ -17,6 +17,7 @@ every earlier submission stays listed.
 import datetime
 import hashlib
 import os
+import shutil
 
 from nbgrader.exchange.abc import (Exchange as ABCExchange, ExchangeCollect as ABCExchangeCollect,
                                    ExchangeFetchAssignment as ABCExchangeFetchAssignment,
@@ -243,6 +244,16 @@ class ExchangeFetchFeedback(Exchange, ABCExchangeFetchFeedback):
 
 
 class ExchangeCollect(Exchange, ABCExchangeCollect):
+    def _duedate(self, course, assignment):
+        """The assignment's due date in the course's gradebook (naive UTC, as nbgrader keeps it), or ``None``."""
+        from nbgrader.api import Gradebook, MissingEntry
+
+        with Gradebook(self.coursedir.db_url, course) as gradebook:
+            try:
+                return gradebook.find_assignment(assignment).duedate
+            except MissingEntry:
+                return None
+
     def copy_files(self):
         course, assignment = self.need_course(), self.coursedir.assignment_id
         only = self.coursedir.student_id if self.coursedir.student_id not in ("", "*") else ""
@@ -251,21 +262,26 @@ class ExchangeCollect(Exchange, ABCExchangeCollect):
             by_student.setdefault(record["student"], []).append(record)
         if not by_student:
             self.log.warning("No submissions of '%s' for course '%s' to collect", assignment, course)
+        duedate = self._duedate(course, assignment) if self.before_duedate else None
+
+        def utc(record):  # nbgrader compares naive UTC times
+            return datetime.datetime.fromisoformat(record["timestamp"]).replace(tzinfo=None)
+
         for student, records in sorted(by_student.items()):
             records.sort(key=lambda r: r["stamp"])
             chosen = records[-1]
-            duedate = getattr(self, "duedate", None)
-            if self.before_duedate and duedate is not None:
-                before = [r for r in records if datetime.datetime.fromisoformat(r["timestamp"]) <= duedate]
+            if duedate is not None:
+                before = [r for r in records if utc(r) <= duedate]
                 chosen = before[-1] if before else chosen
             dest = self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment)
             timestamp = display_time(chosen["stamp"])
             if os.path.isdir(dest):
                 existing = self.coursedir.get_existing_timestamp(dest)
-                new = datetime.datetime.fromisoformat(chosen["timestamp"])
-                if not (self.update and (existing is None or new > existing)):
+                newer = existing is None or utc(chosen) > existing
+                if not ((self.update and newer) or (self.before_duedate and existing != utc(chosen))):
                     self.log.info("Submission already exists, use --update to update: %s %s", student, assignment)
                     continue
+                shutil.rmtree(dest)
             files = self.call("submission_files", course, assignment, student, chosen["stamp"])
             try:
                 write_files(files, dest)

@@ -74,6 +74,9 @@ class Handler(web.RequestHandler):
         model = await self.identify(token.strip())
         if not model or not model.get("name"):
             raise web.HTTPError(403, reason="the hub does not accept this token for the course exchange")
+        if model.get("denied"):
+            raise web.HTTPError(403, reason="this token does not grant access to the course exchange (scope "
+                                            "access:services!service=course-exchange): use your server's own token")
         if "groups" not in model:
             raise web.HTTPError(403, reason="the token cannot show your hub groups (scope read:users:groups); "
                                             "make one with it on the hub's token page")
@@ -164,7 +167,8 @@ def _public(record):
 class Submissions(Handler):
     def post(self, course, assignment):
         self.need(course, roles=(STUDENT,), what=f"submit {assignment}")
-        record = self.store.submit(course, assignment, self.caller.name, self.files_body())
+        record = self.store.submit(course, assignment, self.caller.name, self.files_body(),
+                                   keep_at_most=self.limits.exchange_submissions)
         log.info("%s submitted %s/%s at %s", self.caller.name, course, assignment, record["stamp"])
         self.reply(_public(record), status=201)
 
@@ -249,7 +253,12 @@ def hub_identify(cache_seconds=10):
     auth = HubAuth(cache_max_age=cache_seconds)
 
     async def identify(token):
-        return await auth.user_for_token(token, sync=False)
+        model = await auth.user_for_token(token, sync=False)
+        # Any token of a user names the user; only one that grants access to this service may be used here
+        # (not, say, the token of a server another user opened).
+        if model and not auth.check_scopes(auth.access_scopes, model):
+            return {"name": model.get("name"), "groups": model.get("groups"), "denied": True}
+        return model
 
     async def members(group):
         url = url_path_join(auth.api_url, "groups", group)
@@ -268,6 +277,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m perceptron_course.hub.service", description=__doc__.split("\n")[0])
     parser.add_argument("--store", required=True, help="the folder the exchange keeps everything in (made 0700)")
     parser.add_argument("--limits", help="a JSON file of limits (course_limits.json); the defaults otherwise")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (the clients check it: "
+                                           "COURSE_EXCHANGE_CA)")
+    parser.add_argument("--tls-key", help="the certificate's private key")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(name)s %(asctime)s] %(message)s")
     os.umask(0o077)
@@ -284,7 +296,13 @@ def main(argv=None):
     identify, members = hub_identify()
     app = make_app(Store(args.store), identify, members=members, prefix=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"),
                    limits=limits)
-    app.listen(where.port, address=where.hostname)
+    tls = None
+    if args.tls_cert:
+        import ssl
+
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(args.tls_cert, args.tls_key)
+    app.listen(where.port, address=where.hostname, ssl_options=tls)
     log.info("course exchange on %s, store %s", url, args.store)
     IOLoop.current().start()
 

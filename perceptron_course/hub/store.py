@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import uuid
 
 from perceptron_course.hub.courses import is_assignment_id, is_course_id, is_user_name
@@ -64,6 +65,11 @@ class Store:
         self.root = os.path.abspath(root)
         self._clock = clock or (lambda: datetime.datetime.now(datetime.timezone.utc))
         os.makedirs(self.root, mode=0o700, exist_ok=True)
+        info = os.lstat(self.root)
+        # A store someone else made (or a link to one) could hold what they planted: refuse it.
+        if stat.S_ISLNK(info.st_mode) or info.st_uid != os.geteuid():
+            raise StoreError(f"{self.root} is not a folder of this user's ({os.geteuid()}): the exchange keeps "
+                             "its store only in a folder it made itself")
         os.chmod(self.root, 0o700)
         self._scratch = os.path.join(self.root, ".scratch")
         # What a crashed write left behind is never part of the store.
@@ -72,19 +78,26 @@ class Store:
 
     # -- writing ---------------------------------------------------------------------------------------------
     def _stage(self, files, record_name=None, record=None):
-        """A scratch folder holding ``files/`` (and a JSON record), ready to be renamed into place."""
+        """A scratch folder holding ``files/`` (and a JSON record), ready to be renamed into place.
+
+        Whatever goes wrong on the way (a full disk, a name the file system refuses), nothing of it stays.
+        """
         staging = os.path.join(self._scratch, uuid.uuid4().hex)
-        os.makedirs(os.path.join(staging, "files"), mode=0o700)
-        for item in files:
-            target = os.path.join(staging, "files", *item.path.split("/"))
-            os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
-            # O_EXCL|O_NOFOLLOW: the path was checked, and nothing can be there yet; belt and braces.
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(item.data)
-        if record_name:
-            with open(os.path.join(staging, record_name), "w", encoding="utf-8") as handle:
-                json.dump(record, handle, indent=1)
+        try:
+            os.makedirs(os.path.join(staging, "files"), mode=0o700)
+            for item in files:
+                target = os.path.join(staging, "files", *item.path.split("/"))
+                os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
+                # O_EXCL|O_NOFOLLOW: the path was checked, and nothing can be there yet; belt and braces.
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(item.data)
+            if record_name:
+                with open(os.path.join(staging, record_name), "w", encoding="utf-8") as handle:
+                    json.dump(record, handle, indent=1)
+        except (OSError, UnicodeError) as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise StoreError(f"the files could not be stored ({getattr(exc, 'strerror', None) or exc})") from None
         return staging
 
     def _replace(self, staging, destination):
@@ -120,14 +133,21 @@ class Store:
         os.rename(folder, trash)
         shutil.rmtree(trash, ignore_errors=True)
 
-    def submit(self, course, assignment, student, files):
-        """Keep a new submission; returns its record (with ``stamp`` and ``timestamp``, the store's time)."""
+    def submit(self, course, assignment, student, files, *, keep_at_most=None):
+        """Keep a new submission; returns its record (with ``stamp`` and ``timestamp``, the store's time).
+
+        A student keeps at most ``keep_at_most`` submissions of an assignment: one more is refused, and
+        every earlier one stays.
+        """
         _check_ids(course, assignment, student)
         if not self.is_released(course, assignment):
             raise NotFound(f"{assignment} is not released in {course}, so it cannot be submitted")
         if not files:
             raise StoreError("a submission holds at least one file")
         folder = os.path.join(self.root, course, "submissions", assignment, student)
+        if keep_at_most is not None and os.path.isdir(folder) and len(os.listdir(folder)) >= keep_at_most:
+            raise StoreError(f"{student} has submitted {assignment} {keep_at_most} times, as many as the exchange "
+                             "keeps (Autograder.exchange_submissions); ask the instructor")
         now = self._clock()
         stamp = now.strftime(STAMP_FORMAT)
         while os.path.exists(os.path.join(folder, stamp)):  # two within a microsecond: both are kept
@@ -155,7 +175,11 @@ class Store:
             dirs.sort()
             for name in sorted(names):
                 full = os.path.join(current, name)
-                with open(full, "rb") as handle:
+                # The store writes regular files only; anything else was not put there by it.
+                fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+                with os.fdopen(fd, "rb") as handle:
+                    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                        raise StoreError(f"{full} is not a regular file")
                     files.append(File(os.path.relpath(full, base).replace(os.sep, "/"), handle.read()))
         return tuple(files)
 

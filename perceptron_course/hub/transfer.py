@@ -23,6 +23,7 @@ import fnmatch
 import json
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass
 
 from perceptron_course.limits import Limits
@@ -30,7 +31,7 @@ from perceptron_course.limits import Limits
 __all__ = ["File", "TransferError", "parse_files", "encode_files", "files_from_folder", "write_files", "check_path"]
 
 MAX_PATH_CHARS = 512
-MAX_NAME_CHARS = 255
+MAX_NAME_BYTES = 255  # what Linux file systems take
 
 
 class TransferError(ValueError):
@@ -49,23 +50,33 @@ class File:
     data: bytes
 
 
-def check_path(path):
-    """``None`` if ``path`` is a safe relative file name for the exchange, else the reason."""
+def check_path(path, max_depth=None):
+    """``None`` if ``path`` is a safe relative file name for the exchange, else the reason.
+
+    Safe: relative, at most ``max_depth`` folders deep (``Limits.exchange_depth``), every part a name of at
+    most 255 bytes in UTF-8 that is not empty, ``.``, ``..`` or hidden, and no character that is a control,
+    a formatting mark (bidirectional overrides, zero-width spaces) or half of a surrogate pair.
+    """
+    max_depth = Limits().exchange_depth if max_depth is None else max_depth
     if not isinstance(path, str) or not path:
         return "a file's path must be a non-empty string"
     if len(path) > MAX_PATH_CHARS:
         return f"a file's path is at most {MAX_PATH_CHARS} characters; got {len(path)}"
     if path.startswith("/"):
         return f"{path!r} is absolute; paths are relative to the assignment's folder"
-    if "\\" in path or any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
-        return f"{path!r} holds a backslash or a control character"
-    for part in path.split("/"):
+    if "\\" in path or any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in path):
+        return (f"{path!r} holds a backslash, a control or formatting character, or a character that is not "
+                "text; rename the file with letters, digits and punctuation")
+    parts = path.split("/")
+    if len(parts) - 1 > max_depth:
+        return f"{path!r} lies {len(parts) - 1} folders deep; the exchange takes at most {max_depth}"
+    for part in parts:
         if part in ("", ".", ".."):
             return f"{path!r} has an empty, '.' or '..' part; paths stay inside the assignment's folder"
         if part.startswith("."):
             return f"{path!r} names a hidden file or folder ({part!r}), which the exchange does not carry"
-        if len(part) > MAX_NAME_CHARS:
-            return f"{path!r} has a name longer than {MAX_NAME_CHARS} characters"
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            return f"{path!r} has a name longer than {MAX_NAME_BYTES} bytes"
     return None
 
 
@@ -101,7 +112,7 @@ def parse_files(body, limits=None):
         if not isinstance(item, dict) or not isinstance(item.get("content"), str):
             raise TransferError('each file is an object {"path": "...", "content": "<base64>"}')
         path = item.get("path")
-        problem = check_path(path)
+        problem = check_path(path, limits.exchange_depth)
         if problem:
             raise TransferError(problem)
         key = path.casefold()
@@ -152,7 +163,7 @@ def files_from_folder(folder, *, ignore=(), limits=None):
                 raise TransferError(f"{rel} is a symbolic link; copy the file itself into the folder instead")
             if not stat.S_ISREG(info.st_mode):
                 raise TransferError(f"{rel} is not a regular file")
-            problem = check_path(rel)
+            problem = check_path(rel, limits.exchange_depth)
             if problem:
                 raise TransferError(problem)
             total += info.st_size

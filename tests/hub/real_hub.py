@@ -18,13 +18,14 @@ import urllib.error
 import urllib.request
 
 
-from tools.hub import DEFAULT_PREFIX, ensure_user, free_port, start_hub, stop_hub, write_site
+from tools.hub import DEFAULT_PREFIX, ensure_user, free_port, private_folder, start_hub, stop_hub, write_site
 
 COURSES = {
     "perceptron": {"students": ["pcx-ann", "pcx-bob", "pcx-eve", "pcx-zoe"], "tas": ["pcx-tia"],
                    "instructors": ["pcx-ian"]},
     "perceptron-b": {"students": ["pcx-bob"], "tas": [], "instructors": ["pcx-ian"]},
 }
+RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"
 SERVER_SCOPES = ["access:services!service=course-exchange", "read:users:name!user", "read:users:groups!user",
                  "access:servers!user"]
 
@@ -37,7 +38,8 @@ class Hub:
     def __init__(self, prefix=DEFAULT_PREFIX, courses=None):
         courses = courses or COURSES
         self.prefix = prefix
-        self.state = tempfile.mkdtemp(prefix="pcx-hub-")
+        self.base = private_folder("pcx-hub-")
+        self.state = os.path.join(self.base, "hub")
         self.admin_token = secrets.token_hex(32)
         self.passwords = {}
         for user in sorted({u for roles in courses.values() for members in roles.values() for u in members}):
@@ -51,7 +53,9 @@ class Hub:
                     shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
         self.site = write_site(self.state, courses, prefix=prefix, port=free_port(), admin_token=self.admin_token)
         self.url = f"http://127.0.0.1:{self.site['port']}"
-        self.exchange_url = f"{self.url}/services/course-exchange"
+        # The servers' address of the exchange, and its certificate, as the hub gives them to every server.
+        self.exchange_url = f"https://127.0.0.1:{self.site['exchange_port']}/services/course-exchange"
+        self.ca = self.site["exchange_cert"]
         self.process = start_hub(self.state, prefix=prefix)
         self.tokens = {}
 
@@ -85,16 +89,23 @@ class Hub:
             time.sleep(0.5)
         raise TimeoutError(f"{user}'s server did not start within {timeout} s; see {self.state}/jupyterhub.log")
 
+    def client(self, token):
+        """The exchange's client with ``token``, checking the exchange's certificate as every server does."""
+        from perceptron_course.hub.client import ExchangeClient
+
+        return ExchangeClient(self.exchange_url, token, ca=self.ca)
+
     def env(self, user):
         return {"HOME": pwd.getpwnam(user).pw_dir, "USER": user, "LOGNAME": user,
                 "PATH": f"{self.prefix}/venv/bin:/usr/bin:/bin", "JUPYTERHUB_API_TOKEN": self.token(user),
-                "COURSE_EXCHANGE_URL": self.exchange_url, "LANG": "C.UTF-8"}
+                "COURSE_EXCHANGE_URL": self.exchange_url, "COURSE_EXCHANGE_CA": self.ca, "LANG": "C.UTF-8"}
 
     def run_as(self, user, command, *, cwd=None, check=False, timeout=120):
         """Run ``command`` (a list) as the Linux user ``user`` in their home, as their terminal would."""
         env = self.env(user)
-        result = subprocess.run(["runuser", "-u", user, "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()],
-                                 *command], cwd=cwd or env["HOME"], capture_output=True, text=True, timeout=timeout)
+        # The environment goes to runuser as its own (which it keeps), never on a command line others can read.
+        result = subprocess.run([RUNUSER, "-u", user, "--", *command], env=env, cwd=cwd or env["HOME"],
+                                capture_output=True, text=True, timeout=timeout)
         if check and result.returncode:
             raise AssertionError(f"{' '.join(command)} as {user} failed:\n{result.stdout}\n{result.stderr}")
         return result
@@ -104,5 +115,4 @@ class Hub:
 
     def stop(self):
         stop_hub(self.process, self.site)
-        shutil.rmtree(self.state, ignore_errors=True)
-        shutil.rmtree(self.site["exchange_store"], ignore_errors=True)
+        shutil.rmtree(self.base, ignore_errors=True)

@@ -129,7 +129,8 @@ def test_feedback_goes_to_its_student_and_submission_only(exchange):
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "../x.ipynb", "a/../../x", ".hidden", "a/.git/config", "a\\b",
-                                  "a\x00b", "", "a//b", "x" * 600])
+                                  "a\x00b", "", "a//b", "x" * 600, "\u202egnp.ipynb", "a\u200bb.ipynb",
+                                  "a\u0085b", "z\udcff.ipynb", "é" * 128, "a/" * 9 + "x.ipynb"])
 def test_a_path_that_leaves_the_folder_or_hides_is_refused(exchange, path):
     released(exchange)
     body = json.dumps({"files": [{"path": path, "content": base64.b64encode(b"x").decode()}]}).encode()
@@ -159,6 +160,53 @@ def test_a_submission_over_the_limit_is_refused_with_the_limit_named_and_nothing
         assert [s["stamp"] for s in ann.submissions("perceptron", "ps1")] == [kept["stamp"]]
     finally:
         running.stop()
+
+
+def test_a_student_keeps_at_most_so_many_submissions_and_every_earlier_one_stays(tmp_path):
+    from tests.hub.conftest import Running
+
+    running = Running(Store(str(tmp_path / "store")), limits=Limits().replace(exchange_submissions=2))
+    try:
+        running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
+        ann = running.client("ann")
+        kept = [ann.submit("perceptron", "ps1", [NOTEBOOK])["stamp"] for _ in range(2)]
+        refused(lambda: ann.submit("perceptron", "ps1", [NOTEBOOK]), 400, "2 times", "exchange_submissions")
+        assert [s["stamp"] for s in ann.submissions("perceptron", "ps1")] == kept
+        running.client("bob").submit("perceptron", "ps1", [NOTEBOOK])  # a quota per student
+    finally:
+        running.stop()
+
+
+def test_a_store_folder_someone_else_made_is_refused(tmp_path):
+    from perceptron_course.hub.store import StoreError
+
+    os.symlink(tmp_path / "elsewhere", tmp_path / "store")
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(StoreError, match="folder it made itself"):
+        Store(str(tmp_path / "store"))
+
+
+def test_a_write_that_fails_half_way_leaves_nothing_behind(tmp_path, monkeypatch):
+    from perceptron_course.hub.store import StoreError
+
+    store = Store(str(tmp_path / "store"))
+    store.release("perceptron", "ps1", [NOTEBOOK])
+    real_fdopen = os.fdopen
+    calls = []
+
+    def full_disk(fd, *args, **kwargs):
+        calls.append(fd)
+        if len(calls) == 2:
+            os.close(fd)
+            raise OSError(28, "No space left on device")
+        return real_fdopen(fd, *args, **kwargs)
+
+    monkeypatch.setattr(os, "fdopen", full_disk)
+    with pytest.raises(StoreError, match="No space left on device"):
+        store.submit("perceptron", "ps1", "ann", [File("a.ipynb", b"1"), File("b.ipynb", b"2")])
+    monkeypatch.undo()
+    assert os.listdir(tmp_path / "store" / ".scratch") == []
+    assert store.submissions("perceptron", "ps1") == []
 
 
 def test_the_store_is_private_and_a_crashed_write_leaves_nothing(tmp_path):

@@ -11,11 +11,15 @@ environment is built by ``make hub-env`` (``make test`` builds it).
 
 import base64
 import concurrent.futures
+import csv
 import json
 import os
 import pwd
 import shutil
+import socket
+import ssl
 import stat
+import threading
 import subprocess
 import sys
 import time
@@ -28,6 +32,7 @@ import pytest
 from perceptron_course.hub.client import ExchangeClient, ExchangeClientError
 from perceptron_course.hub.transfer import File
 from tests.hub.real_hub import SERVER_SCOPES, Hub, environment_ready
+from tools.hub import CERTIFICATE_SCRIPT as HUB_CERTIFICATE_SCRIPT
 from tests.support import ROOT
 from tests.support.grading import read_grades, solved_release
 from tests.support.released import copy_course
@@ -60,7 +65,7 @@ def course(released_course, tmp_path_factory):
 def ps1_released(hub, course):
     from autograder.commands.release import release_to_hub
 
-    client = ExchangeClient(hub.exchange_url, hub.token("pcx-ian"))
+    client = hub.client(hub.token("pcx-ian"))
     line = release_to_hub(PS1, str(course / "release" / PS1), str(course), client=client)
     assert "released into the hub's exchange as perceptron/ps1_hyperplanes" in line
     client.release("perceptron-b", "week1", [File("week1.ipynb", nbformat.writes(nbformat.v4.new_notebook()).encode())])
@@ -150,13 +155,137 @@ def test_the_assignments_panel_lists_fetches_and_submits_each_course_apart(hub, 
     assert [(a["course_id"], a["assignment_id"]) for a in other["value"]] == [("perceptron-b", "week1")]
 
 
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory):
+    """Headless Chromium for the hub's pages: loopback only (anything else goes to a closed port)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+                     "--proxy-server=127.0.0.1:9", "--window-size=1280,900",
+                     f"--user-data-dir={tmp_path_factory.mktemp('hub-chromium')}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(90)
+    yield driver
+    driver.quit()
+
+
+class Lab:
+    """A student's JupyterLab in Chromium, driven as the student would: menus, the panel's buttons, the keyboard."""
+
+    def __init__(self, driver, artifacts):
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        self.driver, self.artifacts = driver, artifacts
+        self.wait = WebDriverWait(driver, 120, poll_frequency=0.5)
+
+    def log_in(self, url, user, password):
+        from selenium.webdriver.common.by import By
+
+        self.driver.get(f"{url}/hub/login")
+        self.driver.find_element(By.ID, "username_input").send_keys(user)
+        self.driver.find_element(By.ID, "password_input").send_keys(password)
+        self.driver.find_element(By.ID, "login_submit").click()
+        self.wait.until(lambda d: self.menu_item("Nbgrader"))
+
+    def menu_item(self, text, css=".lm-MenuBar-item"):
+        from selenium.webdriver.common.by import By
+
+        return next((e for e in self.driver.find_elements(By.CSS_SELECTOR, css) if e.text == text), None)
+
+    def open_assignments(self):
+        self.menu_item("Nbgrader").click()
+        self.wait.until(lambda d: self.menu_item("Assignment List", ".lm-Menu-item")).click()
+
+    def press(self, text, where="#nbgrader-assignment-list"):
+        """Click the button labelled ``text`` (the panel redraws itself, so find and click in one step)."""
+        return self.driver.execute_script(
+            "const b = [...document.querySelectorAll(arguments[1] + ' button')]"
+            ".find(b => b.textContent.trim() === arguments[0] && !b.disabled);"
+            "if (b) { b.click(); return true; } return false;", text, where)
+
+    def text_of(self, css):
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText).join('\\n');", css)
+
+    def screenshot(self, name):
+        self.driver.save_screenshot(str(self.artifacts / f"hub-{name}.png"))
+
+
+@pytest.fixture(scope="module")
+def zoe_lab(chromium, hub, repo_root):
+    artifacts = repo_root / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    lab = Lab(chromium, artifacts)
+    lab.log_in(hub.url, "pcx-zoe", hub.passwords["pcx-zoe"])
+    return lab
+
+
+def test_a_student_in_jupyterlab_fetches_edits_checks_validates_and_submits(hub, ps1_released, zoe_lab):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    lab = zoe_lab
+    lab.open_assignments()
+    lab.wait.until(lambda d: "ps1_hyperplanes" in lab.text_of("#released_assignments_list"))
+    lab.screenshot("1-released")
+    lab.wait.until(lambda d: lab.press("Fetch"))
+    lab.wait.until(lambda d: "ps1_hyperplanes" in lab.text_of("#fetched_assignments_list"))
+    path = os.path.join(home("pcx-zoe"), "perceptron", PS1, PS1_FILE)
+    assert os.stat(path).st_uid == pwd.getpwnam("pcx-zoe").pw_uid
+    # Her answers, from an earlier sitting; today she opens the notebook from the panel and edits it.
+    solve_as(hub, "pcx-zoe", ps1_released)
+    lab.driver.find_element(By.CSS_SELECTOR, "#fetched_assignments_list .assignment-notebooks-link").click()
+    lab.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#fetched_assignments_list .nested_list_item a"))
+    lab.driver.find_element(By.CSS_SELECTOR, "#fetched_assignments_list .nested_list_item a").click()
+    notebook = nbformat.read(path, as_version=4)
+    lab.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Cell")) == len(notebook.cells))
+    lab.wait.until(lambda d: "Idle" in lab.text_of(".jp-StatusBar-Component, #jp-main-statusbar"))
+    cells = lab.driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Cell")
+    answer = next(i for i, c in enumerate(notebook.cells)
+                  if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+    editor = cells[answer].find_element(By.CSS_SELECTOR, ".cm-content")
+    lab.driver.execute_script("arguments[0].scrollIntoView()", editor)
+    editor.click()
+    editor.send_keys(Keys.CONTROL, Keys.END)
+    editor.send_keys(Keys.ENTER, "# checked against the chapter's definition")
+    editor.send_keys(Keys.ESCAPE)
+    lab.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.CONTROL, "s")
+    lab.wait.until(lambda d: "# checked against the chapter's definition" in open(path, encoding="utf-8").read())
+    # The check cell, the notebook's last: it checks the saved file as grading will.
+    check = cells[-1].find_element(By.CSS_SELECTOR, ".cm-content")
+    lab.driver.execute_script("arguments[0].scrollIntoView()", check)
+    check.click()
+    check.send_keys(Keys.SHIFT, Keys.ENTER)
+    lab.wait.until(lambda d: "Ready to submit" in cells[-1].text)
+    lab.screenshot("2-checked")
+    # nbgrader's Validate, from the panel.
+    lab.driver.find_element(By.CSS_SELECTOR, ".lm-TabBar-tab[data-id='nbgrader-assignment-list']").click()
+    lab.wait.until(lambda d: lab.press("Validate"))
+    lab.wait.until(lambda d: "passes all the tests" in lab.text_of(".jp-Dialog"))
+    lab.screenshot("3-validated")
+    lab.driver.find_element(By.CSS_SELECTOR, ".jp-Dialog").send_keys(Keys.ESCAPE)
+    lab.wait.until(lambda d: lab.press("Submit"))
+    lab.wait.until(lambda d: "ps1_hyperplanes" in lab.text_of("#submitted_assignments_list"))
+    lab.screenshot("4-submitted")
+    (record,) = hub.client(hub.token("pcx-ian")).submissions("perceptron", PS1, "pcx-zoe")
+    with open(path, "rb") as handle:
+        submitted = hub.client(hub.token("pcx-ian")).submission_files(
+            "perceptron", PS1, "pcx-zoe", record["stamp"])
+        assert {f.path: f.data for f in submitted}[PS1_FILE] == handle.read()
+
+
 def test_a_student_who_tries_reaches_nothing_of_another(hub, ps1_released):
     ann = os.path.join(home("pcx-ann"), "perceptron", PS1, PS1_FILE)
     assert os.path.exists(ann), "runs after the student's journey, which left ann's submitted notebook"
-    stamps = [r["stamp"] for r in ExchangeClient(hub.exchange_url, hub.token("pcx-ian")).submissions("perceptron", PS1,
+    stamps = [r["stamp"] for r in hub.client(hub.token("pcx-ian")).submissions("perceptron", PS1,
                                                                                                       "pcx-ann")]
     assert stamps
-    eve = ExchangeClient(hub.exchange_url, hub.token("pcx-eve"))
+    eve = hub.client(hub.token("pcx-eve"))
 
     # The file system: another's home, the exchange's store, the hub's state.
     for path in (ann, home("pcx-ann"), hub.site["exchange_store"], os.path.join(hub.state, "hub.json"),
@@ -205,47 +334,177 @@ def test_a_student_who_tries_reaches_nothing_of_another(hub, ps1_released):
                                          data=json.dumps(body).encode(),
                                          headers={"Authorization": f"token {hub.token('pcx-eve')}"})
         with pytest.raises(urllib.error.HTTPError) as info:
-            urllib.request.urlopen(request, timeout=120)
+            urllib.request.urlopen(request, timeout=120, context=ssl.create_default_context(cafile=hub.ca))
         assert info.value.code == status
     assert eve.submissions("perceptron", PS1) == []
     # Ann's submissions are all there, unchanged.
-    ian = ExchangeClient(hub.exchange_url, hub.token("pcx-ian"))
+    ian = hub.client(hub.token("pcx-ian"))
     with open(ann, "rb") as handle:
         assert ian.submission_files("perceptron", PS1, "pcx-ann", stamps[-1])[0].data == handle.read()
 
 
-def test_the_instructor_grades_from_the_hub_and_export_returns_the_feedback(hub, ps1_released, tmp_path):
-    env = {**os.environ, "JUPYTERHUB_API_TOKEN": hub.token("pcx-ian"), "COURSE_EXCHANGE_URL": hub.exchange_url}
-    out = tmp_path / "graded"
+def test_a_token_that_does_not_grant_access_to_the_exchange_is_refused(hub, ps1_released):
+    narrow = hub.api("POST", "users/pcx-eve/tokens", {"scopes": ["read:users:name!user", "read:users:groups!user"],
+                                                      "note": "no access to the exchange"})["token"]
+    with pytest.raises(ExchangeClientError) as info:
+        hub.client(narrow).courses()
+    assert info.value.status == 403 and "access:services!service=course-exchange" in str(info.value)
+
+
+def test_a_student_who_takes_the_exchanges_port_while_it_is_down_gets_no_token(hub, tmp_path):
+    """The servers check the exchange's certificate before they send a token: an impostor listening where the
+    exchange should be (any user can bind a free loopback port) sees a TLS handshake it cannot complete."""
+    received = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+
+    def impostor():
+        listener.settimeout(20)
+        try:
+            connection, _ = listener.accept()
+        except OSError:
+            return
+        # An impostor with a certificate of its own: the one the hub's environment would make for anyone.
+        key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+        subprocess.run([f"{hub.prefix}/venv/bin/python", "-c", HUB_CERTIFICATE_SCRIPT, str(key), str(cert),
+                        "127.0.0.1"], check=True)
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(cert, key)
+        try:
+            with context.wrap_socket(connection, server_side=True) as tls:
+                received.append(tls.recv(65536))
+        except (ssl.SSLError, OSError):
+            pass
+
+    thread = threading.Thread(target=impostor)
+    thread.start()
+    with pytest.raises(ExchangeClientError) as info:
+        ExchangeClient(f"https://127.0.0.1:{port}/services/course-exchange", hub.token("pcx-ann"), ca=hub.ca,
+                       timeout=20).courses()
+    thread.join(30)
+    listener.close()
+    assert "certificate" in str(info.value).lower() or "ssl" in str(info.value).lower(), str(info.value)
+    assert not any(hub.token("pcx-ann").encode() in data for data in received)
+
+
+@pytest.fixture(scope="module")
+def graded(hub, ps1_released, tmp_path_factory):
+    """The instructor's grade --from-hub and export, from a terminal of their server (their token, the hub's
+    address of the exchange): ``(out, grade's process, export's process, the grades)``."""
+    env = {**os.environ, "JUPYTERHUB_API_TOKEN": hub.token("pcx-ian"), "COURSE_EXCHANGE_URL": hub.exchange_url,
+           "COURSE_EXCHANGE_CA": hub.ca}
+    out = tmp_path_factory.mktemp("hub-grading") / "ps1"
     graded = subprocess.run([sys.executable, "-m", "autograder", "grade", PS1, "--from-hub", "--out", str(out),
                              "--course-dir", str(ps1_released)], capture_output=True, text=True, env=env, cwd=ROOT,
                             timeout=900)
     assert graded.returncode == 0, graded.stdout + graded.stderr
-    assert "from the hub's exchange" in graded.stdout
-    grades = read_grades(out)
-    assert grades["pcx-ann"]["status"] == "graded" and grades["pcx-bob"]["status"] == "graded"
-    assert grades["pcx-eve"]["status"] == "missing"  # on the roster (the hub's group), submitted nothing
-    exported = subprocess.run([sys.executable, "-m", "autograder", "export", str(out), "--allow-unmarked"],
+    # A TA marks the written answers (the CSV route), each with a comment, before the feedback goes back.
+    sheet = out.parent / "marks.csv"
+    mark = [sys.executable, "-m", "autograder", "mark", PS1, "--course-dir", str(ps1_released)]
+    subprocess.run(mark + ["--to-csv", str(sheet)], check=True, capture_output=True, env=env, cwd=ROOT, timeout=300)
+    with open(sheet, newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["points"], row["comment"] = row["max_points"], f"Clear and right, {row['student_id']}."
+    with open(sheet, "w", newline="", encoding="utf-8-sig") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    marked = subprocess.run(mark + ["--from-csv", str(sheet)], capture_output=True, text=True, env=env, cwd=ROOT,
+                            timeout=300)
+    assert marked.returncode == 0, marked.stdout + marked.stderr
+    exported = subprocess.run([sys.executable, "-m", "autograder", "export", str(out)],
                               capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert exported.returncode == 0, exported.stdout + exported.stderr
-    assert "returned 2 feedback pages into the hub's course exchange" in exported.stdout
+    return out, graded, exported, read_grades(out), env
+
+
+def test_the_instructor_grades_from_the_hub_and_export_returns_the_feedback(hub, graded):
+    out, grade_run, export_run, grades, env = graded
+    assert "4 submission(s) of perceptron/ps1_hyperplanes from the hub's exchange" in grade_run.stdout
+    for student in ("pcx-ann", "pcx-bob", "pcx-zoe"):
+        assert grades[student]["status"] == "graded", grades[student]
+    assert grades["pcx-eve"]["status"] == "missing"  # on the roster (the hub's group), submitted nothing
+    assert "returned 3 feedback pages into the hub's course exchange" in export_run.stdout
     hub.nbgrader("pcx-ann", "fetch_feedback", "--course", "perceptron", PS1)
     folder = os.path.join(home("pcx-ann"), "perceptron", PS1, "feedback")
-    (stamp,) = os.listdir(folder)  # the feedback of the graded (latest) submission
+    (stamp,) = os.listdir(folder)  # the feedback of the graded (latest) of her two submissions
     with open(os.path.join(folder, stamp, f"{PS1}.html"), encoding="utf-8") as handle:
         page = handle.read()
     with open(out / "feedback" / "pcx-ann.html", encoding="utf-8") as handle:
         assert page == handle.read()  # the same page as the LMS routes give
-    assert f"{float(grades['pcx-ann']['total']):g}" in page
     listed = hub.nbgrader("pcx-ann", "list", "--cached")
     lines = [line for line in (listed.stdout + listed.stderr).splitlines() if "perceptron pcx-ann" in line]
     assert len(lines) == 2 and "(feedback already fetched)" in lines[-1] and "(no feedback available)" in lines[0]
     # Export again: the same feedback, nothing new to fetch.
-    again = subprocess.run([sys.executable, "-m", "autograder", "export", str(out), "--allow-unmarked"],
+    again = subprocess.run([sys.executable, "-m", "autograder", "export", str(out)],
                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert again.returncode == 0, again.stdout + again.stderr
     listed = hub.nbgrader("pcx-ann", "list", "--cached")
     assert "(feedback already fetched)" in listed.stdout + listed.stderr
+
+
+def test_the_instructors_own_nbgrader_commands_release_list_and_collect_through_the_exchange(hub, graded,
+                                                                                             ps1_released):
+    course = os.path.join(home("pcx-ian"), "course")
+    subprocess.run(["runuser", "-u", "pcx-ian", "--", "mkdir", "-p", os.path.join(course, "release")], check=True)
+    shutil.copytree(ps1_released / "release" / PS1, os.path.join(course, "release", PS1), dirs_exist_ok=True)
+    shutil.copy(ps1_released / "nbgrader_config.py", os.path.join(course, "nbgrader_config.py"))
+    subprocess.run(["chown", "-R", "pcx-ian:", course], check=True)
+
+    def as_ian(*args, check=True):
+        done = hub.run_as("pcx-ian", [f"{hub.prefix}/venv/bin/nbgrader", *args], cwd=course)
+        assert done.returncode == 0 or not check, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    refused = as_ian("release_assignment", "--course", "perceptron", PS1, check=False)
+    assert "already released; use --force" in refused
+    assert "Released as: perceptron ps1_hyperplanes" in as_ian("release_assignment", "--course", "perceptron",
+                                                               PS1, "--force")
+    inbound = as_ian("list", "--inbound", "--course", "perceptron")
+    assert sum("perceptron pcx-ann ps1_hyperplanes" in line for line in inbound.splitlines()) == 2
+    assert "Collected submission: pcx-ann" in as_ian("collect", "--course", "perceptron", PS1)
+    assert "already exists" in as_ian("collect", "--course", "perceptron", PS1)
+    collected = os.path.join(course, "submitted", "pcx-ann", PS1)
+    with open(os.path.join(collected, "timestamp.txt")) as handle:
+        assert handle.read().endswith(" UTC")
+    assert os.stat(os.path.join(collected, PS1_FILE)).st_uid == pwd.getpwnam("pcx-ian").pw_uid
+    # A student is none of this: her token cannot list what came in, nor collect it.
+    denied = hub.nbgrader("pcx-eve", "list", "--inbound", "--course", "perceptron", check=False)
+    assert "pcx-ann" not in denied.stdout + denied.stderr
+
+
+def test_the_student_fetches_her_feedback_in_jupyterlab_and_reads_her_marks(hub, graded, zoe_lab):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    grades = graded[3]
+    lab = zoe_lab
+    lab.driver.find_element(By.CSS_SELECTOR, ".lm-TabBar-tab[data-id='nbgrader-assignment-list']").click()
+    lab.driver.find_element(By.ID, "refresh_assignments_list").click()
+    lab.wait.until(lambda d: lab.press("Fetch Feedback"))
+    lab.wait.until(lambda d: "view feedback" in lab.text_of("#submitted_assignments_list").lower())
+    lab.screenshot("5-feedback-fetched")
+    # "(view feedback)" opens the feedback's folder in the file browser; the student opens the page there.
+    next(a for a in lab.driver.find_elements(By.CSS_SELECTOR, "#submitted_assignments_list a")
+         if "view feedback" in a.text.lower()).click()
+    page_name = f"{PS1}.html"
+    item = lab.wait.until(lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, ".jp-DirListing-item")
+                                          if page_name in e.text), None))
+    ActionChains(lab.driver).double_click(item).perform()
+    frame = lab.wait.until(lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, ".jp-HTMLViewer iframe")), None))
+    total = f"Total: {float(grades['pcx-zoe']['total']):g} / {float(grades['pcx-zoe']['total_max']):g}"
+    lab.driver.switch_to.frame(frame)
+    try:
+        lab.wait.until(lambda d: total in d.find_element(By.TAG_NAME, "body").text)
+        page = lab.driver.find_element(By.TAG_NAME, "body").text
+        assert "Clear and right, pcx-zoe." in page  # the TA's comment on her written answers
+        assert "still to be marked" not in page
+    finally:
+        lab.driver.switch_to.default_content()
+    lab.screenshot("6-feedback-page")
 
 
 def test_three_hundred_students_submit_within_a_minute_and_none_is_lost_or_mixed(hub, ps1_released):
@@ -261,13 +520,13 @@ def test_three_hundred_students_submit_within_a_minute_and_none_is_lost_or_mixed
     hub.api("POST", "groups/course-load-instructors", {"users": ["pcx-ian"]})
     # A new token: the exchange keeps the hub's answer about a token (and so its groups) for 10 seconds.
     fresh = hub.api("POST", "users/pcx-ian/tokens", {"scopes": SERVER_SCOPES, "note": "load"})["token"]
-    ian = ExchangeClient(hub.exchange_url, fresh)
+    ian = hub.client(fresh)
     ian.release("load", "quiz", [File("quiz.ipynb", b"{}")])
     with concurrent.futures.ThreadPoolExecutor(16) as pool:
         tokens = dict(zip(names, pool.map(hub.token, names)))
 
     def submit(name):
-        client = ExchangeClient(hub.exchange_url, tokens[name])
+        client = hub.client(tokens[name])
         return client.submit("load", "quiz", [File("quiz.ipynb", f"answer of {name}".encode())])
 
     started = time.monotonic()
