@@ -365,6 +365,9 @@ def demo(prefix, port):
         listed = ", ".join(released) or "nothing (run make assignments first)"
         print(f"Released into the course perceptron, as demo-teacher: {listed}. Log in as a student and open "
               "Nbgrader > Assignment List in JupyterLab.")
+        if os.stat(ROOT).st_mode & stat.S_IROTH:
+            print(f"WARNING: {ROOT} can be read by every user of this machine, the hub's students included, and it "
+                  "holds the solutions: chmod o-rwx it before real students use this machine.")
         print("Ctrl-C stops the hub.")
         process.wait()
     except KeyboardInterrupt:
