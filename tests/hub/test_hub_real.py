@@ -288,7 +288,8 @@ def test_a_student_who_tries_reaches_nothing_of_another(hub, ps1_released):
     eve = hub.client(hub.token("pcx-eve"))
 
     # The file system: another's home, the exchange's store, the hub's state.
-    for path in (ann, home("pcx-ann"), hub.site["exchange_store"], os.path.join(hub.state, "hub.json"),
+    # The instructor's home, where their clone (solutions, hidden checks, gradebook) and course folder live.
+    for path in (ann, home("pcx-ann"), home("pcx-ian"), hub.site["exchange_store"], os.path.join(hub.state, "hub.json"),
                  os.path.join(hub.state, "jupyterhub.sqlite"),
                  os.path.join(hub.site["exchange_store"], "perceptron", "submissions", PS1, "pcx-ann")):
         tried = hub.run_as("pcx-eve", ["ls", "-la", path])

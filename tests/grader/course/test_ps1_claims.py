@@ -277,3 +277,13 @@ def test_a_right_answer_written_another_way_gets_every_point(name):
     exec(textwrap.dedent(RIGHT_ANSWERS[name]), namespace)
     failed = [(v.grade_id, v.message) for v in evaluate_namespace(ps1.CHECKS, namespace) if not v.passed]
     assert failed == []
+
+
+def test_e2_guide_a_margin_that_changes_sign_is_not_what_c_below_zero_does_to_a_plane_that_does_not_separate():
+    """The E2 guide's counterexample: on the points 1, 2, 3, 4 labelled +1, +1, -1, -1, w = 1, b = 0 has the
+    margin -4, and w = -1, b = 0 (c = -1) the margin -2: negative both times, so the sign did not flip."""
+    from perceptron_lib import margin
+
+    X, y = np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([1.0, 1.0, -1.0, -1.0])
+    assert margin(X, y, np.array([1.0]), 0.0) == -4.0
+    assert margin(X, y, np.array([-1.0]), 0.0) == -2.0
