@@ -422,3 +422,34 @@ def test_a_right_answer_written_another_way_gets_every_point(name):
     exec(__import__("textwrap").dedent(RIGHT_ANSWERS[name]), namespace)
     failed = [(v.grade_id, v.message) for v in evaluate_namespace(ps2.CHECKS, namespace) if not v.passed]
     assert failed == []
+
+
+def test_an_answer_computed_in_float32_is_told_why_it_loses(notebook):
+    """'How to work' and the docstrings ask for float64. Inputs converted to float32 make the same updates,
+    but the weights miss the checks' relative 1e-7 on the random data, even when they come back as float64
+    again; each cell they lose says that the values agree only to float32's precision."""
+    from autograder.commands.verify import namespace_from
+
+    assert "Compute in float64" in cell_text(notebook, startswith="# Problem set 2")
+    for grade_id in ("perceptron_update", "train_perceptron"):
+        assert "a float64 ndarray" in cell_text(notebook, grade_id)
+    assert "dtype float64" in cell_text(notebook, "training_errors")
+    namespace = namespace_from(nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4))
+    exec(__import__("textwrap").dedent("""
+        def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
+            X = np.asarray(X, dtype=np.float32)
+            w, b, n_mistakes = np.zeros(X.shape[1]), 0.0, 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w = w + y_i * x_i
+                        b = b + float(y_i) if fit_intercept else b
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return w, float(b), n_mistakes, epoch
+        """), namespace)
+    failed = [v for v in evaluate_namespace(ps2.CHECKS, namespace) if not v.passed]
+    assert failed and all("the precision of float32" in v.message for v in failed)

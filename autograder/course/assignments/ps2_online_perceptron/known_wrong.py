@@ -146,6 +146,12 @@ KNOWN_WRONG = [
                 return w + y * x, b + y, True
             return w.copy(), b, False
         """, ("update_rules",)),
+    KnownWrong("update_no_mistake_keeps_integer_dtype", """
+        def perceptron_update(w, b, x, y):
+            if y * (np.dot(w, x) + b) <= 0:
+                return np.asarray(w, float) + y * np.asarray(x, float), float(b + y), True
+            return w.copy(), b, False
+        """, ("update_rules",)),
     # -- train_perceptron -------------------------------------------------------------
     KnownWrong("train_on_plane_is_not_a_mistake", _train(test="y_i * (w @ x_i + b) < 0"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
