@@ -89,6 +89,10 @@ def test_the_one_dimensional_numbers_of_parts_b_and_c_and_of_the_model_answer():
     assert run(X1, y1, offset=True) == ([-3.0], 7.0, 25, 11, True)
     assert run(X1, y1, offset=True, max_epochs=11) == ([-3.0], 7.0, 25, 11, True)
     assert run(X1, y1, offset=True, max_epochs=10)[4] is False
+    # "with max_epochs=10, one epoch short of the epoch without mistakes": all 25 mistakes, the last in the 10th
+    # epoch, the last one allowed; in reverse order too (17 mistakes). An epoch count must still say 10.
+    assert run(X1, y1, offset=True, max_epochs=10) == ([-3.0], 7.0, 25, 10, False)
+    assert run(X1[::-1], y1[::-1], offset=True, max_epochs=10) == ([-2.0], 5.0, 17, 10, False)
     # Lifted and trained through the origin, it is the same run (the proposition the part is about).
     theta = pl.train_perceptron(pl.absorb_offset(X1), y1, fit_intercept=False, max_epochs=100)
     assert theta.w.tolist() == [-3.0, 7.0] and theta.n_mistakes == 25 and theta.n_epochs == 11
@@ -107,6 +111,8 @@ def test_the_points_on_the_plane_and_the_four_point_example():
     assert run(X4, y4, offset=False) == ([1.0, 1.0], 0.0, 2, 2, True)
     # "with max_epochs=2, so that the epoch without mistakes is the last one allowed": one epoch is not enough.
     assert run(X4, y4, offset=False, max_epochs=1)[4] is False
+    # "with max_epochs=1, one epoch short of the epoch without mistakes": both mistakes in the one epoch allowed.
+    assert run(X4, y4, offset=False, max_epochs=1) == ([1.0, 1.0], 0.0, 2, 1, False)
     assert run(X4, y4, offset=False, max_epochs=2) == ([1.0, 1.0], 0.0, 2, 2, True)
 
 
@@ -163,6 +169,10 @@ def test_the_integer_cases_hold_integers_and_catch_an_integer_theta():
     ((np.array([1.0, 2.0], dtype=np.float32), 3.0), (np.array([1.0, 2.0]), 3.0), True),
     ((np.array([1.0, 2.0]), np.array(3.0)), (np.array([1.0, 2.0]), 3.0), True),  # b as a 0-d float array
     ((np.array([1.0]), 3.0, 25, 11), (np.array([1.0]), 3.0, 25, 11), True),
+    ((np.array([1.0]), 3.0, 25.0, 11), (np.array([1.0]), 3.0, 25, 11), False),    # a whole-number float count
+    ((np.array([1.0]), 3.0, 25, np.float64(11)), (np.array([1.0]), 3.0, 25, 11), False),
+    ((np.array([1.0]), 1), (np.array([1.0]), 1), True),
+    ((np.array([1.0]), True), (np.array([1.0]), 1), False),                        # a bool for a count
 ])
 def test_the_type_rule_takes_float_arrays_and_floats_only(got, expected, accepted):
     assert (ps4._compare(got, expected) is None) == accepted
@@ -229,6 +239,19 @@ def test_every_reversed_case_tells_a_loop_of_its_own_from_the_lifting(check, cas
     assert compare_values(in_order, check.expected(*case.args, **case.kwargs)) is not None
 
 
+def test_part_c_checks_train_through_origin_first_on_a_call_it_makes():
+    # Each Part C cell starts with a check of train_through_origin on lifted points: the call a right
+    # train_with_lifting makes on one of the cell's cases, so it fails only when that answer fails too.
+    for grade_id in ("lifting_one_dimensional", "lifting_general"):
+        first = next(c for c in load_checks("ps4_offset") if c.grade_id == grade_id)
+        assert first.function == "train_through_origin" and len(first.cases) == 1
+        (lifted, y), = [first.cases[0].args]
+        part_c = [case for c in load_checks("ps4_offset") if c.grade_id == grade_id
+                  and c.function == "train_with_lifting" for case in c.cases if not case.kwargs]
+        assert any(np.array_equal(pl.absorb_offset(case.args[0]), lifted) and np.array_equal(case.args[1], y)
+                   for case in part_c)
+
+
 RIGHT_ANSWERS = {
     "lifting and splitting written out": """
         def train_with_lifting(X, y, *, max_epochs=100):
@@ -271,6 +294,21 @@ RIGHT_ANSWERS = {
                 if n_mistakes == before:
                     break
             return theta, n_mistakes, n_epochs
+        """,
+    "the counts as NumPy integers": """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            theta, mistakes_per_epoch = np.zeros(X.shape[1]), []
+            for _ in range(max_epochs):
+                mistakes_per_epoch.append(0)
+                for x_i, y_i in zip(X, y):
+                    if y_i * (theta @ x_i) <= 0:
+                        theta = theta + y_i * x_i
+                        mistakes_per_epoch[-1] += 1
+                if mistakes_per_epoch[-1] == 0:
+                    break
+            counts = np.array(mistakes_per_epoch)
+            return theta, counts.sum(), np.int64(counts.size)
         """,
     "floats made late, and theta updated in place": """
         def absorb_offset(X):

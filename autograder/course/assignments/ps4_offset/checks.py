@@ -4,9 +4,16 @@
 an offset, so a lifting with the wrong constant, the column in the wrong
 place, or a forgotten split all fail; the hidden cases include data that only
 an offset separates, several dimensions, a single point, the epoch of
-convergence as the last one allowed, and data that never converges (for
-each function once with the default ``max_epochs``, which it tells from any
-other).
+convergence as the last one allowed, the last mistake in the last epoch
+allowed (one epoch short of convergence, which catches an epoch count past
+``max_epochs``), and data that never converges (for each function once with
+the default ``max_epochs``, which it tells from any other).
+
+Each Part C cell first checks ``train_through_origin`` on the lifted points of
+one of its visible cases, the call a right ``train_with_lifting`` makes: it
+fails exactly when that ``train_with_lifting`` would, and a stub or an
+exception of Part B is then reported under its own name rather than as
+"train_with_lifting is not implemented yet".
 
 Part C asks for a method, not only for numbers: lift, train with
 ``train_through_origin``, split.  A training loop of the student's own (the
@@ -20,7 +27,8 @@ the perceptron with an offset run on the reversed examples
 (:func:`_reversed`); a loop of its own returns the run in the given order.
 The cases are data on which the two orders end differently.
 
-Arrays must come back as float numpy arrays and offsets as floats, as the
+Arrays must come back as float numpy arrays, offsets as floats and the counts
+as ints (a Python or NumPy integer, not a bool, not a whole-number float), as the
 docstrings say: integer inputs appear in every part (an integer X for the
 lifting, an integer theta for the split, integer points with float and with
 integer labels for both trainers), so ``np.zeros_like(X[0])``, an appended
@@ -37,8 +45,8 @@ from autograder.judging.checks import Case, Check, compare_values
 
 
 def _floats(got, expected):
-    """``None`` if every array of ``expected`` came back as a float numpy array in ``got``, and every float as a
-    float, else the reason."""
+    """``None`` if every array of ``expected`` came back as a float numpy array in ``got``, every float as a
+    float and every count as an int, else the reason."""
     if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and len(got) == len(expected):
         for k, (g, e) in enumerate(zip(got, expected)):
             problem = _floats(g, e)
@@ -55,12 +63,17 @@ def _floats(got, expected):
         kind = got.dtype.kind if isinstance(got, np.ndarray) else None
         if type(got) is int or kind in ("i", "u", "b"):
             return "returned an integer; the docstring asks for a float (convert with float(...))"
+    if isinstance(expected, (int, np.integer)) and not isinstance(expected, (bool, np.bool_)):
+        # compare_values takes a whole-number float for an int; the docstrings, and expect_count, do not.
+        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
+            return (f"returned a {type(got).__name__}; the docstring asks for an int, a count "
+                    "(count with an int, or convert with int(...))")
     return None
 
 
 def _compare(got, expected):
-    """:func:`compare_values`, and the arrays must be float numpy arrays and the offsets floats, as the docstrings
-    promise."""
+    """:func:`compare_values`, and the arrays must be float numpy arrays, the offsets floats and the counts ints, as
+    the docstrings promise."""
     return compare_values(got, expected) or _floats(got, expected)
 
 
@@ -91,6 +104,24 @@ def _reversed(X, y, *, max_epochs=100):
 
 FIX_FIRST = ("If train_through_origin, absorb_offset or split_offset fails its own test, fix that first: this "
              "part runs yours.")
+
+ORIGIN_FIRST = ("Part C trains with your train_through_origin, on the lifted points: fix it first, with its own test "
+                "in Part B.")
+
+
+def _origin_first(grade_id, describe, X, y):
+    """A check of ``train_through_origin`` on the lifted data one of Part C's cases hands it, put first in that
+    Part C cell: a right ``train_with_lifting`` fails there exactly when it does, and a stub or an exception of
+    ``train_through_origin`` is then reported under its own name, not as one of ``train_with_lifting``."""
+    return Check(
+        grade_id=grade_id,
+        function="train_through_origin",
+        cases=[Case(describe, (pl.absorb_offset(X), y))],
+        expected=_through_origin,
+        compare=_compare,
+        hint=ORIGIN_FIRST,
+    )
+
 
 REVERSED_HINT = ("train_with_lifting must train with train_through_origin, not with a training loop of its own: "
                  "in this test train_through_origin visits the examples in reverse order, and the result must be "
@@ -160,6 +191,8 @@ CHECKS = [
                  "max_epochs=7", (X_zero, y_zero), {"max_epochs": 7}),
             Case("the four-point example with max_epochs=2, so that the epoch without mistakes is the last one allowed",
                  (X4, y4), {"max_epochs": 2}),
+            Case("the four-point example with max_epochs=1, one epoch short of the epoch without mistakes",
+                 (X4, y4), {"max_epochs": 1}),
             Case("integer points with float labels", (X_int, y_int_float)),
             Case("integer points and integer labels", (X_int, y_int)),
         ],
@@ -168,6 +201,8 @@ CHECKS = [
         hint="Start from theta = 0 as a float array (also for integer points), update on y (theta . x) <= 0, stop "
              "after a clean epoch or at max_epochs.",
     ),
+    _origin_first("lifting_one_dimensional", "the points 1, 2, 3, 4 labelled +1, +1, -1, -1, lifted, as "
+                  "train_with_lifting hands them to train_through_origin", X1, y1),
     Check(
         grade_id="lifting_one_dimensional",
         function="train_with_lifting",
@@ -177,6 +212,8 @@ CHECKS = [
             Case("the points 1, 2, 3, 4 in reverse order", (X1[::-1].copy(), y1[::-1].copy())),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=11, so that the epoch without "
                  "mistakes is the last one allowed", (X1, y1), {"max_epochs": 11}),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=10, one epoch short of the epoch "
+                 "without mistakes", (X1, y1), {"max_epochs": 10}),
         ],
         expected=_with_offset,
         compare=_compare,
@@ -190,11 +227,16 @@ CHECKS = [
                  "reverse order", (X1, y1), visible=True),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=4, with train_through_origin "
                  "visiting them in reverse order", (X1, y1), {"max_epochs": 4}),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=10, one epoch short of the epoch "
+                 "without mistakes, with train_through_origin visiting them in reverse order", (X1, y1),
+                 {"max_epochs": 10}),
         ],
         expected=_reversed,
         compare=_compare,
         hint=REVERSED_HINT,
     ),
+    _origin_first("lifting_general", "the points (2, 3), (3, 2.5), (1, 1), (2.5, 1) labelled +1, +1, -1, -1, "
+                  "lifted, as train_with_lifting hands them to train_through_origin", X_away, y_away),
     Check(
         grade_id="lifting_general",
         function="train_with_lifting",

@@ -153,6 +153,18 @@ KNOWN_WRONG = [
                ("train_through_origin_values",) + LIFTING),
     KnownWrong("origin_runs_one_epoch_too_many", _origin(epochs="range(1, max_epochs + 2)"),
                ("train_through_origin_values",) + LIFTING),
+    # A shortcut after an epoch with mistakes: when theta already separates the data, count the clean epoch that
+    # would follow as run. One epoch too many, past max_epochs, when the last mistake falls in the last epoch allowed.
+    KnownWrong("origin_counts_the_clean_epoch_it_skips",
+               _origin(stop="if made == 0:\n                    break\n"
+                            "                if np.all(y * (X @ theta) > 0):\n"
+                            "                    return theta, n_mistakes, epoch + 1"),
+               ("train_through_origin_values", "lifting_one_dimensional")),
+    # Whole numbers as floats: the docstrings ask for int counts.
+    KnownWrong("origin_returns_float_counts", _origin(result="theta, float(n_mistakes), float(epoch)"),
+               ("train_through_origin_values",) + LIFTING),
+    KnownWrong("origin_returns_numpy_float_counts", _origin(result="theta, np.float64(n_mistakes), np.float64(epoch)"),
+               ("train_through_origin_values",) + LIFTING),
     KnownWrong("origin_leaves_out_the_epoch_without_mistakes", _origin(result="theta, n_mistakes, epoch - (made == 0)"),
                ("train_through_origin_values",) + LIFTING),
     KnownWrong("origin_folds_the_labels_into_X_in_place", """
@@ -228,6 +240,12 @@ KNOWN_WRONG = [
             theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
             w, b = split_offset(theta)
             return w, int(b), n_mistakes, n_epochs
+        """, LIFTING),
+    KnownWrong("lifting_returns_float_counts", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
+            w, b = split_offset(theta)
+            return w, b, float(n_mistakes), float(n_epochs)
         """, LIFTING),
     KnownWrong("lifting_splits_the_first_entry_inline", """
         def train_with_lifting(X, y, *, max_epochs=100):
