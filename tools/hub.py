@@ -308,13 +308,14 @@ def start_hub(state, *, prefix=DEFAULT_PREFIX, timeout=60.0, log_file=None):
     url = f"http://127.0.0.1:{site['port']}/hub/api/"
     while time.monotonic() < deadline:
         if process.poll() is not None:
+            stop_hub(process, site)  # what it started before it failed (the exchange) must not outlive it
             raise HubError(f"JupyterHub exited ({process.returncode}); see {out.name}")
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return process
         except OSError:
             time.sleep(0.3)
-    process.terminate()
+    stop_hub(process, site)
     raise HubError(f"JupyterHub did not answer at {url} within {timeout:.0f} s; see {out.name}")
 
 
