@@ -47,6 +47,30 @@ def largest_margin_at_most(X, y):
     return float(np.linalg.norm(Z.T @ a) / a.sum())
 
 
+def largest_margin_at_least(X, y):
+    """A lower bound on the largest margin through the origin: the margin of the direction of the point
+    that :func:`largest_margin_at_most` finds. Where the two meet, they give the largest margin."""
+    Z = np.asarray(y, dtype=float)[:, None] * np.asarray(X, dtype=float)
+    heavy = 1e3
+    a, _ = nnls(np.vstack([Z.T, heavy * np.ones(len(Z))]), np.append(np.zeros(Z.shape[1]), heavy))
+    return pl.margin(X, y, Z.T @ a)
+
+
+def decide_by_running(X, y):
+    """The running test of D2's model answer, for integer data: run epoch after epoch until an epoch
+    makes no mistake (separable) or the weights at the start of an epoch repeat (not separable)."""
+    w, seen = np.zeros(np.shape(X)[1]), set()
+    while tuple(w) not in seen:
+        seen.add(tuple(w))
+        made = 0
+        for x_i, y_i in zip(np.asarray(X, dtype=float), y):
+            if y_i * (w @ x_i) <= 0:
+                w, made = w + y_i * x_i, made + 1
+        if made == 0:
+            return True
+    return False
+
+
 def run(X, y, max_epochs=1000):
     return pl.train_perceptron(X, y, fit_intercept=False, max_epochs=max_epochs)
 
@@ -118,7 +142,7 @@ def test_the_separable_count_cases_converge():
         assert separable_through_origin(X, y)
         assert run(X, y).converged
     norms = np.linalg.norm(ps3.X_wide, axis=1)  # "four points in the plane at different distances from the origin"
-    assert len(set(np.round(norms, 9))) >= 3
+    assert ps3.X_wide.shape == (4, 2) and np.min(np.diff(np.sort(norms))) > 0.05
 
 
 def test_convergence_in_the_last_allowed_epoch_and_one_epoch_short():
@@ -147,6 +171,10 @@ def test_the_tie_case_scores_zero_with_label_minus_one():
     assert run(ps3.X_tie, ps3.y_tie).n_epochs >= 3
     # "a single example labelled -1": it scores 0 at its first visit, a mistake that sign(0) predicts right.
     assert ps3.X_one.shape[0] == 1 and ps3.y_one[0] == -1 and run(ps3.X_one, ps3.y_one).n_mistakes == 1
+    # "a single example labelled -1 with max_epochs=1": the first visit is the epoch's only mistake, so the
+    # one allowed epoch makes a mistake and training has not converged.
+    once = run(ps3.X_one, ps3.y_one, max_epochs=1)
+    assert once.n_mistakes == 1 and not once.converged
 
 
 # -- Part C and question D1: the experiment --------------------------------------------------------------
@@ -188,13 +216,21 @@ def test_where_the_proof_is_pessimistic_in_the_run_with_margin_005():
     assert 3.5 < along < 4.0  # "w . w* ended at almost four times 17 gamma"
     assert 0.6 < length < 0.7  # "||w||^2 ended at about two thirds of 17 R^2"
     assert along**2 / length > 20  # "more than twenty times below the bound"
+    # The marking guide: "the bound is about 23 times the 17 mistakes, and Step 1 accounts for a factor of
+    # about 14 of it"; Step 2 "a factor of about 1.5 here (1/0.65)".
+    assert k == 17 and round((R / gamma) ** 2 / k) == 23
+    assert round(along**2) == 14 and round(length, 2) == 0.65 and round(1 / length, 1) == 1.5
     # "the distances of the points from the plane are spread evenly between the margin and 1"
     distance = np.abs(X @ w_star)
     assert distance.min() >= 0.05 and distance.max() <= 1.0
     quartiles = np.quantile(distance, [0.25, 0.5, 0.75])
     assert np.all(np.abs(quartiles - (0.05 + 0.95 * np.array([0.25, 0.5, 0.75]))) < 0.1)
-    # "even the best separator gives a bound above 100 at margin 0.05, against 17 mistakes"
-    assert (R / largest_margin_at_most(X, y)) ** 2 > 100
+    # The choice of w_star: "a factor of about 3 here (126.7 instead of 395.4 at margin 0.05; even the best
+    # separator's bound is more than seven times the 17 mistakes)".
+    best_low, best_high = (R / largest_margin_at_most(X, y)) ** 2, (R / largest_margin_at_least(X, y)) ** 2
+    assert round(best_low, 1) == round(best_high, 1) == 126.7
+    assert round((R / gamma) ** 2, 1) == 395.4 and round((R / gamma) ** 2 / best_high) == 3
+    assert best_low > 7 * k
 
 
 # -- question D2: data without a separator, and what makes the bound large ----------------------------
@@ -212,6 +248,17 @@ def test_the_four_xor_points_cycle_from_the_first_epoch():
     steps = pl.trace_perceptron(X, y, fit_intercept=False, max_epochs=3)
     ends = [s.w for s in steps if s.index == len(y) - 1]
     assert all(s.mistake for s in steps) and all(np.array_equal(w, np.zeros(2)) for w in ends)
+
+
+def test_on_integer_data_running_until_a_clean_epoch_or_a_repeat_decides_separability():
+    # D2's model answer: on integer data, an epoch without a mistake or a repeat of the weights at the start of
+    # an epoch must come, and which one says whether the data are separable.
+    data = [(ps3.X1, ps3.y1), (ps3.X_tie, ps3.y_tie), (ps3.X3, ps3.y3), (ps3.X4, ps3.y4),
+            pl.make_xor(4, spread=0.0)] + [pl.make_small_margin(d)[:2] for d in range(2, 7)]
+    for X, y in data:
+        assert np.array_equal(X, np.round(X))
+        assert decide_by_running(X, y) == separable_through_origin(X, y)
+    assert not decide_by_running(ps3.X1, ps3.y1) and decide_by_running(ps3.X_tie, ps3.y_tie)
 
 
 def test_the_fibonacci_example_needs_more_updates_than_it_has_numbers():

@@ -6,11 +6,12 @@ touch a point (the bound is ``math.inf``), a single example, data that never
 converges through the origin (once with the default ``max_epochs``, which it
 tells from any other), training that converges in exactly the last allowed
 epoch and training that is one epoch short of converging (the ``converged``
-flag and the epoch count off by one), points that score exactly 0 with either
-label (a mistake, whatever the sign of 0 is taken to predict), integer arrays,
-and other margins, sizes and seeds for the experiment.  Every claim a case's
-description makes about its data is asserted in
-``tests/grader/course/test_ps3_claims.py``.
+flag and the epoch count off by one), a single epoch whose only mistake is the
+first visit (a first update made before the loop, outside the epoch's count),
+points that score exactly 0 with either label (a mistake, whatever the sign of 0
+is taken to predict), integer arrays, and other margins, sizes and seeds for the
+experiment.  Every claim a case's description makes about its data is asserted
+in ``tests/grader/course/test_ps3_claims.py``.
 """
 
 import math
@@ -65,7 +66,8 @@ X3 = np.array([[3.0, 4.0], [-1.0, 0.0], [0.0, -2.0]])
 y3 = np.array([1.0, -1.0, -1.0])
 X_sep, y_sep, w_star = pl.make_separable(40, 4, margin=0.15, radius=3.0, random_state=11)
 X_xor, y_xor = pl.make_xor(16, spread=0.1, random_state=12)
-X_wide = np.array([[0.5, 6.0], [-1.0, -1.0], [4.0, 4.5], [-3.0, 0.5]])
+# Norms 6.02, 1.41, 6.10, 3.04: pairwise different, and the farthest point, (4, 4.6), is not the closest to (1, 1).
+X_wide = np.array([[0.5, 6.0], [-1.0, -1.0], [4.0, 4.6], [-3.0, 0.5]])
 y_wide = np.array([1.0, -1.0, 1.0, -1.0])
 # Converges after 29 mistakes in its 14th epoch: max_epochs=14 converges in the last allowed epoch, 13 is one short.
 X_slow, y_slow, _ = pl.make_separable(30, 3, margin=0.02, random_state=3)
@@ -148,6 +150,7 @@ CHECKS = [
             Case("three integer points, one of them labelled -1 and scoring exactly 0 at its first two visits",
                  (X_tie, y_tie)),
             Case("a single example labelled -1", (X_one, y_one)),
+            Case("a single example labelled -1 with max_epochs=1", (X_one, y_one), {"max_epochs": 1}),
         ],
         expected=_count,
         hint="Start from w = 0, update on y (w . x) <= 0 without an offset (a score of 0 is a mistake whatever "

@@ -147,6 +147,24 @@ KNOWN_WRONG = [
                ("count_mistakes_values",)),
     KnownWrong("count_stops_when_the_weights_separate", _count(stop="np.all(y * (X @ w) > 0)"),
                ("count_mistakes_values",)),
+    # The first visit, always a mistake from w = 0, made before the loop and left out of the epoch's count:
+    # an epoch whose only mistake is that visit then looks clean (a single example with max_epochs=1).
+    KnownWrong("count_first_update_before_the_loop", """
+        def count_mistakes(X, y, *, max_epochs=1000):
+            X = np.asarray(X, dtype=float)
+            w = y[0] * X[0]
+            n_mistakes = 1
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i) <= 0:
+                        w = w + y_i * x_i
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    return n_mistakes, True
+            return n_mistakes, False
+        """, ("count_mistakes_values",)),
     # A score of 0: the prediction sign(0) taken as the test for a mistake, with either sign.
     KnownWrong("count_predictions_with_sign_of_zero_negative", _count(test="(1 if w @ x_i > 0 else -1) != y_i"),
                COUNT),
