@@ -235,9 +235,8 @@ def make_app(store, identify, *, members=None, prefix="/", limits=None):
         (rf"api/feedback/{_PART}/{_PART}/{_PART}/{_PART}", Feedback),
         (rf"api/roster/{_PART}", Roster),
     ]
-    limits = settings["limits"]
-    return web.Application([(prefix + pattern, handler, settings) for pattern, handler in routes],
-                           max_body_size=limits.exchange_bytes * 4 // 3 + 64 * 1024 + 1024 * limits.exchange_files)
+    # The size of a body is held to the limits by parse_files, with a message naming the limit (HTTP 413).
+    return web.Application([(prefix + pattern, handler, settings) for pattern, handler in routes])
 
 
 def hub_identify(cache_seconds=10):

@@ -9,6 +9,7 @@ import threading
 
 import pytest
 from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
 
 from perceptron_course.hub.client import ExchangeClient
 from perceptron_course.hub.service import make_app
@@ -44,9 +45,8 @@ class Running:
         def serve():
             asyncio.set_event_loop(self.loop)
             self.server = HTTPServer(make_app(store, identify, members=members, prefix="/services/course-exchange/",
-                                              limits=limits),
-                                     max_body_size=make_app(store, identify).settings.get("max_body_size"))
-            sockets = __import__("tornado.netutil", fromlist=["bind_sockets"]).bind_sockets(0, "127.0.0.1")
+                                              limits=limits))
+            sockets = bind_sockets(0, "127.0.0.1")
             self.server.add_sockets(sockets)
             self.port = sockets[0].getsockname()[1]
             ready.set()
