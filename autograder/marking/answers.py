@@ -13,11 +13,25 @@ the student's), the student's name as the gradebook has it, and the
 """
 
 import os
+import re
 from dataclasses import dataclass
 
-__all__ = ["Question", "Answer", "collect", "short_checksum"]
+__all__ = ["Question", "Answer", "collect", "short_checksum", "question_label", "question_labels", "read_questions"]
 
 _CHECKSUM_LETTERS = "abcdefghijklmnop"
+# How the course's notebooks name a written question, in bold at the start of the text that asks it:
+# "**Question D1 (2 points).**".  The label is what comes after "Question".
+_LABEL = re.compile(r"\*\*\s*Question\s+([A-Za-z]?\d+[a-z]?)\b")
+
+
+def question_label(text, grade_id):
+    """A written question's name as its notebook gives it ("D1"), from the text that asks it; else its cell id.
+
+    The last "**Question X**" before the answer cell names it (the text before
+    an answer cell may start with a part's heading and an earlier question's
+    context)."""
+    found = _LABEL.findall(text or "")
+    return found[-1] if found else grade_id
 
 
 @dataclass(frozen=True)
@@ -29,6 +43,11 @@ class Question:
     max_points: float
     text: str = ""
     model_answer: str = ""
+
+    @property
+    def label(self):
+        """The question's name as the notebook gives it ("D1"), or its cell id when the text names none."""
+        return question_label(self.text, self.grade_id)
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,12 @@ class Answer:
         return self.mark.checksum or (answer_checksum(self.text) if self.text else None)
 
 
+def question_labels(course_dir, assignment, info):
+    """``{(notebook, grade_id): label}`` of every written question of ``assignment`` (``info`` being
+    :func:`autograder.outputs.gradebook.assignment_info`'s), for the files students receive."""
+    return {(q.notebook, q.grade_id): q.label for q in read_questions(course_dir, assignment, info)}
+
+
 def short_checksum(checksum):
     """A checksum as 16 letters (``a`` to ``p``), or ``blank``.
 
@@ -67,7 +92,7 @@ def _without_markers(source):
                      if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line).strip()
 
 
-def _questions(course_dir, assignment, info):
+def read_questions(course_dir, assignment, info):
     """The written questions of each notebook in ``info``, in the release's order, with their text and model answer."""
     import nbformat
 
@@ -123,7 +148,7 @@ def collect(gb, course_dir, assignment):
         max_bytes = load_limits(course_dir).executed_notebook_bytes
     except LimitsError:
         max_bytes = Limits().executed_notebook_bytes
-    questions = _questions(course_dir, assignment, assignment_info(gb, assignment))
+    questions = read_questions(course_dir, assignment, assignment_info(gb, assignment))
     marks = written_marks(gb, assignment)
     names = {s.id: " ".join(part for part in (s.first_name, s.last_name) if part) for s in gb.students}
     texts = {}

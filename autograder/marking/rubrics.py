@@ -25,6 +25,7 @@ student resubmitted is left alone.  An item still applied to an answer
 cannot be deleted: set its points to 0, or take it off the answers first.
 """
 
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -36,7 +37,7 @@ from autograder.marking.sheet import mark_checksum, typed_number
 from autograder.outputs.gradebook import (GradebookError, MarkChange, begin_write, page_records, page_tables,
                                           rubric_items, stage_mark, written_marks)
 
-__all__ = ["RubricError", "Conflict", "Saved", "Mark", "parse_number", "rubric_score", "current_record", "mark_of",
+__all__ = ["RubricError", "Conflict", "Saved", "Mark", "Target", "save_marks", "parse_number", "rubric_score", "current_record", "mark_of",
            "version_of", "save_mark", "add_item", "change_item", "delete_item", "MAX_TEXT", "MAX_COMMENT"]
 
 MAX_TEXT = 500
@@ -58,10 +59,12 @@ class Mark:
     adjustment: float = None
     marker: str = ""
     marked_at: str = ""
+    note: str = ""
 
     def same_as(self, other):
         return (_same(self.points, other.points) and self.comment.strip() == other.comment.strip()
-                and tuple(self.items) == tuple(other.items) and _same(self.adjustment, other.adjustment))
+                and tuple(self.items) == tuple(other.items) and _same(self.adjustment, other.adjustment)
+                and self.note.strip() == other.note.strip())
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ def mark_of(mark, record):
     if record is None:
         return Mark(mark.points, mark.comment or "")
     return Mark(mark.points, mark.comment or "", tuple(item.id for item in record.items), record.adjustment,
-                record.marker, record.marked_at)
+                record.marker, record.marked_at, record.note)
 
 
 def version_of(mark, record):
@@ -130,6 +133,8 @@ def version_of(mark, record):
     :func:`~autograder.marking.sheet.mark_checksum`), the rubric items and the adjustment, and the answer."""
     shown = mark_of(mark, record)
     payload = [mark_checksum(mark), mark.checksum, mark.blank, list(shown.items), shown.adjustment]
+    if shown.note:
+        payload.append(shown.note)  # only when there is one, so that a version given before notes stays the same
     return hashlib.sha256(json.dumps(payload).encode("utf-8")).hexdigest()[:20]
 
 
@@ -147,14 +152,14 @@ def _one_mark(gb, assignment, student_id, notebook, grade_id):
 
 
 def _write_record(gb, assignment, student_id, notebook, grade_id, *, marker, marked_at, checksum, points,
-                  adjustment, item_ids):
+                  adjustment, item_ids, note=""):
     _, applied, markers = page_tables()
     key = ((markers.c.assignment == assignment) & (markers.c.student == student_id)
            & (markers.c.notebook == notebook) & (markers.c.cell == grade_id))
     gb.db.execute(markers.delete().where(key))
     gb.db.execute(markers.insert().values(assignment=assignment, student=student_id, notebook=notebook,
                                           cell=grade_id, marker=marker, marked_at=marked_at, checksum=checksum,
-                                          points=points, adjustment=adjustment))
+                                          points=points, adjustment=adjustment, note=note or None))
     gb.db.execute(applied.delete().where(
         (applied.c.assignment == assignment) & (applied.c.student == student_id)
         & (applied.c.notebook == notebook) & (applied.c.cell == grade_id)))
@@ -163,60 +168,120 @@ def _write_record(gb, assignment, student_id, notebook, grade_id, *, marker, mar
                                           "cell": grade_id, "item": item} for item in item_ids])
 
 
+@dataclass(frozen=True)
+class Target:
+    """One answer a save is for: the student, the :func:`version_of` the mark the form showed, and the checksum of
+    the answer it showed (as :func:`~autograder.marking.answers.short_checksum` writes it)."""
+
+    student_id: str
+    expected: str
+    answer_checksum: str
+
+
 def save_mark(gb, assignment, *, student_id, notebook, grade_id, expected, answer_checksum, item_ids, adjustment,
-              points, comment, marker):
+              points, comment, marker, note=""):
     """Save a TA's mark of one answer, or refuse it; return :class:`Saved` or :class:`Conflict`.
 
     ``expected`` is the :func:`version_of` the mark the TA's form showed and
     ``answer_checksum`` the checksum of the answer it showed; ``item_ids``
     the rubric items applied (the mark is then theirs, and ``points`` is not
     read), else ``points`` typed (``None``: unmarked; for a blank answer, the
-    0 it has).  Raises :class:`RubricError` for what no mark can be (an item
-    of another question, an adjustment without items, a comment too long).
+    0 it has).  ``note`` is for the markers only.  Raises
+    :class:`RubricError` for what no mark can be (an item of another
+    question, an adjustment without items, a comment too long).
+    """
+    outcomes = save_marks(gb, assignment, notebook=notebook, grade_id=grade_id,
+                          targets=[Target(student_id, expected, answer_checksum)], item_ids=item_ids,
+                          adjustment=adjustment, points=points, comment=comment, marker=marker, note=note)
+    return outcomes[0]
+
+
+def save_marks(gb, assignment, *, notebook, grade_id, targets, item_ids, adjustment, points, comment, marker,
+               note=""):
+    """Give every answer of ``targets`` (:class:`Target`) the same mark, all in one transaction or none.
+
+    Return one :class:`Saved` or :class:`Conflict` per target, in order:
+    when any target's mark or answer changed since its form showed it,
+    nothing is written, the others' outcomes say what they would have been
+    (``Saved``, though nothing was written), and the caller shows the
+    conflicts.  A target whose mark is
+    already the one asked for is left as it is (``Saved`` with ``changed``
+    false).  This is how a group is marked: each member's mark is written as
+    marking it alone would write it.
     """
     if len(comment) > MAX_COMMENT:
         raise RubricError(f"the comment has {len(comment)} characters; keep it under {MAX_COMMENT}")
+    note = _checked_note(note)
     if not marker:
         raise RubricError("give your name first: the gradebook records who marked each answer")
     begin_write(gb)
     try:
-        mark, record = _one_mark(gb, assignment, student_id, notebook, grade_id)
         items = {item.id: item for item in rubric_items(gb, assignment, notebook, grade_id)}
         unknown = [item for item in item_ids if item not in items]
         if unknown:
             raise RubricError(f"rubric item {unknown[0]} is not an item of {grade_id}: the rubric was changed "
                               "since the page was opened; open the answer again")
-        chosen = sorted((items[item] for item in set(item_ids)), key=lambda item: (item.position, item.id))
-        if chosen:
-            manual = shown = rubric_score([item.points for item in chosen], adjustment, mark.max_points)
-        elif adjustment is not None:
+        if adjustment is not None and not item_ids:
             raise RubricError("an adjustment changes the points of the rubric items applied, and none is; "
                               "apply an item, or type the points instead")
-        elif points is not None and not 0 <= points <= mark.max_points:
-            raise RubricError(f"the points {points:g} are outside 0 to {mark.max_points:g}")
-        else:
-            manual = None if mark.blank and (points is None or points == 0) else points
-            shown = 0.0 if mark.blank and manual is None else manual
-        now = mark_of(mark, record)
-        yours = Mark(shown, comment.strip(), tuple(item.id for item in chosen), adjustment if chosen else None,
-                     marker)
-        if yours.same_as(now):
+        chosen = sorted((items[item] for item in set(item_ids)), key=lambda item: (item.position, item.id))
+        wanted = {target.student_id for target in targets}
+        marks = {sid: next((m for m in student_marks if (m.notebook, m.grade_id) == (notebook, grade_id)), None)
+                 for sid, student_marks in _marks_of(gb, assignment, wanted).items()}
+        records = page_records(gb, assignment) if len(wanted) > 1 else \
+            page_records(gb, assignment, next(iter(wanted), None))
+        outcomes, writes = [], []
+        for target in targets:
+            mark = marks.get(target.student_id)
+            if mark is None:
+                raise GradebookError(f"the gradebook holds no written answer {grade_id!r} of {target.student_id!r} "
+                                     f"in {assignment}/{notebook}")
+            record = records.get((target.student_id, notebook, grade_id))
+            if chosen:
+                manual = shown = rubric_score([item.points for item in chosen], adjustment, mark.max_points)
+            elif points is not None and not 0 <= points <= mark.max_points:
+                raise RubricError(f"the points {points:g} are outside 0 to {mark.max_points:g}")
+            else:
+                manual = None if mark.blank and (points is None or points == 0) else points
+                shown = 0.0 if mark.blank and manual is None else manual
+            now = mark_of(mark, record)
+            yours = Mark(shown, comment.strip(), tuple(item.id for item in chosen), adjustment if chosen else None,
+                         marker, note=note)
+            if yours.same_as(now):
+                outcomes.append(Saved(now, False))
+                continue
+            version = version_of(mark, record)
+            if version != target.expected:
+                outcomes.append(Conflict(now, yours, answer_changed=short_checksum(mark.checksum) != target.answer_checksum,
+                                         version=version))
+                continue
+            outcomes.append(None)
+            writes.append((len(outcomes) - 1, target, mark, manual, shown, yours))
+        if any(isinstance(outcome, Conflict) for outcome in outcomes) or not writes:
             gb.db.rollback()
-            return Saved(now, False)
-        version = version_of(mark, record)
-        if version != expected:
-            gb.db.rollback()
-            return Conflict(now, yours, answer_changed=short_checksum(mark.checksum) != answer_checksum,
-                            version=version)
-        stage_mark(gb, assignment, MarkChange(student_id, notebook, grade_id, manual, yours.comment))
+            for index, *_, yours in writes:
+                outcomes[index] = Saved(yours, True)  # what it would have been: nothing was written
+            return outcomes
         when = _now()
-        _write_record(gb, assignment, student_id, notebook, grade_id, marker=marker, marked_at=when,
-                      checksum=mark.checksum, points=shown, adjustment=yours.adjustment, item_ids=yours.items)
+        for index, target, mark, manual, shown, yours in writes:
+            stage_mark(gb, assignment, MarkChange(target.student_id, notebook, grade_id, manual, yours.comment))
+            _write_record(gb, assignment, target.student_id, notebook, grade_id, marker=marker, marked_at=when,
+                          checksum=mark.checksum, points=shown, adjustment=yours.adjustment, item_ids=yours.items,
+                          note=note)
+            outcomes[index] = Saved(dataclasses.replace(yours, marked_at=when), True)
         gb.db.commit()
-        return Saved(Mark(shown, yours.comment, yours.items, yours.adjustment, marker, when), True)
+        return outcomes
     except BaseException:
         gb.db.rollback()
         raise
+
+
+def _marks_of(gb, assignment, student_ids):
+    """``{student_id: (WrittenMark, ...)}`` of the given students: one student's read alone, several read at once."""
+    if len(student_ids) == 1:
+        return written_marks(gb, assignment, next(iter(student_ids)))
+    marks = written_marks(gb, assignment)
+    return {sid: marks[sid] for sid in student_ids if sid in marks}
 
 
 def _checked_item(text, points, max_points):
@@ -231,16 +296,26 @@ def _checked_item(text, points, max_points):
     return text, points
 
 
-def add_item(gb, assignment, *, notebook, grade_id, max_points, points, text):
-    """Add an item at the end of a question's rubric; return its :class:`~autograder.outputs.gradebook.RubricItem`."""
+def _checked_note(note):
+    note = (note or "").replace("\r\n", "\n").strip()
+    if len(note) > MAX_COMMENT:
+        raise RubricError(f"the note for markers has {len(note)} characters; keep it under {MAX_COMMENT}")
+    return note
+
+
+def add_item(gb, assignment, *, notebook, grade_id, max_points, points, text, note=""):
+    """Add an item at the end of a question's rubric; return its :class:`~autograder.outputs.gradebook.RubricItem`.
+
+    ``text`` reaches every student the item is applied to; ``note`` is for the markers only."""
     text, points = _checked_item(text, points, max_points)
+    note = _checked_note(note)
     rubric, _, _ = page_tables()
     begin_write(gb)
     try:
         items = rubric_items(gb, assignment, notebook, grade_id)
         position = max((item.position for item in items), default=0) + 1
         gb.db.execute(rubric.insert().values(assignment=assignment, notebook=notebook, cell=grade_id,
-                                             position=position, points=points, text=text))
+                                             position=position, points=points, text=text, note=note or None))
         gb.db.commit()
     except BaseException:
         gb.db.rollback()
@@ -271,16 +346,18 @@ def _uses(gb, assignment, item):
     return found
 
 
-def change_item(gb, assignment, item_id, *, max_points, points, text):
-    """Give a rubric item new points and text, and re-score every answer it is part of; return
+def change_item(gb, assignment, item_id, *, max_points, points, text, note=""):
+    """Give a rubric item new points, text and note, and re-score every answer it is part of; return
     ``(re-scored, changed)``: how many answers it is part of, and how many of their marks the new points changed."""
     text, points = _checked_item(text, points, max_points)
+    note = _checked_note(note)
     rubric, _, markers = page_tables()
     begin_write(gb)
     try:
         item = _find_item(gb, assignment, item_id)
         uses = _uses(gb, assignment, item)
-        gb.db.execute(rubric.update().where(rubric.c.id == item_id).values(points=points, text=text))
+        gb.db.execute(rubric.update().where(rubric.c.id == item_id).values(points=points, text=text,
+                                                                           note=note or None))
         changed = 0
         for student_id, mark, record in uses:
             weights = [points if used.id == item_id else used.points for used in record.items]

@@ -31,29 +31,23 @@ JavaScript; ``static/marking.js`` adds the keys (listed on every answer's
 page) and shows the mark as rubric items are ticked.
 """
 
-import dataclasses
-import hashlib
 import hmac
 import os
-import secrets
-import sqlite3
-import threading
 import urllib.parse
-from dataclasses import dataclass, field
 
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from autograder.course import ROOT
 from autograder.marking import rubrics
 from autograder.marking.answers import short_checksum
 from autograder.marking.render import markdown_html
+from autograder.marking.state import MAX_NAME, Marking, answer_key, find_mathjax
 
 __all__ = ["Marking", "create_app", "find_mathjax", "answer_key"]
 
@@ -61,7 +55,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATES = os.path.join(HERE, "templates")
 STATIC = os.path.join(HERE, "static")
 MAX_BODY = 1 << 20
-MAX_NAME = 80
 
 # The security headers of every response (see the module docstring).  MathJax writes its CSS into <style>
 # elements, hence 'unsafe-inline' for styles only.
@@ -78,250 +71,11 @@ NO_STORE = (b"cache-control", b"no-store")
 KEEP = (b"cache-control", b"private, max-age=3600")
 
 
-def find_mathjax(root=ROOT):
-    """The folder of MathJax 3's ``tex-chtml.js`` the book build installed (``BOOK_MATHJAX_DIR`` first, then
-    ``_build/.mathjax``, then the built book's copy), or ``None``."""
-    candidates = [os.environ.get("BOOK_MATHJAX_DIR"),
-                  os.path.join(root, "_build", ".mathjax", "node_modules", "mathjax", "es5"),
-                  os.path.join(root, "_build", "html", "_static", "mathjax")]
-    return next((folder for folder in candidates if folder and os.path.isfile(os.path.join(folder, "tex-chtml.js"))),
-                None)
-
-
-def answer_key(assignment, student_id):
-    """The name of a student's answers in the page's addresses, and their order, which shows no name.
-
-    Hiding names is against bias, not a secret from the TAs: one who has the class list could work a key out.
-    """
-    return hashlib.sha256(f"{assignment}\0{student_id}".encode("utf-8")).hexdigest()[:12]
-
-
-@dataclass
-class Session:
-    """One browser's session: the TA's name, whether it shows students' names, and a message for its next page."""
-
-    id: str
-    ta: str = ""
-    show_names: bool = False
-    flash: tuple = None  # (kind, text): kind "status" or "alert"
-
-
-@dataclass
-class Row:
-    """One answer to a question, as the page lists it."""
-
-    key: str
-    position: int
-    student_id: str
-    name: str
-    mark: object  # WrittenMark
-    shown: object  # rubrics.Mark
-    version: str
-
-    @property
-    def status(self):
-        if self.mark.to_remark:
-            return "to mark again"
-        if not self.mark.marked:
-            return "to mark"
-        return "blank" if self.mark.blank and self.mark.points == 0 and not self.shown.items else "marked"
-
-    @property
-    def done(self):
-        return self.mark.marked
-
-
-@dataclass
-class QuestionState:
-    """A written question and its answers, in the page's order."""
-
-    question: object  # answers.Question
-    rows: list = field(default_factory=list)
-
-    @property
-    def key(self):
-        return (self.question.notebook, self.question.grade_id)
-
-    @property
-    def marked(self):
-        return sum(row.done for row in self.rows)
-
-    @property
-    def blank(self):
-        return sum(row.mark.blank for row in self.rows)
-
-    def row(self, key):
-        return next((row for row in self.rows if row.key == key), None)
-
-    def next_to_mark(self, after=None):
-        """The first answer still to be marked after ``after`` (a row, never the answer given), going round to
-        the start."""
-        start = 0 if after is None else self.rows.index(after) + 1
-        ordered = self.rows[start:] + self.rows[:start]
-        return next((row for row in ordered if not row.done and row is not after), None)
-
-
-class Marking:
-    """The state of one marking server: its course and assignment, the gradebook, the sessions, the secrets."""
-
-    def __init__(self, course_dir, assignment, *, token=None, ta=None, mathjax=None):
-        from autograder.outputs.gradebook import assignment_info, open_gradebook
-
-        self.course_dir = os.path.abspath(course_dir)
-        self.assignment = assignment
-        self.token = token or secrets.token_urlsafe(32)
-        self.fixed_ta = " ".join((ta or "").split())[:MAX_NAME]
-        self.mathjax = mathjax
-        self.secret = secrets.token_bytes(32)
-        self.cookie = "marking-" + hashlib.sha256(self.token.encode("utf-8")).hexdigest()[:12]
-        self.sessions = {}
-        self.lock = threading.Lock()
-        self._questions = (None, None)
-        self._state = (None, None)
-        self.gb = open_gradebook(self.course_dir)  # GradebookError: no gradebook, or unreadable
-        try:
-            assignment_info(self.gb, assignment)  # GradebookError: an assignment the gradebook does not know
-        except BaseException:
-            self.gb.close()
-            raise
-        # SQLite's data_version, read on a connection of its own, changes whenever any other connection (this
-        # server's writes included) commits: the state is read again only then.
-        self._watch = sqlite3.connect(f"file:{os.path.join(self.course_dir, 'gradebook.db')}?mode=ro", uri=True,
-                                      check_same_thread=False)
-
-    def close(self):
-        self._watch.close()
-        self.gb.close()
-
-    # -- sessions and tokens -----------------------------------------------------------------
-
-    def token_ok(self, token):
-        return hmac.compare_digest(token.encode("utf-8"), self.token.encode("utf-8"))
-
-    def new_session(self):
-        session = Session(secrets.token_urlsafe(24), ta=self.fixed_ta)
-        self.sessions[session.id] = session
-        return session
-
-    def csrf(self, session):
-        return hmac.new(self.secret, f"csrf\0{session.id}".encode("utf-8"), hashlib.sha256).hexdigest()
-
-    # -- the gradebook -----------------------------------------------------------------------
-
-    def with_gradebook(self, work):
-        """``work(gb)`` alone on the gradebook, in a fresh session (so it sees what other processes wrote)."""
-        with self.lock:
-            try:
-                return work(self.gb)
-            finally:
-                self.gb.db.rollback()
-                self.gb.db.remove()
-
-    def questions(self, gb):
-        """The written questions, read again only when a notebook they come from changed."""
-        from autograder.marking.answers import _questions
-        from autograder.outputs.gradebook import assignment_info
-
-        info = assignment_info(gb, self.assignment)
-        stamps = []
-        for notebook in info:
-            for part in ("release", "source"):
-                path = os.path.join(self.course_dir, part, self.assignment, f"{notebook}.ipynb")
-                stamps.append(os.stat(path).st_mtime_ns if os.path.isfile(path) else None)
-        signature = (repr(info), tuple(stamps))
-        if self._questions[0] != signature:
-            self._questions = (signature, _questions(self.course_dir, self.assignment, info))
-        return self._questions[1]
-
-    def data_version(self):
-        return self._watch.execute("PRAGMA data_version").fetchone()[0]
-
-    def saved(self, gb, student_id, before):
-        """After this server saved a mark of ``student_id`` (the gradebook's data version being ``before`` just
-        before): that student's answers read again, and the rest kept, unless someone else wrote the gradebook
-        since the state was read (then all of it is read again next time)."""
-        from autograder.outputs.gradebook import page_records, written_marks
-
-        signature, states = self._state
-        if states is None or signature[0] != before:
-            self._state = (None, None)
-            return
-        marks = written_marks(gb, self.assignment, student_id).get(student_id, ())
-        records = page_records(gb, self.assignment, student_id)
-        fresh = []
-        for state in states:
-            rows = []
-            for row in state.rows:
-                if row.student_id == student_id:
-                    mark = next((m for m in marks if (m.notebook, m.grade_id) == state.key), None)
-                    if mark is None:
-                        self._state = (None, None)
-                        return
-                    record = records.get((student_id, *state.key))
-                    row = dataclasses.replace(row, mark=mark, shown=rubrics.mark_of(mark, record),
-                                              version=rubrics.version_of(mark, record))
-                rows.append(row)
-            fresh.append(QuestionState(state.question, rows))
-        self._state = ((self.data_version(), signature[1]), fresh)
-
-    def state(self, gb):
-        """Every written question with its answers (without their text) as the gradebook holds them now.
-
-        Reading every mark takes a while in a large class (nbgrader's records are read one by one), so the
-        answer is kept until the gradebook or a notebook it comes from changes."""
-        questions = self.questions(gb)
-        signature = (self.data_version(), id(questions))
-        if self._state[0] != signature:
-            self._state = (signature, self._read_state(gb, questions))
-        return self._state[1]
-
-    def _read_state(self, gb, questions):
-        from autograder.outputs.gradebook import page_records, written_marks
-
-        marks = written_marks(gb, self.assignment)
-        records = page_records(gb, self.assignment)
-        names = {s.id: " ".join(part for part in (s.first_name, s.last_name) if part) for s in gb.students}
-        states = []
-        for question in questions:
-            rows = []
-            for student_id, student_marks in marks.items():
-                mark = next((m for m in student_marks
-                             if (m.notebook, m.grade_id) == (question.notebook, question.grade_id)), None)
-                if mark is None:
-                    continue
-                record = records.get((student_id, mark.notebook, mark.grade_id))
-                rows.append(Row(answer_key(self.assignment, student_id), 0, student_id, names.get(student_id, ""),
-                                mark, rubrics.mark_of(mark, record), rubrics.version_of(mark, record)))
-            rows.sort(key=lambda row: (row.key, row.student_id))
-            for position, row in enumerate(rows, start=1):
-                row.position = position
-            states.append(QuestionState(question, rows))
-        return states
-
-    def answer_text(self, student_id, notebook, grade_id):
-        """The student's answer as graded (from the autograded notebook, read as untrusted), or ``""``."""
-        from autograder.boundary.notebook import parse_notebook, read_untrusted_file
-        from autograder.course.limits import load_limits
-        from perceptron_course.limits import Limits, LimitsError
-
-        path = os.path.join(self.course_dir, "autograded", student_id, self.assignment, f"{notebook}.ipynb")
-        if not os.path.isfile(path):
-            return ""
-        try:
-            max_bytes = load_limits(self.course_dir).executed_notebook_bytes
-        except LimitsError:
-            max_bytes = Limits().executed_notebook_bytes
-        data, problem = read_untrusted_file(path, max_bytes)
-        nb, problem = (None, problem) if problem else parse_notebook(data)
-        if problem:
-            return ""
-        return next((cell.source for cell in nb.cells if cell.grade_id == grade_id), "").strip()
-
-
 # -- the gate: the token, the session and the security headers -------------------------------------
 
 class Gate:
-    """ASGI middleware: refuses a request without the token or a session cookie; adds :data:`HEADERS`."""
+    """ASGI middleware: refuses a request without the token or a session cookie; adds :data:`HEADERS`, and the
+    session's cookie again whenever what it holds (the TA's name, the names setting) changed."""
 
     def __init__(self, app, marking):
         self.app = app
@@ -333,35 +87,44 @@ class Gate:
             return
 
         files = scope["path"].startswith(("/static/", "/mathjax/"))
+        request = Request(scope)
+        marking = self.marking
+        sent_cookie = request.cookies.get(marking.cookie, "")
+        session = marking.session_of(sent_cookie)
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
                 kept = [header for header in message.get("headers", []) if header[0].lower() != b"cache-control"]
+                if session is not None and not files and marking.session_cookie(session) != sent_cookie:
+                    kept = [header for header in kept if header[0].lower() != b"set-cookie"]
+                    kept.append((b"set-cookie", _cookie_header(marking.cookie, marking.session_cookie(session))))
                 message["headers"] = kept + HEADERS + [KEEP if files else NO_STORE]
             await send(message)
 
-        request = Request(scope)
-        marking = self.marking
-        session = marking.sessions.get(request.cookies.get(marking.cookie, ""))
         token = request.query_params.get("token")
         if token is not None and marking.token_ok(token) and request.method in ("GET", "HEAD"):
             # The token's first use: a session cookie, and the address again without the token.
             session = session or marking.new_session()
             query = urllib.parse.urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "token"])
             response = RedirectResponse(request.url.path + (f"?{query}" if query else ""), status_code=303)
-            response.set_cookie(marking.cookie, session.id, httponly=True, samesite="strict", path="/")
             await response(scope, receive, send_with_headers)
             return
         if session is None:
             response = HTMLResponse(
-                "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Marking: the token is "
-                "missing</title></head><body><main><h1>This page needs its token</h1><p>Open the address that "
-                "<code>python -m autograder mark</code> printed when it started: it ends in "
-                "<code>?token=</code> and a long random string.</p></main></body></html>", status_code=403)
+                "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Marking: sign in with the "
+                "page's address</title></head><body><main><h1>This page needs its address with the token</h1><p>Open "
+                "the address that <code>python -m autograder mark</code> printed when it started: it ends in "
+                "<code>?token=</code> and a long random string. A restarted server prints the same address, unless it "
+                "was started with <code>--new-token</code>; what you had typed in a form is kept in this browser and "
+                "comes back when you open the answer again.</p></main></body></html>", status_code=403)
             await response(scope, receive, send_with_headers)
             return
         scope.setdefault("state", {})["session"] = session
         await self.app(scope, receive, send_with_headers)
+
+
+def _cookie_header(name, value):
+    return f"{name}={value}; HttpOnly; Path=/; SameSite=strict".encode("latin-1")
 
 
 # -- the views ----------------------------------------------------------------------------------------
@@ -399,6 +162,17 @@ def _safe_next(target, default="/"):
     return target
 
 
+def _excerpt(text, length=140):
+    """The start of an answer on one line, for the list of answers."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= length else flat[:length - 1].rstrip() + "\u2026"
+
+
+def _member(row):
+    """What a group's form carries of one member: its answer, the version of its mark, and its answer's checksum."""
+    return f"{row.key}:{row.version}:{short_checksum(row.mark.checksum)}"
+
+
 class Views:
     """The page's views; each renders a template from the gradebook's state."""
 
@@ -407,14 +181,16 @@ class Views:
         self.templates = Jinja2Templates(directory=TEMPLATES)
         env = self.templates.env
         env.globals.update(points=_points, signed=_signed, q_path=_q_path, assignment=marking.assignment,
-                           mathjax=marking.mathjax is not None)
+                           mathjax=marking.mathjax is not None, member=_member, dict=dict)
         env.filters["markdown"] = lambda text: Markup(markdown_html(text))
         env.filters["when"] = _when
+        env.filters["excerpt"] = _excerpt
 
     def page(self, request, name, context, status_code=200):
         session = request.state.session
         flash, session.flash = session.flash, None
-        context = {"session": session, "csrf": self.marking.csrf(session), "flash": flash,
+        saved, session.saved = session.saved, None
+        context = {"session": session, "csrf": self.marking.csrf(session), "flash": flash, "saved_draft": saved,
                    "fixed_ta": bool(self.marking.fixed_ta), "here": request.url.path, **context}
         return self.templates.TemplateResponse(request, name, context, status_code=status_code)
 
@@ -429,9 +205,10 @@ class Views:
     def refused(self, request):
         return self.page(request, "message.html", {
             "title": "Not done: the form is out of date",
-            "text": "The form did not carry this session's security token (it was opened before the marking "
-                    "server restarted, or came from another page). Nothing was changed: open the page again and "
-                    "repeat what you did."}, status_code=403)
+            "text": "The form did not carry this session's security token (it came from another page, or from a "
+                    "server started since with a new token). Nothing was changed: open the page again and repeat "
+                    "what you did; what you had typed in the marking form is kept in this browser."},
+            status_code=403)
 
     def missing(self, request, what):
         return self.page(request, "message.html", {"title": "Not found", "text": what}, status_code=404)
@@ -458,6 +235,37 @@ class Views:
         return self.missing(request, f"{self.marking.assignment} has no written question "
                                      f"{request.path_params['grade_id']!r}.")
 
+    async def _items(self, state):
+        from autograder.outputs.gradebook import rubric_items
+
+        question = state.question
+        return await run_in_threadpool(self.marking.with_gradebook, lambda gb: rubric_items(
+            gb, self.marking.assignment, question.notebook, question.grade_id))
+
+    async def _groups(self, state):
+        return await run_in_threadpool(self.marking.with_gradebook, lambda gb: self.marking.groups(gb, state))
+
+    def _claims(self, state):
+        """The live claims on a question's answers: ``{student_id: Claim}``."""
+        return self.marking.claims.live(self.marking.assignment, *state.key)
+
+    def _others(self, state, session, claims):
+        """Who else is marking this question: ``[(marker, [answer positions])]``."""
+        positions = {row.student_id: row.position for row in state.rows}
+        others = {}
+        for claim in claims.values():
+            if claim.session != session.id and claim.student_id in positions:
+                others.setdefault(claim.marker, []).append(positions[claim.student_id])
+        return sorted((marker, sorted(found)) for marker, found in others.items())
+
+    def _next_question(self, states, state):
+        """The question after ``state`` that still has answers to mark (going round), or ``None``."""
+        index = states.index(state)
+        return next((s for s in states[index + 1:] + states[:index] if s.marked < len(s.rows)), None)
+
+    def _taken(self, state, session):
+        return {sid for sid, claim in self._claims(state).items() if claim.session != session.id}
+
     # -- pages ---------------------------------------------------------------------------------------
 
     async def overview(self, request):
@@ -469,25 +277,61 @@ class Views:
         if state is None:
             return self._no_question(request)
         items = await self._items(state)
-        return self.page(request, "question.html", {"states": states, "state": state, "items": items,
-                                                    "names": {item.id: item for item in items}})
-
-    async def _items(self, state):
-        from autograder.outputs.gradebook import rubric_items
-
+        groups = await self._groups(state)
         question = state.question
-        return await run_in_threadpool(self.marking.with_gradebook, lambda gb: rubric_items(
-            gb, self.marking.assignment, question.notebook, question.grade_id))
+        texts = await run_in_threadpool(lambda: {
+            row.student_id: self.marking.answer_text(row.student_id, question.notebook, question.grade_id)
+            for row in state.rows if not row.mark.blank})
+        group_of = {row.student_id: group for group in groups for row in group.rows}
+        session = request.state.session
+        claims = self._claims(state)
+        search = " ".join(str(request.query_params.get("search", "")).split())[:200]
+        order = request.query_params.get("order", "")
+        rows = state.rows
+        if search:
+            needle = search.casefold()
+            rows = [row for row in rows if needle in texts.get(row.student_id, "").casefold()]
+        if order == "group":
+            rows = sorted(rows, key=lambda row: (group_of[row.student_id].number, row.position))
+        elif order == "state":
+            rows = sorted(rows, key=lambda row: (row.done, row.position))
+        elif order == "mark":
+            rows = sorted(rows, key=lambda row: (row.mark.points is None, row.mark.points or 0, row.position))
+        share = session.shares.get(state.key)
+        return self.page(request, "question.html", {
+            "states": states, "state": state, "items": items, "names": {item.id: item for item in items},
+            "groups": groups, "group_of": group_of, "texts": texts, "rows": rows, "search": search, "order": order,
+            "others": self._others(state, session, claims), "share": share,
+            "in_share": {row.student_id for row in state.share(*share)} if share else None,
+            "next_question": self._next_question(states, state)})
 
     async def next_answer(self, request):
-        _, state = await self._requested(request)
+        states, state = await self._requested(request)
         if state is None:
             return self._no_question(request)
-        row = state.next_to_mark()
+        session = request.state.session
+        share = session.shares.get(state.key)
+        row = state.next_to_mark(taken=self._taken(state, session), share=share)
         if row is None:
-            request.state.session.flash = ("status", f"Every answer to {state.question.grade_id} is marked.")
+            request.state.session.flash = ("status", self._nothing_left(states, state, session, share))
             return RedirectResponse(_q_path(state.question), status_code=303)
         return RedirectResponse(_q_path(state.question, "a", row.key), status_code=303)
+
+    def _nothing_left(self, states, state, session, share):
+        """Why "the next to mark" found nothing: what is true of the question now."""
+        label = state.question.label
+        left = [row for row in (state.share(*share) if share else state.rows) if not row.done]
+        where = f"your part ({share[0]} of {share[1]}) of {label}" if share else label
+        if not left:
+            said = f"Every answer in {where} is marked."
+        else:
+            said = (f"{len(left)} {'answer' if len(left) == 1 else 'answers'} in {where} "
+                    f"{'is' if len(left) == 1 else 'are'} still to mark, and other markers have "
+                    f"{'it' if len(left) == 1 else 'them'} open.")
+        following = self._next_question(states, state)
+        if following is not None and following is not state:
+            said += f" {following.question.label} has answers to mark."
+        return said
 
     async def answer(self, request):
         waiting = self.needs_name(request)
@@ -495,33 +339,79 @@ class Views:
             return waiting
         return await self._answer_page(request)
 
-    async def _answer_page(self, request, *, values=None, error=None, status_code=200):
+    async def _answer_page(self, request, *, values=None, error=None, status_code=200, confirm_unmark=None):
         states, state = await self._requested(request)
         row = state and state.row(request.path_params["key"])
         if row is None:
             return self.missing(request, "There is no such answer: the student's submission may have been removed "
                                          "by a later grading run. Go back to the question's list.")
+        session = request.state.session
         question = state.question
         text = "" if row.mark.blank else await run_in_threadpool(
             self.marking.answer_text, row.student_id, question.notebook, question.grade_id)
         items = await self._items(state)
+        groups = await self._groups(state)
+        group = next((g for g in groups if any(member is row for member in g.rows)), None)
+        held = await run_in_threadpool(self.marking.claims.hold, self.marking.assignment, *state.key,
+                                       [row.student_id], session=session.id, marker=session.ta)
+        claims = self._claims(state)
+        holder = claims.get(row.student_id) if not held else None
         index = state.rows.index(row)
         previous = state.rows[index - 1] if index > 0 else None
         following = state.rows[index + 1] if index + 1 < len(state.rows) else None
+        earlier_items = ()
         if values is None:
             shown = row.shown
             values = {"items": set(shown.items),
                       "adjustment": "" if shown.adjustment is None else f"{shown.adjustment:g}",
                       "points": "" if shown.points is None or shown.items else f"{shown.points:g}",
-                      "comment": shown.comment}
+                      "comment": shown.comment, "note": shown.note}
+            if row.mark.to_remark:
+                earlier_items = await run_in_threadpool(self._earlier_items, row, state)
+                if earlier_items and not values["items"]:
+                    values["items"] = {item.id for item in earlier_items}
+        cells = await run_in_threadpool(self.marking.notebook_cells, row.student_id, question.notebook)
         names = {item.id: item for item in items}
         return self.page(request, "answer.html", {
             "states": states, "state": state, "row": row, "text": text, "items": items, "values": values,
             "used": [names[i] for i in row.shown.items if i in names], "previous": previous,
             "following": following, "error": error, "answer_checksum": short_checksum(row.mark.checksum),
+            "group": group, "holder": holder, "others": self._others(state, session, claims),
+            "earlier_items": earlier_items, "cells": cells, "confirm_unmark": confirm_unmark,
+            "next_question": self._next_question(states, state),
         }, status_code=status_code)
 
+    def _earlier_items(self, row, state):
+        """The rubric items of the mark an answer had before the student changed it, when the page gave it."""
+        from autograder.outputs.gradebook import page_records
+
+        def read(gb):
+            record = page_records(gb, self.marking.assignment, row.student_id).get((row.student_id, *state.key))
+            earlier = row.mark.earlier
+            if record is None or earlier is None or record.checksum != earlier.checksum:
+                return ()
+            return record.items
+
+        return self.marking.with_gradebook(read)
+
     # -- actions ----------------------------------------------------------------------------------
+
+    def _posted_mark(self, form, max_points):
+        """The mark a form asks for: ``(values as typed, item ids, adjustment, points)``; ``RubricError`` (with the
+        values) when a number cannot be read."""
+        values = {"items": set(), "adjustment": str(form.get("adjustment", "")),
+                  "points": str(form.get("points", "")), "comment": str(form.get("comment", "")),
+                  "note": str(form.get("note", ""))}
+        try:
+            values["items"] = {int(value) for value in form.getlist("item")}
+            adjustment = rubrics.parse_number(values["adjustment"], what="the adjustment", low=-max_points,
+                                              high=max_points)
+            points = None if values["items"] else rubrics.parse_number(values["points"], what="the points", low=0,
+                                                                       high=max_points)
+        except ValueError as exc:
+            message = str(exc) if isinstance(exc, rubrics.RubricError) else "a rubric item was not a number"
+            raise _Unreadable(values, message) from None
+        return values, sorted(values["items"]), adjustment, points
 
     async def save(self, request):
         form = await self.form(request)
@@ -534,29 +424,25 @@ class Views:
         row = state and state.row(request.path_params["key"])
         if row is None:
             return self.missing(request, "There is no such answer any more; nothing was saved.")
-        values = {"items": set(), "adjustment": str(form.get("adjustment", "")),
-                  "points": str(form.get("points", "")), "comment": str(form.get("comment", ""))}
-        max_points = state.question.max_points
-        try:
-            values["items"] = {int(value) for value in form.getlist("item")}
-            adjustment = rubrics.parse_number(values["adjustment"], what="the adjustment", low=-max_points,
-                                              high=max_points)
-            points = None if values["items"] else rubrics.parse_number(values["points"], what="the points", low=0,
-                                                                       high=max_points)
-        except ValueError as exc:
-            message = str(exc) if isinstance(exc, rubrics.RubricError) else "a rubric item was not a number"
-            return await self._answer_page(request, values=values, error=message, status_code=400)
-        session = request.state.session
         question = state.question
+        try:
+            values, item_ids, adjustment, points = self._posted_mark(form, question.max_points)
+        except _Unreadable as problem:
+            return await self._answer_page(request, values=problem.values, error=problem.message, status_code=400)
+        session = request.state.session
+        if (points is None and not item_ids and row.mark.marked and not row.mark.blank
+                and form.get("unmark") != "yes"):
+            # An empty points field on a marked answer: ask, never unmark silently.
+            return await self._answer_page(request, values=values, confirm_unmark=row.mark.points, status_code=409)
+        target = rubrics.Target(row.student_id, str(form.get("version", "")), str(form.get("answer", "")))
 
         def work(gb):
             before = self.marking.data_version()
-            outcome = rubrics.save_mark(gb, self.marking.assignment, student_id=row.student_id,
-                                        notebook=question.notebook, grade_id=question.grade_id,
-                                        expected=str(form.get("version", "")),
-                                        answer_checksum=str(form.get("answer", "")), item_ids=sorted(values["items"]),
-                                        adjustment=adjustment, points=points,
-                                        comment=values["comment"].replace("\r\n", "\n"), marker=session.ta)
+            outcome, = rubrics.save_marks(gb, self.marking.assignment, notebook=question.notebook,
+                                          grade_id=question.grade_id, targets=[target], item_ids=item_ids,
+                                          adjustment=adjustment, points=points,
+                                          comment=values["comment"].replace("\r\n", "\n"), marker=session.ta,
+                                          note=values["note"])
             if isinstance(outcome, rubrics.Saved) and outcome.changed:
                 self.marking.saved(gb, row.student_id, before)
             return outcome
@@ -570,20 +456,261 @@ class Views:
             return self.page(request, "conflict.html", {
                 "states": states, "state": state, "row": row, "conflict": outcome, "items": items,
                 "values": values, "answer_checksum": short_checksum(row.mark.checksum)}, status_code=409)
+        await run_in_threadpool(self.marking.claims.give_up, self.marking.assignment, session=session.id)
+        session.saved = _q_path(question, "a", row.key)
         mark = outcome.mark
-        said = (f"Saved answer {row.position}: {_points(mark.points)} / {max_points:g}"
-                if outcome.changed else f"Answer {row.position} was already marked so: nothing to save")
+        if mark.points is None:
+            said = f"Answer {row.position} is unmarked now"
+        elif outcome.changed:
+            said = f"Saved answer {row.position}: {_points(mark.points)} / {question.max_points:g}"
+        else:
+            said = f"Answer {row.position} was already marked so: nothing to save"
         if form.get("go") == "stay":
             session.flash = ("status", said + ".")
             return RedirectResponse(_q_path(question, "a", row.key), status_code=303)
-        # The next to mark, from the state read before the save (the answer just saved being marked now).
-        following = state.next_to_mark(row)
+        # The next to mark, from the state as it is after the save.
+        states, state = await self._requested(request)
+        share = session.shares.get(state.key)
+        following = state.next_to_mark(state.row(row.key), taken=self._taken(state, session), share=share)
         if following is None:
-            session.flash = ("status", said + f". Every answer to {question.grade_id} is marked.")
+            session.flash = ("status", said + ". " + self._nothing_left(states, state, session, share))
             return RedirectResponse(_q_path(question), status_code=303)
         said += f"; answer {following.position} is the next to mark"
         session.flash = ("status", said + ".")
         return RedirectResponse(_q_path(question, "a", following.key), status_code=303)
+
+    # -- groups -----------------------------------------------------------------------------------
+
+    async def _requested_group(self, request):
+        states, state = await self._requested(request)
+        if state is None:
+            return states, None, None, []
+        groups = await self._groups(state)
+        group = next((g for g in groups if g.key == request.path_params["group"]), None)
+        return states, state, group, groups
+
+    async def group(self, request):
+        waiting = self.needs_name(request)
+        if waiting is not None:
+            return waiting
+        return await self._group_page(request)
+
+    async def _group_page(self, request, *, values=None, error=None, status_code=200, conflicts=()):
+        states, state, group, groups = await self._requested_group(request)
+        if group is None:
+            return self.missing(request, "There is no such group any more: its answers were marked apart, split "
+                                         "or merged since. Go back to the question's list of groups.")
+        session = request.state.session
+        question = state.question
+        items = await self._items(state)
+        texts = await run_in_threadpool(lambda: {
+            row.student_id: self.marking.answer_text(row.student_id, question.notebook, question.grade_id)
+            for row in group.rows if not row.mark.blank})
+        await run_in_threadpool(self.marking.claims.hold, self.marking.assignment, *state.key,
+                                [row.student_id for row in group.rows if not row.done],
+                                session=session.id, marker=session.ta)
+        claims = self._claims(state)
+        if values is None:
+            marks = {(row.shown.points, row.shown.comment, tuple(row.shown.items), row.shown.adjustment)
+                     for row in group.rows if row.done}
+            values = {"items": set(), "adjustment": "", "points": "", "comment": "", "note": ""}
+            if len(marks) == 1 and all(row.done for row in group.rows):
+                first = group.rows[0].shown
+                values = {"items": set(first.items),
+                          "adjustment": "" if first.adjustment is None else f"{first.adjustment:g}",
+                          "points": "" if first.points is None or first.items else f"{first.points:g}",
+                          "comment": first.comment, "note": first.note}
+        return self.page(request, "group.html", {
+            "states": states, "state": state, "group": group, "groups": groups, "items": items, "texts": texts,
+            "values": values, "error": error, "conflicts": conflicts,
+            "held": {sid: claim for sid, claim in claims.items() if claim.session != session.id},
+            "others": self._others(state, session, claims), "names": {item.id: item for item in items},
+            "differing": sum(1 for row in group.rows if row.done) and len(
+                {(row.shown.points, row.shown.comment) for row in group.rows if row.done}) > 1,
+        }, status_code=status_code)
+
+    async def group_save(self, request):
+        form = await self.form(request)
+        if form is None:
+            return self.refused(request)
+        waiting = self.needs_name(request)
+        if waiting is not None:
+            return waiting
+        states, state, group, _ = await self._requested_group(request)
+        if group is None:
+            return self.missing(request, "There is no such group any more; nothing was saved.")
+        question = state.question
+        session = request.state.session
+        try:
+            values, item_ids, adjustment, points = self._posted_mark(form, question.max_points)
+        except _Unreadable as problem:
+            return await self._group_page(request, values=problem.values, error=problem.message, status_code=400)
+        if points is None and not item_ids:
+            return await self._group_page(request, values=values, status_code=400,
+                                          error="a group's mark needs rubric items or points; to take marks back, "
+                                                "open each answer")
+        rows = {row.key: row for row in state.rows}
+        targets = []
+        for posted in form.getlist("member"):
+            key, _, rest = str(posted).partition(":")
+            version, _, checksum = rest.partition(":")
+            row = rows.get(key)
+            if row is None:
+                return await self._group_page(request, values=values, status_code=409,
+                                              error="an answer of the group is no longer in the gradebook (a later "
+                                                    "grading run removed it); nothing was saved, look again")
+            targets.append((row, rubrics.Target(row.student_id, version, checksum)))
+        if not targets:
+            return await self._group_page(request, values=values, status_code=400, error="the form named no answer")
+
+        def work(gb):
+            outcomes = rubrics.save_marks(gb, self.marking.assignment, notebook=question.notebook,
+                                          grade_id=question.grade_id, targets=[t for _, t in targets],
+                                          item_ids=item_ids, adjustment=adjustment, points=points,
+                                          comment=values["comment"].replace("\r\n", "\n"), marker=session.ta,
+                                          note=values["note"])
+            return outcomes
+
+        try:
+            outcomes = await run_in_threadpool(self.marking.with_gradebook, work)
+        except rubrics.RubricError as exc:
+            return await self._group_page(request, values=values, error=str(exc), status_code=400)
+        conflicts = [(row, outcome) for (row, _), outcome in zip(targets, outcomes)
+                     if isinstance(outcome, rubrics.Conflict)]
+        if conflicts:
+            return await self._group_page(
+                request, values=values, status_code=409, conflicts=conflicts,
+                error=f"{len(conflicts)} of the group's answers changed since you opened the group (listed below); "
+                      "nothing was saved. Look at them, then save again: the form now shows the group as it is")
+        await run_in_threadpool(self.marking.claims.give_up, self.marking.assignment, session=session.id)
+        session.saved = _q_path(question, "g", group.key)
+        changed = sum(outcome.changed for outcome in outcomes)
+        mark = outcomes[0].mark
+        session.flash = ("status", f"Marked group {group.number} ({len(outcomes)} "
+                                   f"{'answer' if len(outcomes) == 1 else 'answers'}): {_points(mark.points)} / "
+                                   f"{question.max_points:g}; {changed} "
+                                   f"{'mark' if changed == 1 else 'marks'} changed.")
+        return RedirectResponse(_q_path(question) + "#groups", status_code=303)
+
+    async def group_decide(self, request):
+        """Confirm a proposed group, split answers off a group, keep a proposal apart, or merge into another group."""
+        import datetime
+
+        from autograder.marking import groups as grouping
+
+        form = await self.form(request)
+        if form is None:
+            return self.refused(request)
+        waiting = self.needs_name(request)
+        if waiting is not None:
+            return waiting
+        states, state, group, groups = await self._requested_group(request)
+        if group is None:
+            return self.missing(request, "There is no such group any more; nothing was changed.")
+        session = request.state.session
+        question = state.question
+        action = str(form.get("action", ""))
+        chosen = set(form.getlist("answer"))
+        texts = {row.student_id: self.marking.answer_text(row.student_id, question.notebook, question.grade_id)
+                 for row in group.rows if not row.mark.blank}
+        placements = {}
+        back = _q_path(question, "g", group.key)
+        if group.kind == "blank":
+            session.flash = ("alert", "Blank answers stay one group: open an answer to mark it alone.")
+            return RedirectResponse(back, status_code=303)
+        if action == "confirm":
+            placements = {(row.student_id, row.mark.checksum): group.key for row in group.rows}
+            said = f"Confirmed group {group.number}: its {group.size} answers are one group."
+        elif action == "apart":
+            placements = {(row.student_id, row.mark.checksum): grouping.same_key(texts.get(row.student_id, ""))
+                          for row in group.rows}
+            said = f"Kept the answers of group {group.number} apart: each is in the group of the answers the same as it."
+        elif action == "split":
+            picked = [row for row in group.rows if row.key in chosen]
+            if not picked or len(picked) == len(group.rows):
+                session.flash = ("alert", "Not split: tick the answers to take out of the group (some, not all).")
+                return RedirectResponse(back, status_code=303)
+            placements = {(row.student_id, row.mark.checksum): "own-" + row.key for row in picked}
+            placements.update({(row.student_id, row.mark.checksum): group.key for row in group.rows
+                               if row not in picked})
+            said = (f"Took {len(picked)} {'answer' if len(picked) == 1 else 'answers'} out of group {group.number}; "
+                    "each is a group of its own now.")
+        elif action == "merge":
+            into = next((g for g in groups if g.key == str(form.get("into", "")) and g.kind != "blank"), None)
+            if into is None or into is group:
+                session.flash = ("alert", "Not merged: choose another group to merge this one into.")
+                return RedirectResponse(back, status_code=303)
+            placements = {(row.student_id, row.mark.checksum): into.key for row in group.rows + into.rows}
+            said = f"Merged group {group.number} into group {into.number}."
+            back = _q_path(question, "g", into.key)
+        else:
+            return self.missing(request, "There is no such action on a group.")
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+        def work(gb):
+            from autograder.outputs.gradebook import begin_write
+
+            before = self.marking.data_version()
+            begin_write(gb)
+            try:
+                grouping.decide(gb, self.marking.assignment, question.notebook, question.grade_id, placements,
+                                by=session.ta, now=now)
+                gb.db.commit()
+            except BaseException:
+                gb.db.rollback()
+                raise
+            self.marking.wrote(before)
+
+        await run_in_threadpool(self.marking.with_gradebook, work)
+        session.flash = ("status", said)
+        return RedirectResponse(back, status_code=303)
+
+    async def share(self, request):
+        """Mark one part of a question's list (``part`` of ``parts``), or all of it again."""
+        form = await self.form(request)
+        if form is None:
+            return self.refused(request)
+        _, state = await self._requested(request)
+        if state is None:
+            return self._no_question(request)
+        session = request.state.session
+        try:
+            part, parts = int(str(form.get("part", ""))), int(str(form.get("parts", "")))
+        except ValueError:
+            part = parts = 0
+        if parts <= 1:
+            session.shares.pop(state.key, None)
+            session.flash = ("status", f"You mark every answer to {state.question.label}.")
+        elif not 1 <= part <= parts or parts > max(len(state.rows), 1):
+            session.flash = ("alert", f"Not changed: give a part from 1 to the number of parts, and at most "
+                                      f"{max(len(state.rows), 1)} parts.")
+        else:
+            session.shares[state.key] = (part, parts)
+            rows = state.share(part, parts)
+            where = f"answers {rows[0].position} to {rows[-1].position}" if rows else "no answer"
+            session.flash = ("status", f"You mark part {part} of {parts} of {state.question.label}: {where}. "
+                                       "\"The next to mark\" stays in your part.")
+        return RedirectResponse(_q_path(state.question), status_code=303)
+
+    # -- claims kept alive by the page's script ------------------------------------------------------
+
+    async def claims_renew(self, request):
+        form = await self.form(request)
+        if form is None:
+            return Response(status_code=403)
+        count = await run_in_threadpool(self.marking.claims.renew, self.marking.assignment,
+                                        session=request.state.session.id)
+        return Response(str(count), media_type="text/plain")
+
+    async def claims_give_up(self, request):
+        form = await self.form(request)
+        if form is None:
+            return Response(status_code=403)
+        await run_in_threadpool(self.marking.claims.give_up, self.marking.assignment,
+                                session=request.state.session.id)
+        return Response(status_code=204)
+
+    # -- the rubric ---------------------------------------------------------------------------------
 
     async def _rubric_form(self, request, nothing_done):
         """A rubric form's posted fields, its question and the page to go back to; or the response that refuses it
@@ -606,7 +733,8 @@ class Views:
                                           low=-question.max_points, high=question.max_points)
             item = await run_in_threadpool(self.marking.with_gradebook, lambda gb: rubrics.add_item(
                 gb, self.marking.assignment, notebook=question.notebook, grade_id=question.grade_id,
-                max_points=question.max_points, points=points, text=str(form.get("text", ""))))
+                max_points=question.max_points, points=points, text=str(form.get("text", "")),
+                note=str(form.get("note", ""))))
         except rubrics.RubricError as exc:
             request.state.session.flash = ("alert", f"The item was not added: {exc}.")
             return RedirectResponse(back, status_code=303)
@@ -634,13 +762,15 @@ class Views:
                                               low=-question.max_points, high=question.max_points)
                 rescored, changed = await run_in_threadpool(self.marking.with_gradebook, lambda gb: rubrics.change_item(
                     gb, self.marking.assignment, item_id, max_points=question.max_points, points=points,
-                    text=str(form.get("text", ""))))
+                    text=str(form.get("text", "")), note=str(form.get("note", ""))))
                 session.flash = ("status", f"Saved the rubric item: {_signed(points)}. Re-scored the {rescored} "
                                            f"{'answer' if rescored == 1 else 'answers'} it is part of; "
                                            f"{changed} {'mark' if changed == 1 else 'marks'} changed.")
         except rubrics.RubricError as exc:
             session.flash = ("alert", f"The rubric item was not changed: {exc}.")
         return RedirectResponse(back, status_code=303)
+
+    # -- the TA and the settings ------------------------------------------------------------------
 
     async def name_form(self, request):
         if self.marking.fixed_ta:
@@ -676,6 +806,15 @@ class Views:
         return RedirectResponse(_safe_next(str(form.get("back", ""))), status_code=303)
 
 
+class _Unreadable(Exception):
+    """A marking form whose numbers cannot be read: the values as typed, and what was wrong."""
+
+    def __init__(self, values, message):
+        super().__init__(message)
+        self.values = values
+        self.message = message
+
+
 def create_app(marking):
     """The Starlette application of a :class:`Marking`."""
     views = Views(marking)
@@ -685,10 +824,16 @@ def create_app(marking):
         Route("/name", views.name_form, methods=["GET"]),
         Route("/name", views.set_name, methods=["POST"]),
         Route("/settings", views.settings, methods=["POST"]),
+        Route("/claims/renew", views.claims_renew, methods=["POST"]),
+        Route("/claims/give-up", views.claims_give_up, methods=["POST"]),
         Route(question, views.question),
         Route(question + "/next", views.next_answer),
+        Route(question + "/share", views.share, methods=["POST"]),
         Route(question + "/a/{key}", views.answer, methods=["GET"]),
         Route(question + "/a/{key}", views.save, methods=["POST"]),
+        Route(question + "/g/{group}", views.group, methods=["GET"]),
+        Route(question + "/g/{group}", views.group_save, methods=["POST"]),
+        Route(question + "/g/{group}/decide", views.group_decide, methods=["POST"]),
         Route(question + "/rubric", views.add_item, methods=["POST"]),
         Route(question + "/rubric/{item}", views.change_item, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
@@ -698,4 +843,3 @@ def create_app(marking):
     app = Starlette(routes=routes, max_body_size=MAX_BODY)
     app.state.marking = marking
     return Gate(app, marking)
-

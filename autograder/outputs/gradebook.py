@@ -55,12 +55,13 @@ from functools import lru_cache
 __all__ = ["GradebookError", "WrittenMark", "EarlierMark", "MarkChange", "ANSWERS_TABLE", "RUBRIC_TABLE",
            "APPLIED_TABLE", "MARKERS_TABLE", "open_gradebook", "assignment_info", "record_result", "record_students",
            "written_marks", "autograded_scores", "set_marks", "stage_mark", "begin_write", "RubricItem", "PageRecord",
-           "page_tables", "rubric_items", "page_records", "dump"]
+           "page_tables", "marking_tables", "answer_key_columns", "rubric_items", "page_records", "dump"]
 
 ANSWERS_TABLE = "autograder_written_answers"
 RUBRIC_TABLE = "autograder_rubric_items"
 APPLIED_TABLE = "autograder_rubric_applied"
 MARKERS_TABLE = "autograder_markers"
+GROUPS_TABLE = "autograder_answer_groups"
 
 
 class GradebookError(Exception):
@@ -146,7 +147,7 @@ class MarkChange:
     comment: str = ""
 
 
-def _answer_key():
+def answer_key_columns():
     """The columns that name one written answer, the primary key of the grader's tables about answers (new
     columns each call: a column belongs to one table)."""
     from sqlalchemy import Column, String
@@ -158,7 +159,7 @@ def _answer_key():
 def _answers_table():
     from sqlalchemy import Column, MetaData, String, Table, Text
 
-    return Table(ANSWERS_TABLE, MetaData(), *_answer_key(),
+    return Table(ANSWERS_TABLE, MetaData(), *answer_key_columns(),
                  Column("checksum", String(64), nullable=True),
                  Column("earlier", Text, nullable=True))
 
@@ -176,16 +177,46 @@ def page_tables():
                    Column("cell", String(128), nullable=False),
                    Column("position", Integer, nullable=False),
                    Column("points", Float, nullable=False),
-                   Column("text", Text, nullable=False))
-    applied = Table(APPLIED_TABLE, metadata, *_answer_key(),
+                   Column("text", Text, nullable=False),
+                   Column("note", Text, nullable=True))
+    applied = Table(APPLIED_TABLE, metadata, *answer_key_columns(),
                     Column("item", Integer, primary_key=True))
-    markers = Table(MARKERS_TABLE, metadata, *_answer_key(),
+    markers = Table(MARKERS_TABLE, metadata, *answer_key_columns(),
                     Column("marker", String(128), nullable=False),
                     Column("marked_at", String(32), nullable=False),
                     Column("checksum", String(64), nullable=True),
                     Column("points", Float, nullable=True),
-                    Column("adjustment", Float, nullable=True))
+                    Column("adjustment", Float, nullable=True),
+                    Column("note", Text, nullable=True))
     return rubric, applied, markers
+
+
+@lru_cache(maxsize=1)
+def marking_tables():
+    """The tables of markers working together: ``(groups,)``, the TAs' decisions about answer groups (which
+    group an answer is in, for the answer of that checksum; see :mod:`autograder.marking.groups`)."""
+    from sqlalchemy import Column, MetaData, String, Table
+
+    groups = Table(GROUPS_TABLE, MetaData(), *answer_key_columns(),
+                   Column("grouping", String(64), nullable=False),
+                   Column("checksum", String(64), nullable=True),
+                   Column("decided_by", String(128), nullable=False),
+                   Column("decided_at", String(32), nullable=False))
+    return (groups,)
+
+
+def _add_missing_columns(engine, table):
+    """Columns a later version added to one of the grader's tables, added to a gradebook made before them
+    (SQLite adds a nullable column in place; the rows keep their values and get NULL in it)."""
+    from sqlalchemy import inspect, text
+
+    present = {column["name"] for column in inspect(engine).get_columns(table.name)}
+    missing = [column for column in table.columns if column.name not in present]
+    if missing:
+        with engine.begin() as connection:
+            for column in missing:
+                kind = column.type.compile(dialect=engine.dialect)
+                connection.execute(text(f'ALTER TABLE "{table.name}" ADD COLUMN "{column.name}" {kind}'))
 
 
 def open_gradebook(course_dir):
@@ -203,8 +234,9 @@ def open_gradebook(course_dir):
         # it records no course; any other id would add a second course beside the one the release recorded.
         gb = Gradebook(f"sqlite:///{os.path.abspath(path)}", course_id="")
         _answers_table().create(gb.engine, checkfirst=True)
-        for table in page_tables():
+        for table in page_tables() + marking_tables():
             table.create(gb.engine, checkfirst=True)
+            _add_missing_columns(gb.engine, table)
         return gb
     except SQLAlchemyError as exc:
         # The database's own words ("file is not a database"), without the SQL statement that met them.
@@ -546,7 +578,8 @@ def begin_write(gb):
 
 @dataclass(frozen=True)
 class RubricItem:
-    """One item of a question's rubric: its id, its place in the rubric (from 1), its points and its text."""
+    """One item of a question's rubric: its id, its place in the rubric (from 1), its points and its text (both
+    reach the students it is applied to), and a note for the markers only (never sent to a student)."""
 
     id: int
     notebook: str
@@ -554,6 +587,7 @@ class RubricItem:
     position: int
     points: float
     text: str
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -567,6 +601,7 @@ class PageRecord:
     points: float
     adjustment: float = None
     items: tuple = ()  # RubricItem, in the rubric's order
+    note: str = ""  # the marker's note for the other markers, never sent to the student
 
     def describes(self, checksum, points):
         """Whether this record is of the mark the answer has now: the same answer, the same points."""
@@ -584,7 +619,8 @@ def rubric_items(gb, assignment, notebook=None, grade_id=None):
     if notebook is not None:
         query = query.where((rubric.c.notebook == notebook) & (rubric.c.cell == grade_id))
     rows = gb.db.execute(query.order_by(rubric.c.notebook, rubric.c.cell, rubric.c.position, rubric.c.id))
-    return [RubricItem(row.id, row.notebook, row.cell, row.position, row.points, row.text) for row in rows]
+    return [RubricItem(row.id, row.notebook, row.cell, row.position, row.points, row.text, row.note or "")
+            for row in rows]
 
 
 def page_records(gb, assignment, student_id=None):
@@ -603,7 +639,7 @@ def page_records(gb, assignment, student_id=None):
     order = lambda item: (item.position, item.id)
     return {(row.student, row.notebook, row.cell):
             PageRecord(row.marker, row.marked_at, row.checksum, row.points, row.adjustment,
-                       tuple(sorted(chosen.get((row.student, row.notebook, row.cell), ()), key=order)))
+                       tuple(sorted(chosen.get((row.student, row.notebook, row.cell), ()), key=order)), row.note or "")
             for row in gb.db.execute(query)}
 
 

@@ -26,3 +26,25 @@ def marks_of(course, question=D1):
                 for student, marks in written_marks(gb, A).items()}
     finally:
         gb.close()
+
+
+def _study_class():
+    """A class of ten whose written answers group: a study group of four near-copies, two answers that differ
+    in formatting only, three written apart, one blank (answers from :mod:`tests.support.answer_corpus`)."""
+    from tests.support import answer_corpus as corpus
+
+    d1 = corpus.D1_STUDY_GROUP + [corpus.D1_APART[0], "*" + corpus.D1_APART[0].upper() + "*"] + corpus.D1_APART[1:4]
+    d2 = corpus.D2_STUDY_GROUP + [corpus.D2_APART[0], "  " + corpus.D2_APART[0].replace(" ", "\n")] + corpus.D2_APART[1:4]
+    names = ["Ada Byron", "Ben Carter", "Cleo Diaz", "Dev Engel", "Eli Fox", "Fay Gold", "Gus Hale", "Ivy Jones",
+             "Kim Lee", "Max Moss"]
+    students = {}
+    for number, name in enumerate(names):
+        student = name.split()[0].lower()
+        answers = (d1[number], d2[number]) if number < len(d1) else ("", "")
+        students[student] = (name, *answers)
+    return students
+
+
+STUDY_CLASS = _study_class()
+STUDY_GROUP = list(STUDY_CLASS)[:4]  # their D1 and D2 answers are near-copies of one another
+SAME_PAIR = list(STUDY_CLASS)[4:6]  # their answers differ in formatting and case only

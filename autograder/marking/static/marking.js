@@ -1,7 +1,13 @@
-// The marking page's keys and live mark. Every form works without this file; it only makes marking quicker:
-// j/n and k/p move between answers, 1-9 tick rubric items, c goes to the comment, s or Ctrl+Enter saves,
-// Esc leaves a text field. Single-letter keys can be turned off (WCAG 2.1.4), and are never taken from a
-// text field, nor with Alt, Ctrl or Meta held (so that the browser's own keys keep working).
+// The marking page's keys, live mark, drafts and claims. Every form works without this file; it makes marking
+// quicker and keeps typing safe:
+// - keys: j/n and k/p move between answers, 1-9 tick rubric items, m goes to the points and c to the comment,
+//   s or Ctrl+Enter saves, o opens the student's notebook, g the answer's group, q the next question, Esc leaves
+//   a text field. Single-letter keys can be turned off (WCAG 2.1.4), and are never taken from a text field, nor
+//   with Alt, Ctrl or Meta held (so that the browser's own keys keep working);
+// - drafts: what is typed or ticked in the marking form is kept in this browser (localStorage) until it is
+//   saved, so that it survives a rubric edit, a reload, moving away and back, and a restarted server; leaving
+//   with changes not saved asks first;
+// - claims: while an answer is open the page renews its claim on it, and gives it up when the page is left.
 (function () {
   "use strict";
   const STORE = "autograder-marking-single-keys";
@@ -72,6 +78,122 @@
     updateTotal();
   }
 
+  // -- drafts ------------------------------------------------------------------------------------
+  const DRAFTS = "autograder-marking-draft:";
+  const status = document.getElementById("draft-status");
+  let submitting = false;
+
+  function formValues() {
+    return {
+      items: [...form.querySelectorAll("input[name=item]:checked")].map((box) => box.value).sort(),
+      adjustment: form.querySelector("#adjustment").value,
+      points: form.querySelector("#points").readOnly ? (form.querySelector("#points").dataset.typed || "")
+        : form.querySelector("#points").value,
+      comment: form.querySelector("#comment").value,
+      note: form.querySelector("#note") ? form.querySelector("#note").value : "",
+    };
+  }
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const draftKey = form && form.dataset.draft ? DRAFTS + form.dataset.draft : null;
+  if (document.body.dataset.saved) {
+    try { localStorage.removeItem(DRAFTS + document.body.dataset.saved); } catch (e) { /* */ }
+  }
+  const initial = draftKey ? formValues() : null;
+
+  function readDraft() {
+    try { return JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (e) { return null; }
+  }
+  function keepDraft() {
+    if (!draftKey) { return; }
+    const values = formValues();
+    try {
+      if (same(values, initial)) { localStorage.removeItem(draftKey); }
+      else { localStorage.setItem(draftKey, JSON.stringify({ version: form.dataset.version, values, at: Date.now() })); }
+    } catch (e) { /* storage full or private mode: the unsaved-changes prompt still guards */ }
+  }
+  function putValues(values) {
+    form.querySelectorAll("input[name=item]").forEach((box) => { box.checked = values.items.includes(box.value); });
+    const points = form.querySelector("#points");
+    points.readOnly = false;
+    points.value = values.points;
+    points.dataset.typed = values.points;
+    form.querySelector("#adjustment").value = values.adjustment;
+    form.querySelector("#comment").value = values.comment;
+    const note = form.querySelector("#note");
+    if (note) {
+      note.value = values.note || "";
+      if (note.value) { note.closest("details").open = true; }
+    }
+    updateTotal();
+  }
+  const dirty = () => draftKey && !submitting && !same(formValues(), initial);
+
+  if (draftKey) {
+    const draft = readDraft();
+    const hasError = document.getElementById("form-error") || document.getElementById("unmark-question");
+    if (draft && !hasError && !same(draft.values, initial)) {
+      if (draft.version === form.dataset.version) {
+        putValues(draft.values);
+        if (status) { status.textContent = "Your unsaved changes to this mark are back (kept in this browser)."; }
+      } else if (status) {
+        // The mark changed since the draft was typed (someone saved it): offer the draft, never put it over theirs.
+        status.textContent = "You have unsaved changes typed for an earlier version of this mark. ";
+        const restore = document.createElement("button");
+        restore.type = "button";
+        restore.textContent = "Put my unsaved changes back";
+        restore.addEventListener("click", () => { putValues(draft.values); restore.remove(); keepDraft(); });
+        status.appendChild(restore);
+      }
+    }
+    form.addEventListener("input", keepDraft);
+    form.addEventListener("change", keepDraft);
+    form.addEventListener("submit", () => { submitting = true; keepDraft(); });
+    window.addEventListener("beforeunload", (event) => {
+      if (dirty()) { event.preventDefault(); event.returnValue = ""; }
+    });
+    // A draft outlives its save only until the page shows the saved mark: then it equals what the form shows.
+    if (same(formValues(), (readDraft() || {}).values)) { try { localStorage.removeItem(draftKey); } catch (e) { /* */ } }
+  }
+
+  // -- the rubric editor stays as it was, and where it was, across its own saves ---------------------------
+  const editor = document.getElementById("rubric-editor");
+  const EDITOR = "autograder-marking-rubric-editor";
+  if (editor) {
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(EDITOR) || "null");
+      if (kept && kept.path === window.location.pathname) {
+        editor.open = true;
+        sessionStorage.removeItem(EDITOR);
+        window.scrollTo(0, kept.y);
+        const column = editor.closest(".marking");
+        if (column) { column.scrollTop = kept.column; }
+      }
+    } catch (e) { /* */ }
+    editor.querySelectorAll("form").forEach((edit) => edit.addEventListener("submit", () => {
+      submitting = true;  // the marking form's draft is kept in storage and comes back after the reload
+      keepDraft();
+      const column = editor.closest(".marking");
+      try {
+        sessionStorage.setItem(EDITOR, JSON.stringify({ path: window.location.pathname, y: window.scrollY,
+          column: column ? column.scrollTop : 0 }));
+      } catch (e) { /* */ }
+    }));
+  }
+
+  // -- claims: renewed while the page is open, given up when it is left -----------------------------------
+  const csrfField = document.querySelector("input[name=csrf]");
+  if (form && csrfField) {
+    const body = () => { const data = new FormData(); data.append("csrf", csrfField.value); return data; };
+    window.setInterval(() => {
+      if (document.visibilityState === "visible") {
+        fetch("/claims/renew", { method: "POST", body: body(), credentials: "same-origin" }).catch(() => {});
+      }
+    }, 60000);
+    window.addEventListener("pagehide", () => {
+      if (!submitting && navigator.sendBeacon) { navigator.sendBeacon("/claims/give-up", body()); }
+    });
+  }
+
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.isComposing) { return; }
     const target = event.target;
@@ -93,6 +215,22 @@
     else if (key === "k" || key === "p") { event.preventDefault(); go("previous"); }
     else if (key === "s" && form) { event.preventDefault(); save(); }
     else if (key === "c" && form) { event.preventDefault(); form.querySelector("#comment").focus(); }
+    else if (key === "m" && form) {
+      event.preventDefault();
+      const points = form.querySelector("#points");
+      points.focus();
+      points.select();
+    }
+    else if (key === "o") {
+      const notebook = document.getElementById("notebook");
+      if (notebook) {
+        event.preventDefault();
+        notebook.open = !notebook.open;
+        if (notebook.open) { notebook.querySelector("summary").focus(); notebook.scrollIntoView(); }
+      }
+    }
+    else if (key === "g") { event.preventDefault(); go("group-link"); }
+    else if (key === "q") { event.preventDefault(); go("next-question"); }
     else if (/^[1-9]$/.test(key) && form) {
       const box = form.querySelector(`input[name=item][data-key="${key}"]`);
       if (box) {

@@ -16,7 +16,7 @@ from tests.support.browser import CHROMIUM_HELP, find_executable
 from tests.support.grading import correct_submission, notebooks_of
 from tests.support.released import copy_course, run_folder, run_once
 
-from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED
+from tests.support.marking_class import A, D1, D2, STUDENTS, STUDY_CLASS, UNTOUCHED
 
 
 def _with_answers(release_nb, source_nb, d1, d2):
@@ -30,11 +30,9 @@ def _with_answers(release_nb, source_nb, d1, d2):
     return nb
 
 
-@pytest.fixture(scope="session")
-def graded_class(released_course, tmp_path_factory):
-    """The course with ps2 graded for the class of :data:`STUDENTS` and :data:`UNTOUCHED`, once per run: read it,
-    or copy it with :func:`tests.support.released.copy_course` to change it."""
-    folder = run_folder(tmp_path_factory) / "marking-class"
+def _graded(released_course, folder, students, untouched=None):
+    """``folder`` with ps2 graded once per run for ``students`` (``{id: (name, D1, D2)}``) and, if given, one
+    student who handed in the release untouched."""
     course, download, roster = folder / "course", folder / "download", folder / "roster.csv"
 
     def prepare():
@@ -43,10 +41,12 @@ def graded_class(released_course, tmp_path_factory):
         copy_course(released_course, course)
         release_nb, source_nb = notebooks_of(course, A)
         download.mkdir(parents=True)
-        for student, (_, d1, d2) in STUDENTS.items():
+        for student, (_, d1, d2) in students.items():
             nbformat.write(_with_answers(release_nb, source_nb, d1, d2), str(download / f"{student}.ipynb"))
-        nbformat.write(release_nb, str(download / f"{UNTOUCHED[0]}.ipynb"))
-        people = [(s, name) for s, (name, _, _) in STUDENTS.items()] + [UNTOUCHED]
+        people = [(s, name) for s, (name, _, _) in students.items()]
+        if untouched:
+            nbformat.write(release_nb, str(download / f"{untouched[0]}.ipynb"))
+            people.append(untouched)
         roster.write_text("student_id,name,email\n" + "".join(f"{s},{name},{s}@example.edu\n" for s, name in people),
                           encoding="utf-8")
 
@@ -56,6 +56,20 @@ def graded_class(released_course, tmp_path_factory):
         pytest.fail(f"grading the marking tests' class failed (exit status {run.returncode}):\n{run.stdout}\n"
                     f"{run.stderr}", pytrace=False)
     return folder
+
+
+@pytest.fixture(scope="session")
+def graded_class(released_course, tmp_path_factory):
+    """The course with ps2 graded for the class of :data:`STUDENTS` and :data:`UNTOUCHED`, once per run: read it,
+    or copy it with :func:`tests.support.released.copy_course` to change it."""
+    return _graded(released_course, run_folder(tmp_path_factory) / "marking-class", STUDENTS, UNTOUCHED)
+
+
+@pytest.fixture(scope="session")
+def study_class(released_course, tmp_path_factory):
+    """The course with ps2 graded for :data:`STUDY_CLASS` (a study group, answers the same but for formatting,
+    answers written apart, a blank), once per run; copy it to change it."""
+    return _graded(released_course, run_folder(tmp_path_factory) / "study-class", STUDY_CLASS)
 
 
 @pytest.fixture(scope="module")

@@ -227,11 +227,44 @@ def test_requests_without_the_token_are_refused(app, marking):
     assert headers["referrer-policy"] == "no-referrer" and headers["cache-control"] == "no-store"
     assert stranger.get("/mathjax/tex-chtml.js").headers["cache-control"] == "private, max-age=3600"
 
-    other = Marking(marking.course_dir, A)
+
+
+def test_a_restarted_server_keeps_its_address_and_its_tabs(course):
+    """The token and the signing secret outlive a restart (kept 0600 in the course), so an open tab's session
+    goes on, its TA's name included; ``--new-token`` ends every earlier address and session."""
+    first = Marking(str(course), A)
     try:
-        assert len(other.token) >= 40 and other.token != Marking(marking.course_dir, A).token
+        tab = TestClient(create_app(first))
+        tab.get(f"/?token={first.token}")
+        assert tab.post("/name", data={"name": "Tess", "next": "/", "csrf": _csrf_of(tab)}).status_code == 200
+        token = first.token
     finally:
-        other.close()
+        first.close()
+    secret = course / ".autograder" / "marking-secret.json"
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(token) >= 40
+
+    again = Marking(str(course), A)
+    try:
+        assert again.token == token
+        restarted = TestClient(create_app(again), cookies=tab.cookies)
+        page = restarted.get("/")
+        assert page.status_code == 200 and "Marking as <strong>Tess</strong>" in page.text
+    finally:
+        again.close()
+
+    fresh = Marking(str(course), A, new_token=True)
+    try:
+        assert len(fresh.token) >= 40 and fresh.token != token
+        refused = TestClient(create_app(fresh), cookies=tab.cookies).get("/")
+        assert refused.status_code == 403 and "--new-token" in refused.text
+    finally:
+        fresh.close()
+
+
+def _csrf_of(client):
+    import re
+
+    return re.search(r'name="csrf" value="([^"]+)"', client.get("/name").text).group(1)
 
 
 def test_every_form_post_needs_its_session_s_csrf_token(app, course):
@@ -364,7 +397,7 @@ def test_marks_and_items_that_cannot_be_are_refused_and_what_was_typed_is_kept(a
 def test_blank_answers_are_marked_zero_already_and_count_as_marked(app, course):
     tess = TA(app, "Tess")
     overview = tess.open("/")
-    assert re.search(rf"{D1}: 2 of 5 answers marked", overview), "hopper's and babbage's blank answers"
+    assert re.search(r"D1: 2 of 5 answers marked", overview), "hopper's and babbage's blank answers"
     page = tess.open(answer_path("hopper"))
     assert "No answer was written." in page and "badge-blank" in page and "Mark: 0 / 2" in page
     tess.mark("hopper", comment="Read section 2 of the notes.")
@@ -407,14 +440,18 @@ def test_the_answer_page_shows_the_question_the_model_answer_the_rendered_answer
     assert '<div class="math block">\n\\[w_{t+1} = w_t + y_t x_t\\]' in page
     assert '<script src="/mathjax/tex-chtml.js" defer></script>' in page
     assert not re.search(r'(src|href)="(https?:)?//', page), "nothing from another site"
-    keys = page[page.index('id="keys-heading"'):]
+    assert page.index('id="question-heading"') < page.index('id="model"') < page.index('id="answer-heading"'), \
+        "the question and the model answer come before the student's answer"
+    keys = page[page.index('id="keys"'):]
     for key in ("<kbd>j</kbd>", "<kbd>n</kbd>", "<kbd>k</kbd>", "<kbd>p</kbd>", "<kbd>1</kbd> to <kbd>9</kbd>",
-                "<kbd>s</kbd>", "<kbd>Ctrl</kbd>+<kbd>Enter</kbd>", "<kbd>c</kbd>", "<kbd>Esc</kbd>"):
+                "<kbd>s</kbd>", "<kbd>Ctrl</kbd>+<kbd>Enter</kbd>", "<kbd>c</kbd>", "<kbd>Esc</kbd>", "<kbd>m</kbd>",
+                "<kbd>o</kbd>", "<kbd>g</kbd>", "<kbd>q</kbd>"):
         assert key in keys, key
+    assert "<title>D1: answer" in page and "written_online_batch:" not in page, "named as the notebook names it"
     middle = sorted(list(STUDENTS) + [UNTOUCHED[0]], key=lambda student: answer_key(A, student))[2]
     page = tess.open(answer_path(middle))
     assert 'id="next" rel="next"' in page and 'id="previous" rel="prev"' in page and "answer 3 of 5" in page
-    assert "2 of 5 answers to written_online_batch marked" in page
+    assert "2 of 5 marked." in page
 
 
 def test_a_ta_is_asked_a_name_once_and_the_report_shows_each_ta_s_marks(app, course, graded_class, tmp_path):
