@@ -5,7 +5,10 @@ on 127.0.0.1 until it is stopped (Ctrl+C): it prints the address, with the
 random token that every request must carry, as Jupyter does.  ``--port``
 chooses the port (without it, the first free one from
 :data:`DEFAULT_PORT`); ``--ta NAME`` records every mark given through this
-server as NAME's instead of asking each browser for a name.
+server as NAME's instead of asking each browser for a name.  The address
+stays the same across restarts (the token is kept in the course folder, so
+tabs left open go on working); ``--new-token`` makes a new one, and every
+earlier address and open tab stops working.
 
 ``--to-csv FILE.csv`` writes every written answer of the assignment's
 submissions in the gradebook (:mod:`autograder.marking.sheet`) and, beside
@@ -64,6 +67,9 @@ def main(argv=None):
     parser.add_argument("--ta", metavar="NAME",
                         help="record every mark given through this marking page as NAME's (default: each browser "
                              "is asked for a name once)")
+    parser.add_argument("--new-token", action="store_true",
+                        help="give the marking page a new address: every earlier address and open tab stops working "
+                             "(default: the address of the last start, so open tabs go on)")
     route = parser.add_mutually_exclusive_group()
     route.add_argument("--to-csv", metavar="FILE.csv",
                        help="write every written answer, with its points, comment and state, to FILE.csv, and the "
@@ -81,8 +87,9 @@ def main(argv=None):
         return _fail(f"--port {args.port} is not a port; give a number from 1 to 65535, or 0 for any free port")
     if not args.to_csv and not args.from_csv:
         return _serve(course_dir, args)
-    if args.port is not None or args.ta:
-        return _fail("--port and --ta are options of the marking page; --to-csv and --from-csv do not take them")
+    if args.port is not None or args.ta or args.new_token:
+        return _fail("--port, --ta and --new-token are options of the marking page; --to-csv and --from-csv do not "
+                     "take them")
 
     try:
         gb = open_gradebook(course_dir)
@@ -154,7 +161,7 @@ def _serve(course_dir, args):
 
     mathjax = find_mathjax()
     try:
-        marking = Marking(course_dir, args.assignment, ta=args.ta, mathjax=mathjax)
+        marking = Marking(course_dir, args.assignment, ta=args.ta, mathjax=mathjax, new_token=args.new_token)
     except GradebookError as exc:
         return _fail(str(exc))
     try:
@@ -168,12 +175,12 @@ def _serve(course_dir, args):
             return _fail(f"cannot listen on 127.0.0.1, {tried}: {exc.strerror or exc}; give another with --port "
                          "(0: any free port)")
         address = f"http://127.0.0.1:{sock.getsockname()[1]}/?token={marking.token}"
-        counts = marking.with_gradebook(lambda gb: [(s.question.grade_id, s.marked, len(s.rows))
+        counts = marking.with_gradebook(lambda gb: [(s.question.label, s.marked, len(s.rows))
                                                     for s in marking.state(gb)])
         if not counts:
             print(f"{args.assignment} has no written answers: the page will say there is nothing to mark.")
-        for grade_id, marked, total in counts:
-            print(f"  {grade_id}: {marked} of {total} answers marked")
+        for label, marked, total in counts:
+            print(f"  {label}: {marked} of {total} answers marked")
         if mathjax is None:
             print("MathJax is not installed, so mathematics shows as TeX: the book build installs it "
                   "(make book), or set BOOK_MATHJAX_DIR to the es5 folder of a MathJax 3 package.")

@@ -136,7 +136,7 @@ def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, 
     from selenium.webdriver.common.keys import Keys
 
     driver, (course, address, printed) = marking_browser, server
-    assert f"{D1}: 2 of 5 answers marked" in "".join(printed)
+    assert "D1: 2 of 5 answers marked" in "".join(printed)
     driver.get(address)
     settle(driver)
     assert "?token" not in driver.current_url, "the token leaves the address bar"
