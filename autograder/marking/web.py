@@ -303,7 +303,8 @@ class Views:
             "groups": groups, "group_of": group_of, "texts": texts, "rows": rows, "search": search, "order": order,
             "others": self._others(state, session, claims), "share": share,
             "in_share": {row.student_id for row in state.share(*share)} if share else None,
-            "next_question": self._next_question(states, state)})
+            "next_question": self._next_question(states, state),
+            "next_group": next((g for g in groups if g.size > 1 and g.kind != "blank" and g.marked < g.size), None)})
 
     async def next_answer(self, request):
         states, state = await self._requested(request)

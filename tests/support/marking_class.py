@@ -1,8 +1,18 @@
-"""The class the marking page's tests mark: ps2's two written questions and five students, each with their
-name and written answers (the fixtures in ``tests/grader/marking/conftest.py`` grade them), and how the tests
-read the marks given."""
+"""The classes the marking page's tests mark: ps2's two written questions and five students, each with their
+name and written answers, and a class of ten with a study group (the fixtures in
+``tests/grader/marking/conftest.py`` grade them); how the tests read the marks given, and how they start the
+marking server as a TA does."""
+
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
 
 from autograder.outputs.gradebook import open_gradebook, written_marks
+from tests.support import ROOT
 
 A = "ps2_online_perceptron"
 D1, D2 = "written_online_batch", "written_order"
@@ -48,3 +58,34 @@ def _study_class():
 STUDY_CLASS = _study_class()
 STUDY_GROUP = list(STUDY_CLASS)[:4]  # their D1 and D2 answers are near-copies of one another
 SAME_PAIR = list(STUDY_CLASS)[4:6]  # their answers differ in formatting and case only
+
+
+def serve_marking(course):
+    """Run ``python -m autograder mark`` on ``course`` as a TA starts it; yield ``(course, address with the token,
+    printed lines)`` while it serves, then stop it with Ctrl+C and check it stopped cleanly."""
+    process = subprocess.Popen([sys.executable, "-m", "autograder", "mark", A, "--course-dir", str(course),
+                                "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True)
+    reader.start()
+    printed, address, deadline = [], None, time.monotonic() + 60
+    while address is None and time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            if process.poll() is not None:
+                break
+            continue
+        printed.append(line)
+        found = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
+        address = found and found.group(0)
+    if address is None:
+        process.kill()
+        raise AssertionError(f"python -m autograder mark printed no address:\n{''.join(printed)}{process.stderr.read()}")
+    yield course, address, printed
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=30)
+    reader.join(timeout=10)
+    out = "".join(printed) + "".join(lines.get() for _ in range(lines.qsize()))
+    assert process.returncode == 0 and "every saved mark is in the gradebook" in out, (process.returncode, out,
+                                                                                        process.stderr.read())

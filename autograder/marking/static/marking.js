@@ -151,8 +151,8 @@
     window.addEventListener("beforeunload", (event) => {
       if (dirty()) { event.preventDefault(); event.returnValue = ""; }
     });
-    // A draft outlives its save only until the page shows the saved mark: then it equals what the form shows.
-    if (same(formValues(), (readDraft() || {}).values)) { try { localStorage.removeItem(draftKey); } catch (e) { /* */ } }
+    // A draft that equals the mark the page shows now (it was saved, by this TA or another) is done with.
+    if (same(initial, (readDraft() || {}).values)) { try { localStorage.removeItem(draftKey); } catch (e) { /* */ } }
   }
 
   // -- the rubric editor stays as it was, and where it was, across its own saves ---------------------------
@@ -230,6 +230,10 @@
       }
     }
     else if (key === "g") { event.preventDefault(); go("group-link"); }
+    else if (key === "y") {
+      const confirm = document.getElementById("confirm-group");
+      if (confirm) { event.preventDefault(); submitting = true; confirm.click(); }
+    }
     else if (key === "q") { event.preventDefault(); go("next-question"); }
     else if (/^[1-9]$/.test(key) && form) {
       const box = form.querySelector(`input[name=item][data-key="${key}"]`);

@@ -72,9 +72,9 @@ def study_class(released_course, tmp_path_factory):
     return _graded(released_course, run_folder(tmp_path_factory) / "study-class", STUDY_CLASS)
 
 
-@pytest.fixture(scope="module")
-def marking_browser(tmp_path_factory):
-    """Headless Chromium that reaches this machine's loopback (the marking server) and nothing beyond it."""
+def chromium_driver(profile):
+    """Headless Chromium with its own profile folder that reaches this machine's loopback (the marking server)
+    and nothing beyond it."""
     chromium = find_executable("CHROMIUM_BINARY", ("/usr/bin/chromium", "chromium", "chromium-browser"))
     chromedriver = find_executable("CHROMEDRIVER", ("/usr/bin/chromedriver", "chromedriver"))
     if chromium is None or chromedriver is None:
@@ -88,7 +88,7 @@ def marking_browser(tmp_path_factory):
     for argument in (
         "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
-        "--disable-extensions", f"--user-data-dir={tmp_path_factory.mktemp('chromium-marking')}",
+        "--disable-extensions", f"--user-data-dir={profile}",
         # Loopback goes straight to the marking server (Chromium never sends it through a proxy); every other
         # request goes to a closed port, so nothing the page loads can come from the network.
         "--proxy-server=127.0.0.1:9", "--window-size=1280,900",
@@ -98,5 +98,12 @@ def marking_browser(tmp_path_factory):
     driver = webdriver.Chrome(service=Service(chromedriver), options=options)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def marking_browser(tmp_path_factory):
+    """Headless Chromium for one test module (see :func:`chromium_driver`)."""
+    driver = chromium_driver(tmp_path_factory.mktemp("chromium-marking"))
     yield driver
     driver.quit()

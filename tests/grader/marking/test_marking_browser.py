@@ -11,12 +11,7 @@ rules in light and dark.  Screenshots go to ``test-artifacts/``.  Needs Chromium
 and the MathJax and axe-core the book build installs.
 """
 
-import queue
 import re
-import signal
-import subprocess
-import sys
-import threading
 import time
 
 import httpx
@@ -24,8 +19,7 @@ import pytest
 
 from autograder.marking.web import answer_key
 from autograder.outputs.gradebook import open_gradebook, rubric_items
-from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED, marks_of
-from tests.support import ROOT
+from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED, marks_of, serve_marking
 from tests.support.browser import PHONE, checker_findings, phone_layout_problems, wait_until_rendered
 from tests.support.released import copy_course
 
@@ -40,32 +34,7 @@ PLAN = {"lovelace": ("1", ""), "noether": ("12", "Say why the online setting mat
 def server(graded_class, tmp_path_factory):
     """``python -m autograder mark`` serving a copy of the graded class: ``(course, address with the token)``."""
     course = copy_course(graded_class / "course", tmp_path_factory.mktemp("marking-browser") / "course")
-    process = subprocess.Popen([sys.executable, "-m", "autograder", "mark", A, "--course-dir", str(course),
-                                "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True)
-    reader.start()
-    printed, address, deadline = [], None, time.monotonic() + 60
-    while address is None and time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=1)
-        except queue.Empty:
-            if process.poll() is not None:
-                break
-            continue
-        printed.append(line)
-        found = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
-        address = found and found.group(0)
-    if address is None:
-        process.kill()
-        pytest.fail(f"python -m autograder mark printed no address:\n{''.join(printed)}{process.stderr.read()}")
-    yield course, address, printed
-    process.send_signal(signal.SIGINT)
-    process.wait(timeout=30)
-    reader.join(timeout=10)
-    out = "".join(printed) + "".join(lines.get() for _ in range(lines.qsize()))
-    assert process.returncode == 0 and "every saved mark is in the gradebook" in out, (process.returncode, out,
-                                                                                        process.stderr.read())
+    yield from serve_marking(course)
 
 
 # -- driving the browser ----------------------------------------------------------------------------------
