@@ -304,7 +304,9 @@ class Views:
             "others": self._others(state, session, claims), "share": share,
             "in_share": {row.student_id for row in state.share(*share)} if share else None,
             "next_question": self._next_question(states, state),
-            "next_group": next((g for g in groups if g.size > 1 and g.kind != "blank" and g.marked < g.size), None)})
+            "next_group": next((g for g in groups if g.size > 1 and g.kind != "blank" and g.marked < g.size
+                                and not any(claims.get(row.student_id) and claims[row.student_id].session != session.id
+                                            for row in g.rows if not row.done)), None)})
 
     async def next_answer(self, request):
         states, state = await self._requested(request)

@@ -267,3 +267,16 @@ def test_an_empty_points_field_on_a_marked_answer_asks_before_unmarking(study_ap
                                                       "unmark": "yes", "go": "stay"})
     assert unmarked.status_code == 200 and "is unmarked now" in unmarked.text
     assert marks_of(study, D1)["gus"][0] is None
+
+
+@pytest.mark.slow
+def test_a_group_one_ta_has_open_is_not_the_next_group_of_another(study_app):
+    from tests.grader.marking.test_web import TA
+    from tests.support.marking_class import A, D1
+
+    tess, grace = TA(study_app, "Tess"), TA(study_app, "Grace")
+    first = re.search(r'href="([^"]+)" id="group-link"', tess.open(f"/q/{A}/{D1}")).group(1)
+    tess.open(first)
+    second = re.search(r'href="([^"]+)" id="group-link"', grace.open(f"/q/{A}/{D1}")).group(1)
+    assert second != first, "Grace is sent to the group Tess is not marking"
+    assert "Also marking D1: Tess" in grace.last.text
