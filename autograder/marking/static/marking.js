@@ -226,7 +226,12 @@
       if (notebook) {
         event.preventDefault();
         notebook.open = !notebook.open;
-        if (notebook.open) { notebook.querySelector("summary").focus(); notebook.scrollIntoView(); }
+        if (notebook.open) {
+          // The answer's own cell in the middle of the view, the cells before it (the work it refers to) above.
+          notebook.querySelector("summary").focus();
+          const here = notebook.querySelector(".this-answer");
+          (here || notebook).scrollIntoView({ block: here ? "center" : "start" });
+        }
       }
     }
     else if (key === "g") { event.preventDefault(); go("group-link"); }
