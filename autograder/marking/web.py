@@ -614,8 +614,9 @@ class Views:
         question = state.question
         action = str(form.get("action", ""))
         chosen = set(form.getlist("answer"))
-        texts = {row.student_id: self.marking.answer_text(row.student_id, question.notebook, question.grade_id)
-                 for row in group.rows if not row.mark.blank}
+        texts = await run_in_threadpool(lambda: {
+            row.student_id: self.marking.answer_text(row.student_id, question.notebook, question.grade_id)
+            for row in group.rows if not row.mark.blank})
         placements = {}
         back = _q_path(question, "g", group.key)
         if group.kind == "blank":
