@@ -19,6 +19,9 @@ a graded notebook gets only the data loaders its release imports
 for the grader and the student's check alike, with the predicates built on
 it (:func:`grade_id`, :func:`is_solution`, :func:`is_test_cell`, :func:`grade_cells`, :func:`grade_points`), and
 :func:`calibration_key` names the cells whose time limit grading calibrates.
+:func:`question_names` names each written question as the notebook's text
+does ("D1"), for everything a student reads about one: the check, the
+feedback.
 """
 
 import ast
@@ -29,9 +32,12 @@ from dataclasses import dataclass
 
 __all__ = ["Flag", "nbgrader_metadata", "grade_id", "is_solution", "is_test_cell", "grade_cells", "grade_points",
            "calibration_key", "cell_seconds_by_index", "prepare_notebook", "locked_fingerprint", "library_imports",
-           "LIBRARY"]
+           "question_name", "question_names", "QUESTION_NAME", "LIBRARY"]
 
 LIBRARY = "perceptron_lib"
+# How the course's notebooks name a written question, in bold at the start of the text that asks it:
+# "**Question D1 (2 points).**".  The name is what comes after "Question".
+QUESTION_NAME = re.compile(r"\*\*\s*Question\s+([A-Za-z]?\d+[a-z]?)\b")
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,37 @@ def grade_points(notebook):
     """``(autograded, manual)``: the totals of :func:`grade_cells`."""
     autograded, manual = grade_cells(notebook)
     return sum(points for _, points in autograded), sum(points for _, points in manual)
+
+
+def question_name(text):
+    """The name of the written question ``text`` asks ("D1"): the last "**Question X**" in it; ``None`` when it
+    names none (the text before an answer cell may start with a part's heading and an earlier question)."""
+    found = QUESTION_NAME.findall(text or "")
+    return found[-1] if found else None
+
+
+def question_names(notebook):
+    """``{grade_id: name}`` of the answer cells of ``notebook`` (a release) whose question its text names ("D1").
+
+    The name is the last "**Question X**" in the Markdown between the graded
+    or read-only cell before the answer cell and the answer cell; a plain
+    code cell in between (where the student experiments) is passed over.
+    """
+    names, since = {}, []
+    for cell in notebook.get("cells", []) if isinstance(notebook, dict) else []:
+        if not isinstance(cell, dict):
+            continue
+        meta = nbgrader_metadata(cell)
+        if meta.get("solution") or meta.get("task"):
+            name = question_name("\n\n".join(since))
+            if name is not None and grade_id(cell):
+                names[grade_id(cell)] = name
+        if cell.get("cell_type") == "markdown" and not meta:
+            source = cell.get("source", "")
+            since.append("".join(source) if isinstance(source, list) else str(source))
+        elif meta:
+            since = []
+    return names
 
 
 def calibration_key(cell):

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from .boundary import parse_notebook, read_untrusted_file
 from .cells import (LIBRARY, calibration_key, grade_id, is_solution, is_test_cell, library_imports,
-                    nbgrader_metadata, prepare_notebook)
+                    nbgrader_metadata, prepare_notebook, question_names)
 from .limits import Limits, LimitsError, course_limits
 from .platform_support import unenforced_limits
 
@@ -143,9 +143,11 @@ def _raises_not_implemented(function):
 
 
 def _answer_findings(release_nb, answers, authored, part_of):
-    """Missing functions, functions still raising NotImplementedError, code that does not parse, empty answers."""
+    """Missing functions, functions still raising NotImplementedError, code that does not parse, empty answers
+    (a written one named as the notebook names its question, "D1")."""
     findings = []
     defined = {}
+    names = question_names(release_nb)
     for label, source in authored:
         try:
             tree = ast.parse(source)
@@ -162,7 +164,7 @@ def _answer_findings(release_nb, answers, authored, part_of):
         answer = answers.get(gid, "")
         if cell.cell_type == "markdown":
             if not answer.strip() or answer.strip() == WRITTEN_STUB:
-                findings.append(Finding(part, False, f"written answer {gid} is still empty"))
+                findings.append(Finding(part, False, f"written answer {names.get(gid, gid)} is still empty"))
             continue
         try:
             ast.parse(answer)

@@ -23,7 +23,17 @@ holds a secret:
 * what TAs mark from: a marking CSV (known by its header, whatever its
   name), which holds every student's written answers, and the booklet that
   goes with it (known by its stylesheet), which holds them too, with the
-  model answers.
+  model answers;
+* a note for markers: the note of a rubric item or of a mark in the
+  course's gradebook (the marking page's, :mod:`autograder.marking`), or of
+  an item of an assignment's starting rubric
+  (``autograder/course/assignments/<assignment>/rubric.py``), read without
+  running it.  A line of a note is looked for, whitespace removed, when it
+  holds at least :data:`MIN_NOTE_CHARS` characters (a shorter one would
+  match ordinary prose) and is neither part of a rubric item's text, which
+  students see by design, nor of what the course publishes anyway (a note
+  that quotes the question: the book's chapters and the parts of the
+  notebooks a release keeps).
 
 ``python -m autograder audit --upload PATH ...`` audits what is uploaded
 for students instead (:func:`audit_upload`): the files an LMS takes back
@@ -72,6 +82,7 @@ read with poppler's ``pdftotext`` and audited as well as its raw bytes; where
 from __future__ import annotations
 
 import argparse
+import ast
 import bz2
 import csv
 import gzip
@@ -82,6 +93,7 @@ import lzma
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -95,8 +107,8 @@ from perceptron_course.cells import grade_id, is_solution
 
 from autograder.course import assignments
 
-__all__ = ["MIN_LINE_CHARS", "MARKERS", "Secret", "LeakFinding", "Secrets", "Recipients", "collect_secrets",
-           "recipients_of_run", "markers_of", "audit", "audit_upload", "audit_bytes", "audit_upload_bytes", "gradescope_visible",
+__all__ = ["MIN_LINE_CHARS", "MIN_NOTE_CHARS", "MARKERS", "Secret", "LeakFinding", "Secrets", "Recipients",
+           "collect_secrets", "add_gradebook_notes", "recipients_of_run", "markers_of", "audit", "audit_upload", "audit_bytes", "audit_upload_bytes", "gradescope_visible",
            "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,6 +132,10 @@ MIN_ID_CHARS = 3
 RUN_RECORD_KEYS = frozenset({"format", "assignment", "results", "people", "settings"})
 # A CSV with at least this many of the marking CSV's columns, one of them the answer or a checksum, is one.
 MARKING_COLUMNS_NEEDED = 3
+# A line of a note for markers is looked for when it has at least this many characters, whitespace removed: about
+# five words.  A shorter one ("accept either", "be lenient") would be found in ordinary prose, a chapter's or a
+# TA's comment.
+MIN_NOTE_CHARS = 24
 
 # Text only the instructor's version holds, and what each one shows. Found anywhere, it is a leak, even where
 # the lines it belongs to are too short or too common to count as secrets.
@@ -211,6 +227,13 @@ class Secrets:
     booklet_stylesheet: str = ""
     # Instructor-only text -> what it shows (MARKERS).
     markers: dict[str, str] = field(default_factory=lambda: dict(MARKERS))
+    # A line of a note for markers (normalised) -> whose note it is; and the rubric items' texts (normalised),
+    # which students see, so that a note that repeats one is not looked for.
+    notes: dict[str, str] = field(default_factory=dict)
+    item_texts: set[str] = field(default_factory=set)
+    # What the course publishes (the chapters, each release's cells), whitespace removed: a note that quotes it
+    # shows nothing secret.
+    published: list[str] = field(default_factory=list)
     # A secret's line at least this long shows the secret by itself.  Published pages share short
     # lines with solutions (a loop header, an update rule), hence LONG_LINE_CHARS; a release is made
     # from the source notebook and shares none, so verify holds it to every distinctive line.
@@ -233,6 +256,26 @@ class Secrets:
         self.secrets.append(Secret(kind, origin, kept, spacing))
         for position, line in enumerate(kept):
             self._index.setdefault(line, []).append((len(self.secrets) - 1, position))
+
+    def add_note(self, origin: str, text: str) -> None:
+        """Add a note for markers: each of its lines long enough to tell (:data:`MIN_NOTE_CHARS`) is looked for."""
+        for line in map(normalise, (text or "").replace("\0", "").splitlines()):
+            if len(line) >= MIN_NOTE_CHARS and sum(ch.isalnum() for ch in line) >= MIN_NOTE_CHARS // 2 \
+                    and not any(line in text for text in self.published):
+                self.notes.setdefault(line, origin)
+
+    def notes_shown(self, flat: list[str]) -> list[tuple[str, str]]:
+        """``(line, origin)`` of each line of a note for markers that one of ``flat`` (a file's text in each form the
+        audit reads it, whitespace removed) holds, unless a rubric item's text holds it too."""
+        if not self.notes:
+            return []
+        # One string to search (a note's line holds no NUL, so no match spans two forms); a CSV doubles every quote
+        # inside a quoted cell.
+        text = "\0".join(flat)
+        if '""' in text:
+            text += "\0" + text.replace('""', '"')
+        return [(line, origin) for line, origin in self.notes.items()
+                if line in text and not any(line in item for item in self.item_texts)]
 
     def matches(self, view: list[str]) -> dict[int, list[str]]:
         """Secret number -> the lines by which ``view`` (a file's normalised lines, in order) shows it.
@@ -325,6 +368,7 @@ def collect_secrets(root: Path | str = ROOT, *, course_dir: Path | str | None = 
         for number, cell in enumerate(notebook.get("cells", [])):
             secret, public = _cell_parts(cell)
             secrets.public.update(map(normalise, public))
+            secrets.published.append("".join(map(normalise, public)))
             name = grade_id(cell) or f"cell {number + 1}"
             parts.extend((kind, f"{_shown(path, root)}, {kind} in {name}", lines) for kind, lines in secret)
     for kind, origin, lines in parts:
@@ -349,7 +393,61 @@ def collect_secrets(root: Path | str = ROOT, *, course_dir: Path | str | None = 
     secrets.calibration_folder = calibrate.SAVED_FOLDER.replace(os.sep, "/")
     secrets.marking_columns = tuple(sheet.COLUMNS)
     secrets.booklet_stylesheet = normalise(booklet.CSS)
+    secrets.published += ["".join(path.read_text(encoding="utf-8").split())
+                          for path in sorted((root / "book").rglob("*.md"))]
+    for path in sorted((root / REGISTRY).glob(f"*/{assignments.RUBRIC_MODULE}.py")):
+        _add_starting_rubric_notes(secrets, path, _shown(path, root))
+    add_gradebook_notes(secrets, course)
     return secrets
+
+
+def _add_starting_rubric_notes(secrets: Secrets, path: Path, shown: str) -> None:
+    """The notes (and the texts) of the items of a starting rubric, read from its source without running it: each
+    call of ``Item(points, text, note)``, its arguments written as strings."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Item"):
+            continue
+        given = dict(zip(("points", "text", "note"), node.args))
+        given.update((keyword.arg, keyword.value) for keyword in node.keywords if keyword.arg)
+        text, note = (given.get(name) for name in ("text", "note"))
+        if isinstance(text, ast.Constant) and isinstance(text.value, str):
+            secrets.item_texts.add(normalise(text.value))
+        if isinstance(note, ast.Constant) and isinstance(note.value, str):
+            secrets.add_note(f"a note for markers in the starting rubric {shown}", note.value)
+
+
+def add_gradebook_notes(secrets: Secrets, course_dir: Path | str) -> None:
+    """Add every note for markers that the gradebook of ``course_dir`` holds (a rubric item's, a mark's), and its
+    rubric items' texts; read-only, and nothing when there is no gradebook or it has no such table yet."""
+    from autograder.outputs.gradebook import MARKERS_TABLE, RUBRIC_TABLE
+
+    path = Path(course_dir) / "gradebook.db"
+    if not path.is_file():
+        return
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return
+
+    def rows(query):
+        try:
+            return connection.execute(query).fetchall()
+        except sqlite3.Error:  # a gradebook from before the marking page, or before its notes
+            return []
+
+    try:
+        for assignment, cell, text, note in rows(f'SELECT assignment, cell, text, note FROM "{RUBRIC_TABLE}"'):
+            secrets.item_texts.add(normalise(text or ""))
+            secrets.add_note(f"the note for markers of the rubric item {text!r} of {assignment}, {cell}", note)
+        for assignment, student, cell, note in rows(
+                f'SELECT assignment, student, cell, note FROM "{MARKERS_TABLE}" WHERE note IS NOT NULL'):
+            secrets.add_note(f"a marker's note on {student}'s answer to {assignment}, {cell}", note)
+    finally:
+        connection.close()
 
 
 @dataclass(frozen=True)
@@ -705,6 +803,8 @@ def audit_bytes(name: str, data: bytes, secrets: Secrets, depth: int = 0, *,
     if secrets.booklet_stylesheet and any(secrets.booklet_stylesheet in f for f in flat):
         findings.append(LeakFinding(name, "a marking booklet ('python -m autograder mark --to-csv'): every "
                                           "student's written answers with the model answers, for TAs only"))
+    findings.extend(LeakFinding(name, f"{origin}: notes for markers never reach a student", line)
+                    for line, origin in secrets.notes_shown(flat))
     page = bool(secrets.grading_stylesheet) and any(secrets.grading_stylesheet in f for f in flat)
     if upload is not None:
         findings.extend(_upload_findings(name, base, text, page, upload))
@@ -804,8 +904,14 @@ def main(argv=None) -> int:
                   "(give --run OUT, the folder 'grade' wrote)", file=sys.stderr)
         checked = (f"; feedback checked against the {len(recipients.students)} students of {run}" if run is not None
                    else "") + f"; {len(recipients.tas)} TA name(s) looked for"
+    secrets = collect_secrets()
+    if args.upload and run is not None:
+        # The run's course may be another than this repository's: its gradebook holds the notes of its markers.
+        from autograder.outputs import graded_run
+
+        add_gradebook_notes(secrets, graded_run.load(str(run)).course_dir)
     try:
-        findings = audit_upload(args.paths, None, recipients) if args.upload else audit(args.paths)
+        findings = audit_upload(args.paths, secrets, recipients) if args.upload else audit(args.paths, secrets)
     except FileNotFoundError as error:
         print(error, file=sys.stderr)
         return 2

@@ -6,7 +6,10 @@ the marks the gradebook holds now, and writes every file with a grade or
 feedback in it again, with the same code ``grade`` used
 (:func:`autograder.outputs.record.write_run_files`): ``grades.csv``, the LMS
 imports and feedback files, each ``feedback/<student_id>.html`` and
-``report.html``.  It writes a copy of ``OUT`` and swaps it in
+``report.html``: each written answer with its mark, the rubric items
+applied and the TA's comment, the question named as its notebook names it
+("D1", :func:`autograder.outputs.record.question_names`), and never a note
+for markers.  It writes a copy of ``OUT`` and swaps it in
 (:func:`autograder.outputs.record.replace_folder`), so ``OUT`` is always one
 run's files or the other's, never half of each.
 
@@ -43,7 +46,7 @@ def _fail(message, status=2):
 def main(argv=None):
     from autograder.outputs import graded_run
     from autograder.outputs.gradebook import GradebookError, autograded_scores, open_gradebook, written_marks
-    from autograder.outputs.record import replace_folder, with_marks, write_run_files
+    from autograder.outputs.record import question_names, replace_folder, with_marks, write_run_files
     from autograder.outputs.totals import total, unmarked
     from autograder.results import MISSING
 
@@ -70,6 +73,7 @@ def main(argv=None):
         try:
             marks = written_marks(gb, run.assignment)
             autograded = autograded_scores(gb, run.assignment)
+            labels = question_names(gb, run.course_dir, run.assignment)
         finally:
             gb.close()
     except GradebookError as exc:
@@ -89,11 +93,12 @@ def main(argv=None):
             print(f"autograder export: unmarked: student {student_id}, question {mark.grade_id}"
                   + (" (changed since its earlier mark)" if mark.to_remark else ""), file=sys.stderr)
         return _fail(f"{len(waiting)} written {'answer is' if len(waiting) == 1 else 'answers are'} still to be "
-                     f"marked (listed above), so nothing was written; mark them (python -m autograder mark "
+                     f"marked (listed above), so nothing was written; mark them on the marking page (python -m "
+                     f"autograder mark {run.assignment}) or through its CSV route (python -m autograder mark "
                      f"{run.assignment} --to-csv FILE.csv), or pass --allow-unmarked to write the files now with "
                      "those answers counted 0 and named in each student's feedback", status=1)
     try:
-        replace_folder(args.out, lambda staging: write_run_files(staging, run, marks))
+        replace_folder(args.out, lambda staging: write_run_files(staging, run, marks, labels))
     except OSError as exc:
         return _fail(f"cannot write {args.out}: {exc.strerror or exc}; it is as it was")
     marked = sum(len(r.written) for r in results) - len(waiting)

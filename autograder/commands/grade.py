@@ -29,7 +29,7 @@ import time
 from autograder.course import COURSE_DIR
 from autograder.results import MISSING, STATUSES, Settings
 
-__all__ = ["main", "summary_lines", "gradable_release", "NotGradable"]
+__all__ = ["main", "summary_lines", "marking_hint", "gradable_release", "NotGradable"]
 
 
 
@@ -263,7 +263,17 @@ def main(argv=None):
           f"grades recorded in {os.path.join(course_dir, 'gradebook.db')}")
     waiting = sum(len(unmarked(r)) for r in results)
     if waiting:
-        print(f"{waiting} written {'answer is' if waiting == 1 else 'answers are'} still to be marked (counted 0 in "
-              f"these files): python -m autograder mark {args.assignment} --to-csv FILE.csv, then "
-              f"python -m autograder export {args.out}")
+        print(marking_hint(args.assignment, args.out, waiting, course_dir))
     return 0
+
+
+def marking_hint(assignment, out, waiting, course_dir=None):
+    """What to do about ``waiting`` written answers still to be marked: the marking page, or its CSV route, then
+    ``export``.  ``course_dir`` is named in the commands when it is not the default one."""
+    where = "" if course_dir is None or os.path.abspath(course_dir) == os.path.abspath(COURSE_DIR) \
+        else f" --course-dir {course_dir}"
+    return (f"{waiting} written {'answer is' if waiting == 1 else 'answers are'} still to be marked (counted 0 in "
+            f"these files). Mark them on the marking page: python -m autograder mark {assignment}{where} (it "
+            f"prints the page's address, for every TA who marks); or offline, through its CSV route: python -m "
+            f"autograder mark {assignment} --to-csv FILE.csv{where}, then --from-csv FILE.csv. Then: python -m "
+            f"autograder export {out}")

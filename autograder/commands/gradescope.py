@@ -114,9 +114,12 @@ def _grader_files(assignment):
         if root == registry:
             dirs[:] = [assignment]
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) and d != "templates")
-        # The known-wrong code is verify's, never a grading run's.
+        # The known-wrong code is verify's, the starting rubric (with its notes for markers) the marking page's:
+        # never a grading run's.
+        left_out = {"known_wrong.py"} | ({f"{assignments.RUBRIC_MODULE}.py"} if os.path.dirname(root) == registry
+                                         else set())
         found += [(path, name) for path, name in _source_files(root, os.path.relpath(root, REPO).replace(os.sep, "/"))
-                  if os.path.basename(path) != "known_wrong.py"]
+                  if os.path.basename(path) not in left_out]
     return found
 
 

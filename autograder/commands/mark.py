@@ -2,7 +2,12 @@
 
 Without an option it serves the marking page (:mod:`autograder.marking.web`)
 on 127.0.0.1 until it is stopped (Ctrl+C): it prints the address, with the
-random token that every request must carry, as Jupyter does.  ``--port``
+random token that every request must carry, as Jupyter does.  Before it
+starts, the assignment's starting rubric
+(``autograder/course/assignments/<assignment>/rubric.py``) goes into the
+gradebook for every question whose rubric was never the TAs'
+(:mod:`autograder.marking.starting_rubric`), and it says what it loaded
+(``--no-starting-rubric`` leaves every rubric as it is).  ``--port``
 chooses the port (without it, the first free one from
 :data:`DEFAULT_PORT`); ``--ta NAME`` records every mark given through this
 server as NAME's instead of asking each browser for a name.  The address
@@ -28,10 +33,11 @@ import sys
 
 from autograder.course import COURSE_DIR
 
-__all__ = ["main", "DEFAULT_PORT"]
+__all__ = ["main", "starting_rubric", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 8890
 PORT_TRIES = 20  # how many ports from DEFAULT_PORT on are tried when --port is not given
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _fail(message, status=2):
@@ -67,6 +73,10 @@ def main(argv=None):
     parser.add_argument("--ta", metavar="NAME",
                         help="record every mark given through this marking page as NAME's (default: each browser "
                              "is asked for a name once)")
+    parser.add_argument("--no-starting-rubric", action="store_true",
+                        help="serve the page without loading the assignment's starting rubric (autograder/course/"
+                             "assignments/ASSIGNMENT/rubric.py): each question's rubric starts empty, or as the TAs "
+                             "left it (default: load it for every question whose rubric was never the TAs')")
     parser.add_argument("--new-token", action="store_true",
                         help="give the marking page a new address: every earlier address and open tab stops working "
                              "(default: the address of the last start, so open tabs go on)")
@@ -87,9 +97,9 @@ def main(argv=None):
         return _fail(f"--port {args.port} is not a port; give a number from 1 to 65535, or 0 for any free port")
     if not args.to_csv and not args.from_csv:
         return _serve(course_dir, args)
-    if args.port is not None or args.ta or args.new_token:
-        return _fail("--port, --ta and --new-token are options of the marking page; --to-csv and --from-csv do not "
-                     "take them")
+    if args.port is not None or args.ta or args.new_token or args.no_starting_rubric:
+        return _fail("--port, --ta, --new-token and --no-starting-rubric are options of the marking page; --to-csv "
+                     "and --from-csv do not take them")
 
     try:
         gb = open_gradebook(course_dir)
@@ -138,6 +148,49 @@ def main(argv=None):
         gb.close()
 
 
+def starting_rubric(course_dir, assignment):
+    """Load the assignment's starting rubric into the gradebook (:mod:`autograder.marking.starting_rubric`);
+    return ``(what to say, warnings)``, lines of text.  An assignment with no ``rubric.py`` says nothing."""
+    from autograder.course.assignments import UnknownAssignment, load_rubric, rubric_file
+    from autograder.marking.answers import question_labels
+    from autograder.marking.starting_rubric import load_starting_rubric
+    from autograder.outputs.gradebook import assignment_info, open_gradebook
+
+    try:
+        rubric, path = load_rubric(assignment), rubric_file(assignment)
+    except UnknownAssignment:
+        return [], []  # the registry does not know it: no starting rubric, and the page says the rest
+    if not rubric:
+        return [], []
+    shown = os.path.relpath(path, REPOSITORY) if path.startswith(REPOSITORY + os.sep) else path
+    gb = open_gradebook(course_dir)
+    try:
+        info = assignment_info(gb, assignment)
+        outcome = load_starting_rubric(gb, assignment, rubric, source=shown)
+    finally:
+        gb.close()
+    labels = question_labels(course_dir, assignment, info)
+    name = lambda notebook, gid: labels.get((notebook, gid), gid)
+    said, warnings = [], []
+    if outcome.loaded:
+        listed = ", ".join(f"{name(nb, gid)} ({n} {'item' if n == 1 else 'items'})" for nb, gid, n in outcome.loaded)
+        said.append(f"Loaded the starting rubric of {shown} into the gradebook: {listed}. From now on each is the "
+                    "TAs' rubric, to change on the page; this file is not read again for those questions.")
+    if outcome.kept:
+        listed = ", ".join(f"{name(nb, gid)} ({why})" for nb, gid, why in outcome.kept)
+        said.append(f"Rubrics left as they are ({shown} fills only one that was never the TAs'): {listed}.")
+    warnings += [f"{shown} has a rubric for {gid!r}, which is no written question of {assignment}; it was left out"
+                 for gid in outcome.unknown]
+    warnings += [f"the starting rubric of {name(_notebook_of(info, gid), gid)} in {shown} was not loaded: "
+                 + "; ".join(found) for gid, found in outcome.refused]
+    return said, warnings
+
+
+def _notebook_of(info, grade_id):
+    """The notebook of ``info`` (:func:`~autograder.outputs.gradebook.assignment_info`) that holds ``grade_id``."""
+    return next((notebook for notebook, cells in info.items() if grade_id in cells), "")
+
+
 def _listening_socket(port):
     """A socket listening on 127.0.0.1: on ``port``, or (``None``) on the first free one from DEFAULT_PORT."""
     ports = [port] if port is not None else list(range(DEFAULT_PORT, DEFAULT_PORT + PORT_TRIES))
@@ -161,9 +214,14 @@ def _serve(course_dir, args):
 
     mathjax = find_mathjax()
     try:
+        said, warnings = ([], []) if args.no_starting_rubric else starting_rubric(course_dir, args.assignment)
         marking = Marking(course_dir, args.assignment, ta=args.ta, mathjax=mathjax, new_token=args.new_token)
     except GradebookError as exc:
         return _fail(str(exc))
+    for line in warnings:
+        print(f"autograder mark: WARNING: {line}", file=sys.stderr)
+    for line in said:
+        print(line)
     try:
         import uvicorn
 

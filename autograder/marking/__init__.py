@@ -10,7 +10,9 @@ answers question by question as one self-contained HTML page.
 :mod:`~autograder.marking.web` is the marking page TAs use in a browser,
 one question at a time across every submission;
 :mod:`~autograder.marking.rubrics` holds its rules for a mark (rubric items,
-the refusal of a save over someone else's change) and
+the refusal of a save over someone else's change),
+:mod:`~autograder.marking.starting_rubric` gives each question the
+assignment's starting rubric once, before the TAs own it, and
 :mod:`~autograder.marking.render` shows an answer's Markdown and mathematics.
 ``python -m autograder mark`` (:mod:`autograder.commands.mark`) runs them.
 """

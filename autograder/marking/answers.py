@@ -13,25 +13,23 @@ the student's), the student's name as the gradebook has it, and the
 """
 
 import os
-import re
 from dataclasses import dataclass
 
 __all__ = ["Question", "Answer", "collect", "short_checksum", "question_label", "question_labels", "read_questions"]
 
 _CHECKSUM_LETTERS = "abcdefghijklmnop"
-# How the course's notebooks name a written question, in bold at the start of the text that asks it:
-# "**Question D1 (2 points).**".  The label is what comes after "Question".
-_LABEL = re.compile(r"\*\*\s*Question\s+([A-Za-z]?\d+[a-z]?)\b")
 
 
 def question_label(text, grade_id):
-    """A written question's name as its notebook gives it ("D1"), from the text that asks it; else its cell id.
+    """A written question's name as its notebook gives it ("D1"), from the text that asks it; else ``grade_id``.
 
     The last "**Question X**" before the answer cell names it (the text before
     an answer cell may start with a part's heading and an earlier question's
-    context)."""
-    found = _LABEL.findall(text or "")
-    return found[-1] if found else grade_id
+    context): :func:`perceptron_course.cells.question_name`, which the
+    student's check names an empty answer by too."""
+    from perceptron_course.cells import question_name
+
+    return question_name(text) or grade_id
 
 
 @dataclass(frozen=True)
@@ -43,11 +41,13 @@ class Question:
     max_points: float
     text: str = ""
     model_answer: str = ""
+    name: str = ""  # the notebook's name for it, found above a cell for the student's experiments too
 
     @property
     def label(self):
-        """The question's name as the notebook gives it ("D1"), or its cell id when the text names none."""
-        return question_label(self.text, self.grade_id)
+        """The question's name as the notebook gives it ("D1"), from its text, else as
+        :func:`perceptron_course.cells.question_names` found it; its cell id when neither names it."""
+        return question_label(self.text, None) or self.name or self.grade_id
 
 
 @dataclass(frozen=True)
@@ -93,33 +93,43 @@ def _without_markers(source):
 
 
 def read_questions(course_dir, assignment, info):
-    """The written questions of each notebook in ``info``, in the release's order, with their text and model answer."""
+    """The written questions of each notebook in ``info``, in the release's order, with their text and model answer.
+
+    A question's text is the release's Markdown right before its answer cell, from the cell that names the
+    question, found above a cell for the student's experiments too; its name is the one the release's text gives
+    it (:func:`perceptron_course.cells.question_names`)."""
     import nbformat
 
-    from perceptron_course.cells import grade_id, nbgrader_metadata
+    from perceptron_course.cells import grade_id, nbgrader_metadata, question_name, question_names
 
     questions = []
     for notebook, cells in info.items():
         manual = {gid: points for gid, (points, kind) in cells.items() if kind == "manual"}
-        texts, models, order = {}, {}, []
+        texts, names, models, order = {}, {}, {}, []
         release = os.path.join(course_dir, "release", assignment, f"{notebook}.ipynb")
         if os.path.isfile(release):
             before = []
-            for cell in nbformat.read(release, as_version=4).cells:
+            release_nb = nbformat.read(release, as_version=4)
+            names = question_names(release_nb)
+            for cell in release_nb.cells:
                 gid = grade_id(cell)
                 if gid in manual:
-                    texts[gid] = "\n\n".join(before)
+                    # From the last Markdown cell that names a question ("**Question D1**"), over a plain code
+                    # cell for the student's experiments; all of the Markdown when none names one.
+                    named = [i for i, text in enumerate(before) if question_name(text)]
+                    texts[gid] = "\n\n".join(before[named[-1]:] if named else before)
                     order.append(gid)
                 if cell.cell_type == "markdown" and not nbgrader_metadata(cell):
                     before.append(cell.source.strip())
-                else:
+                elif nbgrader_metadata(cell) or not before or not any(question_name(text) for text in before):
                     before = []
         source = os.path.join(course_dir, "source", assignment, f"{notebook}.ipynb")
         if os.path.isfile(source):
             models = {grade_id(c): _without_markers(c.source) for c in nbformat.read(source, as_version=4).cells
                       if grade_id(c) in manual}
         order += [gid for gid in manual if gid not in order]
-        questions += [Question(notebook, gid, manual[gid], texts.get(gid, ""), models.get(gid, "")) for gid in order]
+        questions += [Question(notebook, gid, manual[gid], texts.get(gid, ""), models.get(gid, ""),
+                               names.get(gid, "")) for gid in order]
     return questions
 
 

@@ -43,7 +43,11 @@ the page left them.  Those records describe a mark only while it is the one
 the page gave: once the answer changes (a resubmission) or its points are
 changed elsewhere (the CSV route, the formgrader), :func:`written_marks`
 no longer reports them, and a rubric item's new weight no longer re-scores
-it.  They are the instructor's: nothing a student receives reads them.
+it.  A mark's rubric items (their texts and points) reach its student; the
+rest (who marked, the notes for markers) is the instructor's alone.  Two
+more tables (:func:`marking_tables`) hold the TAs' decisions about answer
+groups (:data:`GROUPS_TABLE`) and which questions got their starting
+rubric (:data:`STARTS_TABLE`).
 """
 
 import datetime
@@ -53,7 +57,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = ["GradebookError", "WrittenMark", "EarlierMark", "MarkChange", "ANSWERS_TABLE", "RUBRIC_TABLE",
-           "APPLIED_TABLE", "MARKERS_TABLE", "open_gradebook", "assignment_info", "record_result", "record_students",
+           "APPLIED_TABLE", "MARKERS_TABLE", "GROUPS_TABLE", "STARTS_TABLE", "open_gradebook", "assignment_info", "record_result", "record_students",
            "written_marks", "autograded_scores", "set_marks", "stage_mark", "begin_write", "RubricItem", "PageRecord",
            "page_tables", "marking_tables", "answer_key_columns", "rubric_items", "page_records", "dump"]
 
@@ -62,6 +66,7 @@ RUBRIC_TABLE = "autograder_rubric_items"
 APPLIED_TABLE = "autograder_rubric_applied"
 MARKERS_TABLE = "autograder_markers"
 GROUPS_TABLE = "autograder_answer_groups"
+STARTS_TABLE = "autograder_rubric_starts"
 
 
 class GradebookError(Exception):
@@ -193,16 +198,28 @@ def page_tables():
 
 @lru_cache(maxsize=1)
 def marking_tables():
-    """The tables of markers working together: ``(groups,)``, the TAs' decisions about answer groups (which
-    group an answer is in, for the answer of that checksum; see :mod:`autograder.marking.groups`)."""
-    from sqlalchemy import Column, MetaData, String, Table
+    """The tables of markers working together: ``(groups, starts)``.
 
-    groups = Table(GROUPS_TABLE, MetaData(), *answer_key_columns(),
+    ``groups`` holds the TAs' decisions about answer groups (which group an
+    answer is in, for the answer of that checksum; see
+    :mod:`autograder.marking.groups`); ``starts`` the questions whose
+    starting rubric was decided (how many items were loaded, 0 when the
+    TAs' rubric was there first, from which file, when; see
+    :mod:`autograder.marking.starting_rubric`)."""
+    from sqlalchemy import Column, Integer, MetaData, String, Table, Text
+
+    metadata = MetaData()
+    groups = Table(GROUPS_TABLE, metadata, *answer_key_columns(),
                    Column("grouping", String(64), nullable=False),
                    Column("checksum", String(64), nullable=True),
                    Column("decided_by", String(128), nullable=False),
                    Column("decided_at", String(32), nullable=False))
-    return (groups,)
+    starts = Table(STARTS_TABLE, metadata,
+                   *[Column(name, String(128), primary_key=True) for name in ("assignment", "notebook", "cell")],
+                   Column("loaded", Integer, nullable=False),
+                   Column("source", Text, nullable=False),
+                   Column("decided_at", String(32), nullable=False))
+    return groups, starts
 
 
 def _add_missing_columns(engine, table):

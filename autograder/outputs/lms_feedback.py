@@ -26,7 +26,9 @@ have no such route; :func:`build` says, per student, where their feedback
 goes or why it goes nowhere but ``feedback/``, and the report lists them.
 The summary is :func:`autograder.outputs.report.feedback_text`, the page
 :func:`autograder.outputs.report.feedback_html`: what students see here is what the
-feedback folder holds, and never a hidden check's inputs.
+feedback folder holds (each written answer's mark with the rubric items applied and
+the TA's comment, the question named as its notebook names it), and never a hidden
+check's inputs or a note for markers.
 """
 
 import io
@@ -74,6 +76,7 @@ class _Item:
     route: object  # autograder.intake.lms.FeedbackRoute
     result: object  # autograder.results.Result
     person: object  # autograder.intake.submissions.Submission
+    labels: dict = None  # {(notebook, grade_id): the written question's name}, autograder.marking.answers
 
 
 def moodle_page_name(assignment):
@@ -93,7 +96,7 @@ def _full_page(lms, assignment, student_id):
 
 def _summary(item):
     return feedback_text(item.result, full_page=_full_page(item.route.lms, item.result.assignment,
-                                                           item.result.student_id))
+                                                           item.result.student_id), labels=item.labels)
 
 
 def feedback_notebook(result, summary, page_html):
@@ -202,11 +205,12 @@ def _no_route(result, person, any_route):
     return f"a plain folder: {page}"
 
 
-def build(assignment, results, people, *, sandbox_text, when):
+def build(assignment, results, people, *, sandbox_text, when, labels=None):
     """The LMS files of a run and where each student's feedback goes: ``(files, deliveries)``.
 
     ``people`` maps each student id to its submission (or group member);
-    ``when`` is the run's time (aware).  ``files`` maps each file name of
+    ``when`` is the run's time (aware); ``labels`` name the written questions
+    (:func:`autograder.marking.answers.question_labels`).  ``files`` maps each file name of
     :data:`FILES` to its bytes, or to ``None`` when no student came from that
     LMS (so an older copy is removed, not left to be uploaded by mistake).
     """
@@ -216,9 +220,9 @@ def build(assignment, results, people, *, sandbox_text, when):
     for result in results:
         route = getattr(people[result.student_id], "route", None)
         if route is not None:
-            by_lms[route.lms].append(_Item(route, result, people[result.student_id]))
+            by_lms[route.lms].append(_Item(route, result, people[result.student_id], labels))
     any_route = any(by_lms.values())
-    pages = {r.student_id: feedback_html(r, sandbox_text=sandbox_text) for r in results}
+    pages = {r.student_id: feedback_html(r, sandbox_text=sandbox_text, labels=labels) for r in results}
     max_score = scale_of(results).total
     files = {name: None for names in FILES.values() for name in names}
     if by_lms["canvas"]:

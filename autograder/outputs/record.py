@@ -17,7 +17,10 @@ been given since, into a copy of the folder that then replaces it
 
 Every total is over the whole assignment: the autograded points plus the
 written answers' marks as the gradebook holds them when the files are
-written (:mod:`autograder.outputs.totals`).  Every file is written to a
+written (:mod:`autograder.outputs.totals`).  Every file a student gets names
+a written question as its notebook does ("D1"): :func:`question_names` reads
+the names from the course's release once, where the gradebook is open, and
+the writers take them as ``labels``.  Every file is written to a
 temporary name in its folder and then renamed, so a reader never sees half
 of one.
 """
@@ -27,14 +30,15 @@ import functools
 import os
 import shutil
 import stat
+import sys
 import tempfile
 
 from autograder.outputs.exports import csv_text
 from autograder.results import MISSING
 
-__all__ = ["GRADES_COLUMNS", "record", "finish_batch", "with_marks", "write_run_files", "write_grades_csv",
-           "write_exports", "write_lms_feedback", "write_feedback_pages", "write_report", "write_text_atomic",
-           "write_bytes_atomic", "replace_folder"]
+__all__ = ["GRADES_COLUMNS", "record", "finish_batch", "question_names", "with_marks", "write_run_files",
+           "write_grades_csv", "write_exports", "write_lms_feedback", "write_feedback_pages", "write_report",
+           "write_text_atomic", "write_bytes_atomic", "replace_folder"]
 
 # score and max_score are the autograded points (the columns grades.csv always had); written and written_max the
 # written answers' marks, total and total_max the sum over the whole assignment, to_mark the written answers
@@ -124,11 +128,29 @@ def _write_submitted(course_dir, result, notebook_name):
     os.makedirs(folder, exist_ok=True)
 
 
-def record(result, *, gb, course_dir, out_dir, notebook_name, settings, sandbox_text):
+def question_names(gb, course_dir, assignment):
+    """``{(notebook, grade_id): label}``: each written question of ``assignment`` as its notebook names it ("D1"),
+    from the course's release (:func:`autograder.marking.answers.question_labels`); a question whose text
+    names it not is left out, and its cell id names it."""
+    from autograder.marking.answers import question_labels
+    from autograder.outputs.gradebook import assignment_info
+
+    info = assignment_info(gb, assignment)
+    try:
+        labels = question_labels(course_dir, assignment, info)
+    except (OSError, ValueError) as exc:  # an unreadable notebook costs the names, never the grades
+        print(f"autograder: the written questions of {assignment} are named by their cell ids: the release "
+              f"cannot be read ({exc})", file=sys.stderr)
+        return {}
+    return {key: label for key, label in labels.items() if label != key[1]}
+
+
+def record(result, *, gb, course_dir, out_dir, notebook_name, settings, sandbox_text, labels=None):
     """Write everything about one judged result: gradebook, autograded and submitted notebooks, feedback page.
 
     The result gets the marks its written answers have in the gradebook
-    (kept from an earlier grading where the answer did not change).
+    (kept from an earlier grading where the answer did not change); ``labels``
+    are the :func:`question_names` of its assignment.
     """
     from autograder.outputs import report
     from autograder.outputs.gradebook import record_result, written_marks
@@ -146,7 +168,7 @@ def record(result, *, gb, course_dir, out_dir, notebook_name, settings, sandbox_
     _write_submitted(course_dir, result, notebook_name)
     result.written = written_marks(gb, result.assignment, result.student_id).get(result.student_id, ())
     write_text_atomic(os.path.join(out_dir, "feedback", f"{result.student_id}.html"),
-                      report.feedback_html(result, sandbox_text=sandbox_text))
+                      report.feedback_html(result, sandbox_text=sandbox_text, labels=labels))
 
 
 def write_exports(out_dir, assignment, results, people):
@@ -165,7 +187,7 @@ def write_exports(out_dir, assignment, results, people):
     write_text_atomic(os.path.join(out_dir, MOODLE_FILE), moodle_csv(assignment, rows))
 
 
-def write_lms_feedback(out_dir, assignment, results, people, *, sandbox_text):
+def write_lms_feedback(out_dir, assignment, results, people, *, sandbox_text, labels=None):
     """Write what each LMS takes back (:mod:`autograder.outputs.lms_feedback`); return where each student's feedback goes.
 
     A file no student of this run needs is removed, so an older run's copy is never uploaded by mistake.
@@ -175,7 +197,7 @@ def write_lms_feedback(out_dir, assignment, results, people, *, sandbox_text):
     from autograder.outputs.lms_feedback import build
 
     files, deliveries = build(assignment, results, people, sandbox_text=sandbox_text,
-                              when=datetime.datetime.now(datetime.timezone.utc).astimezone())
+                              when=datetime.datetime.now(datetime.timezone.utc).astimezone(), labels=labels)
     for name, data in files.items():
         path = os.path.join(out_dir, name)
         if data is not None:
@@ -186,7 +208,7 @@ def write_lms_feedback(out_dir, assignment, results, people, *, sandbox_text):
 
 
 def write_report(out_dir, assignment, results, *, skipped, sandbox_text, settings, started, seconds, notes=(),
-                 similar=None, copies=None, deliveries=None):
+                 similar=None, copies=None, deliveries=None, labels=None):
     """Write ``report.html`` for the batch.
 
     ``similar``: the :class:`~autograder.judging.similarity.SimilarPair` records, ``copies`` the
@@ -198,17 +220,17 @@ def write_report(out_dir, assignment, results, *, skipped, sandbox_text, setting
                       report.report_html(assignment, results, skipped=skipped, sandbox_text=sandbox_text,
                                          sandboxed=settings.use_sandbox, started=started, seconds=seconds,
                                          settings=settings, notes=notes, similar=similar, copies=copies,
-                                         deliveries=deliveries))
+                                         deliveries=deliveries, labels=labels))
 
 
-def write_feedback_pages(out_dir, results, *, sandbox_text):
+def write_feedback_pages(out_dir, results, *, sandbox_text, labels=None):
     """Write ``feedback/<student_id>.html`` of every student with a submission."""
     from autograder.outputs.report import feedback_html
 
     for result in results:
         if result.status != MISSING:
             write_text_atomic(os.path.join(out_dir, "feedback", f"{result.student_id}.html"),
-                              feedback_html(result, sandbox_text=sandbox_text))
+                              feedback_html(result, sandbox_text=sandbox_text, labels=labels))
 
 
 def with_marks(results, marks):
@@ -218,23 +240,25 @@ def with_marks(results, marks):
             for r in results]
 
 
-def write_run_files(out_dir, run, marks):
+def write_run_files(out_dir, run, marks, labels=None):
     """Write every file of a :class:`~autograder.outputs.graded_run.GradedRun` into ``out_dir`` with ``marks``;
     return the results with their marks.
 
     ``grade`` calls it at the end of a batch, ``export`` again with the marks
-    given since: the same code writes each file both times.
+    given since: the same code writes each file both times.  ``labels`` are the
+    :func:`question_names` of the run's assignment.
     """
     from autograder.outputs import graded_run
 
     results = with_marks(run.results, marks)
     write_grades_csv(os.path.join(out_dir, "grades.csv"), results)
     write_exports(out_dir, run.assignment, results, run.people)
-    deliveries = write_lms_feedback(out_dir, run.assignment, results, run.people, sandbox_text=run.sandbox_text)
-    write_feedback_pages(out_dir, results, sandbox_text=run.sandbox_text)
+    deliveries = write_lms_feedback(out_dir, run.assignment, results, run.people, sandbox_text=run.sandbox_text,
+                                    labels=labels)
+    write_feedback_pages(out_dir, results, sandbox_text=run.sandbox_text, labels=labels)
     write_report(out_dir, run.assignment, results, skipped=run.skipped, sandbox_text=run.sandbox_text,
                  settings=run.settings, started=run.started, seconds=run.seconds, notes=run.notes,
-                 similar=run.similar, copies=run.copies, deliveries=deliveries)
+                 similar=run.similar, copies=run.copies, deliveries=deliveries, labels=labels)
     graded_run.save(run, out_dir)
     return results
 
@@ -248,9 +272,10 @@ def finish_batch(out_dir, run):
     try:
         record_students(gb, run.people)
         marks = written_marks(gb, run.assignment)
+        labels = question_names(gb, run.course_dir, run.assignment)
     finally:
         gb.close()
-    return write_run_files(out_dir, run, marks)
+    return write_run_files(out_dir, run, marks, labels)
 
 
 def _link_or_copy(source, target):

@@ -7,12 +7,17 @@ or opened from a USB stick.  Everything that came from a submission (student
 ids, messages quoting a student's exception, flag details) is escaped.
 Feedback shows each graded cell's points and the verdict message, which
 names a failed hidden case by its description only: never the hidden
-checks' code or expected values; and each written answer's mark and the
-TA's comment as the gradebook holds them (never who marked it), with the
-total over the whole assignment (:mod:`autograder.outputs.totals`).  The
-report, which only the instructor reads, adds for the written questions the
-marks given, the rubric items used on the marking page and, where several
-TAs marked one question, each TA's mean for it.
+checks' code or expected values; and each written answer's mark, the rubric
+items a TA applied to it (their text with their points, an item worth 0 as
+a comment) and the TA's comment as the gradebook holds them (never who
+marked it, nor a note for markers), with the total over the whole
+assignment (:mod:`autograder.outputs.totals`).  A written question is
+named as its notebook names it ("D1"), from ``labels``
+(:func:`autograder.marking.answers.question_labels`), or by its cell id
+where the notebook gives it no name.  The report, which only the
+instructor reads, adds for the written questions the marks given, the
+rubric items used on the marking page and how often, and, where several TAs
+marked one question, each TA's mean for it.
 """
 
 import datetime
@@ -23,7 +28,7 @@ from collections import Counter
 from autograder.outputs.totals import scale_of, to_remark, total, unmarked, written_max, written_score
 from autograder.results import FLAG_TEXT, GRADED, MISSING, REFERENCE_COPY, STATUS_TEXT, STATUSES, Flag
 
-__all__ = ["feedback_html", "feedback_text", "report_html"]
+__all__ = ["feedback_html", "feedback_text", "report_html", "question_name", "rubric_lines", "signed_points"]
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 60em;
@@ -43,7 +48,12 @@ th { background: #f3f4f6; } td.num, th.num { text-align: right; font-variant-num
 .muted { color: #57606a; font-size: 0.92em; } code { font-size: 0.95em; }
 .plots { display: flex; flex-wrap: wrap; gap: 1em; } .plots figure { margin: 0; flex: 1 1 18em; min-width: 0; }
 figcaption { font-size: 0.9em; color: #57606a; }
-pre, td.comment { white-space: pre-wrap; overflow-wrap: anywhere; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+/* What people wrote wraps between words; a word longer than the line breaks only where it must. In a table,
+   "anywhere" lets a column shrink below its longest word, which is then cut: the tables with comments scroll. */
+td.comment, .comment { white-space: pre-wrap; overflow-wrap: break-word; }
+ul.rubric { margin: 0 0 0.3em; padding-left: 1.2em; } ul.rubric li { margin: 0.1em 0; }
+.item-points { font-weight: 600; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .scroll { overflow-x: auto; } .scroll:focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 @media (max-width: 40em) {
   body { margin: 1em auto; padding: 0 0.6em; } th, td { padding: 0.3em 0.35em; }
@@ -71,8 +81,9 @@ def _status_badge(status):
 
 # -- feedback for one student -------------------------------------------------------
 
-def feedback_html(result, *, sandbox_text=""):
-    """The feedback page of one :class:`~autograder.results.Result`."""
+def feedback_html(result, *, sandbox_text="", labels=None):
+    """The feedback page of one :class:`~autograder.results.Result`; ``labels`` name the written questions
+    (``{(notebook, grade_id): label}``, :func:`autograder.marking.answers.question_labels`)."""
     parts = [f"<h1>{_e(result.assignment)}: feedback for {_e(result.student_id)}</h1>"]
     parts.append(f"<p>Status: {_status_badge(result.status)} {_e(STATUS_TEXT[result.status])}</p>")
     if result.source:
@@ -91,7 +102,7 @@ def feedback_html(result, *, sandbox_text=""):
                         f"<td>{_e(cell.message)}</td></tr>")
         parts.append("<h2>Tests</h2><table><tr><th>test cell</th><th>result</th><th class=\"num\">points</th>"
                      "<th>message</th></tr>" + "".join(rows) + "</table>")
-    parts.append(_written_section(result))
+    parts.append(_written_section(result, labels))
     if result.notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in result.notes) + "</ul>")
     if result.flags:
@@ -136,33 +147,89 @@ def _mark_text(mark):
     return text + (" (no answer was written)" if mark.blank and not mark.points else "")
 
 
-def _written_section(result):
-    """The written answers: each one's mark and the TA's comment beside it, or that it is still to be marked."""
+MINUS = "\u2212"  # the minus sign, as the marking page writes a deduction
+
+
+def question_name(labels, notebook, grade_id):
+    """A written question's name as its notebook gives it ("D1"), or its cell id where it gives none."""
+    return (labels or {}).get((notebook, grade_id)) or grade_id
+
+
+def _question_html(labels, notebook, grade_id):
+    """A written question's name for a student: the notebook's name for it, or its cell id as code."""
+    name = question_name(labels, notebook, grade_id)
+    return _e(name) if name != grade_id else f"<code>{_e(grade_id)}</code>"
+
+
+def _question_for_instructor(labels, notebook, grade_id):
+    """A written question's name in the report: the notebook's name for it and its cell id."""
+    name = question_name(labels, notebook, grade_id)
+    return (f"{_e(name)} " if name != grade_id else "") + f"<code>{_e(grade_id)}</code>"
+
+
+def signed_points(points):
+    """An item's points with their sign: ``+1``, ``\u22120.5``."""
+    return f"{'+' if points > 0 else MINUS}{_points(abs(points))}"
+
+
+def _is_comment(points):
+    return abs(points) < 1e-12
+
+
+def rubric_lines(mark):
+    """The rubric items applied to a written mark, as its student reads them: each one's signed points and text,
+    or its text alone when it is worth 0 (a comment)."""
+    return [text if _is_comment(points) else f"{signed_points(points)} {text}" for text, points in mark.rubric]
+
+
+def _feedback_cell(mark):
+    """The rubric items applied to a written answer, as a list, then the TA's comment."""
+    parts = []
+    if mark.rubric:
+        items = "".join(f"<li>{_e(text)}</li>" if _is_comment(points) else
+                        f"<li><span class=\"item-points\">{_e(signed_points(points))}</span> {_e(text)}</li>"
+                        for text, points in mark.rubric)
+        parts.append(f'<ul class="rubric">{items}</ul>')
+    if mark.comment:
+        parts.append(f'<div class="comment">{_e(mark.comment)}</div>')
+    return "".join(parts)
+
+
+def _written_section(result, labels=None):
+    """The written answers: each one's mark, the rubric items applied and the TA's comment beside it, or that it
+    is still to be marked."""
     if result.written:
-        rows = "".join(f"<tr><td><code>{_e(m.grade_id)}</code></td><td class=\"num\">{_e(_mark_text(m))}</td>"
-                       f"<td class=\"comment\">{_e(m.comment)}</td></tr>" for m in result.written)
+        rows = "".join(f"<tr><td>{_question_html(labels, m.notebook, m.grade_id)}</td>"
+                       f"<td class=\"num\">{_e(_mark_text(m))}</td><td>{_feedback_cell(m)}</td></tr>"
+                       for m in result.written)
         waiting = unmarked(result)
-        note = (f'<div class="box">Still to be marked: {_e(", ".join(m.grade_id for m in waiting))}. '
+        names = ", ".join(question_name(labels, m.notebook, m.grade_id) for m in waiting)
+        note = (f'<div class="box">Still to be marked: {_e(names)}. '
                 "Their points are not in the total yet.</div>" if waiting else "")
-        return ("<h2>Written answers</h2>" + note + "<table><tr><th>question</th><th class=\"num\">points</th>"
-                f"<th>comment</th></tr>{rows}</table>")
+        # A word too long for a phone's line (an address in a comment) scrolls this table, never the page.
+        return ("<h2 id=\"written-answers\">Written answers</h2>" + note
+                + "<div class=\"scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"written-answers\">"
+                "<table><tr><th>question</th><th class=\"num\">points</th><th>feedback</th></tr>"
+                f"{rows}</table></div>")
     if result.manual_cells:
-        rows = "".join(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(points)}</td>"
+        rows = "".join(f"<tr><td>{_question_html(labels, result.assignment, gid)}</td>"
+                       f"<td class=\"num\">{_points(points)}</td>"
                        f"<td>{'no answer was written' if checksum is None else 'waiting for manual grading'}</td></tr>"
                        for gid, points, checksum in result.manual_cells)
-        return ("<h2>Written answers</h2><table><tr><th>answer cell</th><th class=\"num\">points</th>"
+        return ("<h2>Written answers</h2><table><tr><th>question</th><th class=\"num\">points</th>"
                 f"<th>state</th></tr>{rows}</table>")
     return ""
 
 
-def feedback_text(result, *, full_page):
+def feedback_text(result, *, full_page, labels=None):
     """The plain-text summary of one result's feedback, for an LMS's comment field.
 
     It says the autograded score, each failed test's name and message, each
-    written answer's mark with the TA's comment (once marks were read) and
-    the total, and, in the sentence ``full_page`` completes, where the full
-    page is.  The messages are the ones :func:`feedback_html` shows, so a
-    hidden case appears, as there, by its description only.
+    written answer's mark with the rubric items applied and the TA's comment
+    (once marks were read) and the total, and, in the sentence ``full_page``
+    completes, where the full page is.  The messages are the ones
+    :func:`feedback_html` shows, so a hidden case appears, as there, by its
+    description only; ``labels`` name the written questions as there.
     """
     lines = [f"{result.assignment}: {_points(result.score)} / {_points(result.max_score)} autograded points."]
     if result.status != GRADED:
@@ -177,8 +244,14 @@ def feedback_text(result, *, full_page):
     if result.written:
         lines.append(f"Written answers: {_points(written_score(result))} / {_points(written_max(result))} points.")
         for mark in result.written:
-            lines.append(f"- {mark.grade_id}: {_mark_text(mark)}."
-                         + (f" Comment: {mark.comment}" if mark.comment else ""))
+            name = question_name(labels, mark.notebook, mark.grade_id)
+            if not mark.rubric:
+                lines.append(f"- {name}: {_mark_text(mark)}." + (f" Comment: {mark.comment}" if mark.comment else ""))
+                continue
+            lines.append(f"- {name}: {_mark_text(mark)}.")
+            lines += [f"  {line}" for line in rubric_lines(mark)]
+            if mark.comment:
+                lines.append(f"  Comment: {mark.comment}")
         lines.append(f"Total: {_points(total(result))} / {_points(result.max_score + written_max(result))} points"
                      + (" (the answers still to be marked are not counted yet)." if unmarked(result) else "."))
     elif result.manual_cells:
@@ -378,23 +451,27 @@ def _marks_given(marks):
     return ", ".join(f"{_points(points)} \u00d7 {n}" for points, n in sorted(counts.items(), reverse=True))
 
 
-def _markers_and_rubrics(questions):
-    """Where several TAs marked one question on the marking page, each TA's mean for it; and the rubric items
-    used on each question, with how often.  ``questions`` maps (notebook, grade id) to (student, mark) pairs."""
+def _markers_and_rubrics(questions, labels=None):
+    """Where several TAs marked one question on the marking page, each TA's mean for it; and, per question, each
+    rubric item used, with how many answers it was applied to out of those marked with the rubric.
+    ``questions`` maps (notebook, grade id) to (student, mark) pairs."""
     markers, items = [], []
-    for (_, gid), answers in questions.items():
+    for (notebook, gid), answers in questions.items():
+        name = _question_for_instructor(labels, notebook, gid)
         by_marker = {}
         for _, mark in answers:
             if mark.marker and mark.marked:
                 by_marker.setdefault(mark.marker, []).append(mark.points)
         if len(by_marker) > 1:
-            markers += [f"<tr><td><code>{_e(gid)}</code></td><td>{_e(name)}</td><td class=\"num\">{len(points)}</td>"
+            markers += [f"<tr><td>{name}</td><td>{_e(marker)}</td><td class=\"num\">{len(points)}</td>"
                         f"<td class=\"num\">{statistics.mean(points):.2f}</td></tr>"
-                        for name, points in sorted(by_marker.items())]
-        used = Counter(item for _, mark in answers for item in mark.rubric)
-        items += [f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(points)}</td><td>{_e(text)}</td>"
-                  f"<td class=\"num\">{n}</td></tr>"
-                  for (text, points), n in sorted(used.items(), key=lambda pair: (-pair[1], pair[0]))]
+                        for marker, points in sorted(by_marker.items())]
+        with_rubric = sum(bool(mark.rubric) for _, mark in answers)
+        used = Counter(item for _, mark in answers for item in mark.rubric)  # in the order first applied
+        order = {item: place for place, item in enumerate(used)}
+        items += [f"<tr><td>{name}</td><td class=\"num\">{'0' if _is_comment(points) else _e(signed_points(points))}"
+                  f"</td><td class=\"comment\">{_e(text)}</td><td class=\"num\">{n} of {with_rubric}</td></tr>"
+                  for (text, points), n in sorted(used.items(), key=lambda pair: (-pair[1], order[pair[0]]))]
     parts = []
     if markers:
         parts.append("<h3>Each TA's marks</h3><p>Questions that several TAs marked on the marking page: each TA's "
@@ -402,12 +479,16 @@ def _markers_and_rubrics(questions):
                      "<th>question</th><th>TA</th><th class=\"num\">answers</th><th class=\"num\">mean</th></tr>"
                      + "".join(markers) + "</table>")
     if items:
-        parts.append("<h3>Rubric items used</h3><table><tr><th>question</th><th class=\"num\">points</th>"
-                     "<th>rubric item</th><th class=\"num\">answers</th></tr>" + "".join(items) + "</table>")
+        parts.append("<h3 id=\"rubric-items-used\">Rubric items used</h3><p>Per question, each rubric item applied "
+                     "on the marking page, most used first, and to how many of the answers marked there with the "
+                     "rubric (a mark given since through the CSV or the formgrader is no longer the rubric's). An "
+                     "item no answer uses is not listed.</p><div class=\"scroll\" role=\"region\" tabindex=\"0\" "
+                     "aria-labelledby=\"rubric-items-used\"><table><tr><th>question</th><th class=\"num\">points</th>"
+                     "<th>rubric item</th><th class=\"num\">answers</th></tr>" + "".join(items) + "</table></div>")
     return "".join(parts)
 
 
-def _written_report(results):
+def _written_report(results, labels=None):
     """The written questions: per question, how many answers are marked and the marks given; then every answer
     still to be marked, and every answer whose earlier mark was set aside because the student changed it."""
     questions = {}
@@ -415,12 +496,13 @@ def _written_report(results):
         for mark in r.written:
             questions.setdefault((mark.notebook, mark.grade_id), []).append((r.student_id, mark))
     rows = []
-    for (_, gid), answers in questions.items():
+    for (notebook, gid), answers in questions.items():
         marks = [m for _, m in answers]
         written = [m for m in marks if not m.blank]
         marked = [m for m in written if m.marked]
         mean = f"{statistics.mean(m.points for m in marked):.2f}" if marked else "\u2013"
-        rows.append(f"<tr><td><code>{_e(gid)}</code></td><td class=\"num\">{_points(marks[0].max_points)}</td>"
+        rows.append(f"<tr><td>{_question_for_instructor(labels, notebook, gid)}</td>"
+                    f"<td class=\"num\">{_points(marks[0].max_points)}</td>"
                     f"<td class=\"num\">{len(marked)} of {len(written)}</td>"
                     f"<td class=\"num\">{sum(m.blank for m in marks)}</td><td class=\"num\">{mean}</td>"
                     f"<td>{_e(_marks_given(marked))}</td></tr>")
@@ -430,32 +512,35 @@ def _written_report(results):
              "aria-labelledby=\"written-answers\"><table><tr><th>question</th><th class=\"num\">points</th>"
              "<th class=\"num\">marked</th><th class=\"num\">blank</th><th class=\"num\">mean</th>"
              "<th>marks given</th></tr>" + "".join(rows) + "</table></div>"]
-    parts.append(_markers_and_rubrics(questions))
+    parts.append(_markers_and_rubrics(questions, labels))
     again = [(r, m) for r in results for m in to_remark(r)]
     if again:
         items = "".join(
-            f"<tr><td>{_feedback_link(r.student_id)}</td><td><code>{_e(m.grade_id)}</code></td>"
-            f"<td class=\"num\">{_e('none' if m.earlier.points is None else _points(m.earlier.points))}</td>"
+            f"<tr><td>{_feedback_link(r.student_id)}</td><td>{_question_for_instructor(labels, m.notebook, m.grade_id)}"
+            f"</td><td class=\"num\">{_e('none' if m.earlier.points is None else _points(m.earlier.points))}</td>"
             f"<td class=\"comment\">{_e(m.earlier.comment)}</td></tr>" for r, m in again)
         were = _plural(len(again), "answer was", "answers were")
-        parts.append(f"<h3>To be marked again</h3><p>{len(again)} marked {were} changed by a later submission. "
-                     "The earlier mark is not carried over: it is shown here and in the marking CSV for whoever "
-                     "marks the new answer.</p><table><tr><th>student</th><th>question</th>"
-                     f"<th class=\"num\">earlier mark</th><th>earlier comment</th></tr>{items}</table>")
+        parts.append(f"<h3 id=\"to-mark-again\">To be marked again</h3><p>{len(again)} marked {were} changed by a "
+                     "later submission. The earlier mark is not carried over: it is shown here and in the marking "
+                     "CSV for whoever marks the new answer.</p><div class=\"scroll\" role=\"region\" "
+                     "tabindex=\"0\" aria-labelledby=\"to-mark-again\"><table><tr><th>student</th><th>question</th>"
+                     f"<th class=\"num\">earlier mark</th><th>earlier comment</th></tr>{items}</table></div>")
     waiting = [(r, m) for r in results for m in unmarked(r) if not m.to_remark]
     if waiting:
         by_question = {}
         for r, m in waiting:
-            by_question.setdefault(m.grade_id, []).append(r.student_id)
-        items = "".join(f"<li><code>{_e(gid)}</code>: {len(ids)} ({_e(', '.join(ids))})</li>"
-                        for gid, ids in by_question.items())
+            by_question.setdefault((m.notebook, m.grade_id), []).append(r.student_id)
+        items = "".join(f"<li>{_question_for_instructor(labels, notebook, gid)}: {len(ids)} ({_e(', '.join(ids))})</li>"
+                        for (notebook, gid), ids in by_question.items())
         parts.append(f"<h3>Still to be marked</h3><ul>{items}</ul>")
     return "".join(parts)
 
 
 def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=True, started=None, seconds=0.0,
-                settings=None, notes=(), similar=None, copies=None, deliveries=None):
+                settings=None, notes=(), similar=None, copies=None, deliveries=None, labels=None):
     """The batch report: distribution, per-question results, failures, statuses, flags, sandbox, time.
+
+    ``labels`` name the written questions as their notebook does (see :func:`feedback_html`).
 
     ``similar`` and ``copies`` are what :mod:`autograder.judging.similarity` found
     (``None`` when it was not asked); ``deliveries``
@@ -533,7 +618,7 @@ def report_html(assignment, results, *, skipped=(), sandbox_text="", sandboxed=T
         parts.append("<h2>Scores</h2><p>No submission could be graded, so there is no score distribution.</p>")
 
     if marks_read:
-        parts.append(_written_report(results))
+        parts.append(_written_report(results, labels))
 
     problems = [r for r in results if r.status != GRADED]
     if problems:

@@ -130,7 +130,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     from autograder.outputs.gradebook import open_gradebook
     from autograder.judging.judge import judge
     from autograder.outputs.graded_run import GradedRun
-    from autograder.outputs.record import finish_batch, record
+    from autograder.outputs.record import finish_batch, question_names, record
     from autograder.running.worker import build_font_list, remove_abandoned_folders, run_submission
 
     started = time.time()
@@ -149,6 +149,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
     written = 0
     gb = open_gradebook(course_dir)
     try:
+        labels = question_names(gb, course_dir, assignment)
         futures = {executor.submit(run_submission, job): i for i, job in enumerate(jobs)}
         done = 0
         for future in concurrent.futures.as_completed(futures):
@@ -164,7 +165,7 @@ def grade_submissions(assignment, submissions, *, course_dir, out_dir, settings=
             while written < len(jobs) and results[written] is not None:
                 for result in [results[written]] + group_results(results[written], submissions[written]):
                     record(result, gb=gb, course_dir=course_dir, out_dir=out_dir, notebook_name=notebook_name,
-                           settings=settings, sandbox_text=sandbox_text)
+                           settings=settings, sandbox_text=sandbox_text, labels=labels)
                     members.append(result)
                 written += 1
     finally:

@@ -30,3 +30,21 @@ def test_grade_cells_count_points_as_nbgrader_does():
 def test_grade_cells_of_what_is_not_a_notebook_are_empty():
     assert grade_cells({}) == grade_cells([]) == grade_cells({"cells": [None, 3, {"metadata": []}]}) == ([], [])
     assert grade_points({}) == (0, 0)
+
+
+def test_a_written_question_is_named_as_the_notebook_names_it():
+    from perceptron_course.cells import question_names
+
+    notebook = new_notebook(cells=[
+        new_markdown_cell("## Part D (4 points)\n\n**Question D1 (2 points).** Online or batch?"),
+        new_code_cell("# Your experiments here (not graded)."),  # passed over
+        graded(new_markdown_cell("YOUR ANSWER HERE"), grade_id="written_online_batch", solution=True, grade=True,
+               points=2),
+        new_markdown_cell("**Question D2 (2 points).** Does the order matter?"),
+        graded(new_markdown_cell("YOUR ANSWER HERE"), grade_id="written_order", solution=True, grade=True, points=2),
+        graded(new_code_cell("x = 1"), grade_id="read_only", locked=True),  # a locked cell ends what asks
+        new_markdown_cell("No question is named here."),
+        graded(new_markdown_cell("YOUR ANSWER HERE"), grade_id="written_unnamed", solution=True, grade=True),
+    ])
+    assert question_names(notebook) == {"written_online_batch": "D1", "written_order": "D2"}
+    assert question_names({}) == question_names({"cells": [None, 3]}) == {}

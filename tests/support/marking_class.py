@@ -62,9 +62,11 @@ SAME_PAIR = list(STUDY_CLASS)[4:6]  # their answers differ in formatting and cas
 
 def serve_marking(course):
     """Run ``python -m autograder mark`` on ``course`` as a TA starts it; yield ``(course, address with the token,
-    printed lines)`` while it serves, then stop it with Ctrl+C and check it stopped cleanly."""
+    printed lines)`` while it serves, then stop it with Ctrl+C and check it stopped cleanly.  Its rubrics start
+    empty (``--no-starting-rubric``): the tests write their own, from the keyboard."""
     process = subprocess.Popen([sys.executable, "-m", "autograder", "mark", A, "--course-dir", str(course),
-                                "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                "--port", "0", "--no-starting-rubric"], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
     lines = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True)
     reader.start()

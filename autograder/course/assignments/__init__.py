@@ -9,6 +9,8 @@ nbgrader releases) and the folder ``autograder/course/assignments/<name>/``
         checks.py       CHECKS: the hidden checks (autograder.judging.checks.Check)
         known_wrong.py  KNOWN_WRONG: typical mistakes and the grade cells that must
                         reject each (autograder.course.known_wrong.KnownWrong)
+        rubric.py       RUBRIC: the starting rubric of each written question, which
+                        ``mark`` loads for the TAs (autograder.course.rubric); optional
 
 Adding an assignment is adding those two folders; every command (``release``,
 ``grade``, ``verify``, ``gradescope``, ``publish``) and the leak audit take the
@@ -21,9 +23,10 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKS_MODULE = "checks"
 KNOWN_WRONG_MODULE = "known_wrong"
+RUBRIC_MODULE = "rubric"
 
-__all__ = ["UnknownAssignment", "names", "folder", "checks_file", "known_wrong_file", "load_checks",
-           "load_known_wrong"]
+__all__ = ["UnknownAssignment", "names", "folder", "checks_file", "known_wrong_file", "rubric_file", "load_checks",
+           "load_known_wrong", "load_rubric"]
 
 
 class UnknownAssignment(ValueError):
@@ -54,6 +57,11 @@ def known_wrong_file(name):
     return os.path.join(folder(name), f"{KNOWN_WRONG_MODULE}.py")
 
 
+def rubric_file(name):
+    """The path of the assignment's starting rubric, ``<name>/rubric.py`` (it may not exist)."""
+    return os.path.join(folder(name), f"{RUBRIC_MODULE}.py")
+
+
 def load_checks(name):
     """The assignment's ``CHECKS`` list."""
     folder(name)
@@ -65,3 +73,11 @@ def load_known_wrong(name):
     if not os.path.isfile(known_wrong_file(name)):
         return []
     return list(importlib.import_module(f"{__name__}.{name}.{KNOWN_WRONG_MODULE}").KNOWN_WRONG)
+
+
+def load_rubric(name):
+    """The assignment's ``RUBRIC`` (grade id -> :class:`autograder.course.rubric.StartingRubric`), or ``{}`` when
+    it has no ``rubric.py``."""
+    if not os.path.isfile(rubric_file(name)):
+        return {}
+    return dict(importlib.import_module(f"{__name__}.{name}.{RUBRIC_MODULE}").RUBRIC)

@@ -6,13 +6,16 @@ a page) is not.
 Then uploads for students (``--upload``), on a grading run's folder as ``grade`` writes it: the
 LMS's files and feedback pages pass, while the run's record, the grades, the report, a marking
 CSV or booklet (under any name), a TA's name and another student's id or email are found, and a
-Gradescope ``results.json`` is read as students see it."""
+Gradescope ``results.json`` is read as students see it.  Last, the notes for markers, in the gradebook and in
+the starting rubrics (read, never run): a copy of one is found, escaped or in a CSV cell, while a line too
+short to tell and a rubric item's own text are not."""
 
 from __future__ import annotations
 
 import html
 import io
 import json
+import shutil
 import sqlite3
 import zipfile
 from pathlib import Path
@@ -466,3 +469,79 @@ def test_the_command_audits_an_upload_against_its_run(tmp_path, capsys):
     assert leak_audit.main(["--upload", str(out)]) == 1
     err = capsys.readouterr().err
     assert "out/grading_run.json" in err and "out/report.html" in err and "canvas_feedback.zip" not in err
+
+
+# -- notes for markers --------------------------------------------------------------------------------
+# The marking page's notes live in the gradebook, beside rubric items whose texts students see by design.
+
+def gradebook_with_notes(folder: Path, *, notes: bool = True) -> Path:
+    """A course folder whose gradebook holds one rubric item and one mark with notes (or, made before notes, none)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    note = ", note text" if notes else ""
+    with sqlite3.connect(folder / "gradebook.db") as connection:
+        connection.execute(f"create table autograder_rubric_items (id integer primary key, assignment text, "
+                           f"notebook text, cell text, position integer, points real, text text{note})")
+        connection.execute(f"create table autograder_markers (assignment text, student text, notebook text, "
+                           f"cell text, marker text, marked_at text, checksum text, points real, adjustment real"
+                           f"{note})")
+        if notes:
+            connection.execute("insert into autograder_rubric_items values (1, ?, ?, ?, 1, -0.5, ?, ?)",
+                               (A2, A2, D1, "Part C is not placed", "Accept 'both' only with the fixed weights\n"
+                                "short one\nPart C is not placed"))
+            connection.execute("insert into autograder_markers values (?, 'ada', ?, ?, 'Sam', '', 'c', 1, null, ?)",
+                               (A2, A2, D1, 'It says "always": check with the instructor before marking'))
+    return folder
+
+
+def test_the_gradebook_s_notes_are_looked_for_and_only_they(tmp_path):
+    course = gradebook_with_notes(tmp_path / "course")
+    secrets = leak_audit.collect_secrets(REPO_ROOT, course_dir=course)
+    page = lambda text: f"<html><body><p>{html.escape(text)}</p></body></html>".encode()
+    item = leak_audit.audit_bytes("p.html", page("Accept \u2018both\u2019? Accept 'both' only with the fixed "
+                                                 "weights, says the note."), secrets)
+    assert [f.what for f in item] == [f"the note for markers of the rubric item 'Part C is not placed' of {A2}, {D1}: "
+                                      "notes for markers never reach a student"]
+    # In a CSV cell, its quotes doubled; a part of it is not the note.
+    mark = leak_audit.audit_bytes("p.csv", b'Name,Feedback\nAda,"It says ""always"": check with the instructor '
+                                           b'before marking"\n', secrets)
+    assert [f.what for f in mark] == [f"a marker's note on ada's answer to {A2}, {D1}: notes for markers never reach "
+                                      "a student"]
+    assert leak_audit.audit_bytes("p.csv", b'Name,Feedback\nAda,"It says ""always"": check it"\n', secrets) == []
+    # A line too short to tell, and a line that is an item's own text (which students see), are not looked for.
+    assert leak_audit.audit_bytes("p.html", page("short one. Part C is not placed."), secrets) == []
+
+
+def test_a_gradebook_from_before_notes_or_none_at_all_is_no_trouble(tmp_path):
+    course = gradebook_with_notes(tmp_path / "course", notes=False)
+    assert leak_audit.collect_secrets(REPO_ROOT, course_dir=course).notes.keys() == \
+        leak_audit.collect_secrets(REPO_ROOT, course_dir=tmp_path / "nowhere").notes.keys()
+
+
+def test_the_starting_rubrics_notes_are_read_without_running_them(tmp_path):
+    root = tmp_path / "repo"
+    folder = root / "autograder" / "course" / "assignments" / "ps9_new"
+    folder.mkdir(parents=True)
+    (folder / "rubric.py").write_text(
+        "raise SystemExit('never run')\n"
+        "RUBRIC = {'w': parts(Item(1, 'The idea', note='Half the point for the idea without the proof'),\n"
+        "                     Item(1, text='The proof', note='Induction on the number of updates is enough'))}\n",
+        encoding="utf-8")
+    secrets = leak_audit.collect_secrets(root)
+    assert set(secrets.notes) == {"Halfthepointfortheideawithouttheproof", "Inductiononthenumberofupdatesisenough"}
+    assert all(origin == "a note for markers in the starting rubric autograder/course/assignments/ps9_new/rubric.py"
+               for origin in secrets.notes.values())
+    assert {"Theidea", "Theproof"} <= secrets.item_texts
+
+
+def test_a_note_that_quotes_what_the_course_publishes_shows_nothing_secret(tmp_path):
+    # A TA's note that quotes the question (ps2's release asks it in these words) would be found in every
+    # release and every page that shows the question; it holds nothing the course does not publish.
+    course = gradebook_with_notes(tmp_path / "course")
+    shutil.copytree(SOURCE, course / "source")
+    with sqlite3.connect(course / "gradebook.db") as connection:
+        connection.execute("update autograder_markers set note = ?",
+                           ("Does the order of the examples change what the perceptron learns, or how\n"
+                            "Answer from your experiment, and explain why",))
+    secrets = leak_audit.collect_secrets(REPO_ROOT, course_dir=course)
+    assert not any("marker's note" in origin for origin in secrets.notes.values())
+    assert any("the rubric item" in origin for origin in secrets.notes.values())

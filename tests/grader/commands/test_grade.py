@@ -746,3 +746,19 @@ def test_feedback_escapes_everything_from_the_submission():
                     flags=[Flag("processes", "cell 3: <b>os.fork</b>")])
     page = feedback_html(result)
     assert "<img" not in page and "&lt;img" in page and "<b>os.fork" not in page
+
+
+# -- the closing message ------------------------------------------------------------------------
+
+def test_the_closing_message_names_the_marking_page_and_its_csv_route():
+    hint = grade_module.marking_hint("ps2_online_perceptron", "grading/ps2", 3)
+    assert hint == ("3 written answers are still to be marked (counted 0 in these files). Mark them on the marking "
+                    "page: python -m autograder mark ps2_online_perceptron (it prints the page's address, for every "
+                    "TA who marks); or offline, through its CSV route: python -m autograder mark "
+                    "ps2_online_perceptron --to-csv FILE.csv, then --from-csv FILE.csv. Then: python -m autograder "
+                    "export grading/ps2")
+    # A course folder other than the default one is named in each command, so that it can be run as printed.
+    hint = grade_module.marking_hint("ps1_hyperplanes", "out", 1, "/courses/other")
+    assert hint.startswith("1 written answer is still to be marked")
+    assert "python -m autograder mark ps1_hyperplanes --course-dir /courses/other (it prints" in hint
+    assert "mark ps1_hyperplanes --to-csv FILE.csv --course-dir /courses/other, then" in hint

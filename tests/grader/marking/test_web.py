@@ -487,7 +487,8 @@ def test_a_ta_is_asked_a_name_once_and_the_report_shows_each_ta_s_marks(app, cou
     assert re.search(rf"<code>{D1}</code></td><td>Tess Ta</td><td class=\"num\">2</td><td class=\"num\">1.75", each)
     assert D2 not in each, "one TA marked D2"
     used = report[report.index("Rubric items used"):]
-    assert re.search(r"<td class=\"num\">2</td><td>Correct and complete</td><td class=\"num\">2</td>", used)
+    assert re.search(r"<td class=\"num\">\+2</td><td class=\"comment\">Correct and complete</td>"
+                     r"<td class=\"num\">2 of 2</td>", used)
     received = {}
     for path in out.rglob("*"):
         if path.is_file() and path.name not in ("report.html", "grading_run.json"):
@@ -543,7 +544,8 @@ def test_the_command_says_why_it_cannot_serve(course, capsys):
     assert mark(["ps9_unknown", "--course-dir", str(course)]) == 2
     assert "does not know the assignment 'ps9_unknown'" in capsys.readouterr().err
     assert mark([A, "--course-dir", str(course), "--to-csv", str(course / "x.csv"), "--port", "9000"]) == 2
-    assert "--port and --ta are options of the marking page" in capsys.readouterr().err
+    assert "--port, --ta, --new-token and --no-starting-rubric are options of the marking page" \
+        in capsys.readouterr().err
     assert mark([A, "--course-dir", str(course), "--port", "70000"]) == 2
     assert "--port 70000 is not a port" in capsys.readouterr().err
     with socket.socket() as taken:

@@ -3,9 +3,11 @@
 Pure and fast: results and marks are records built here, no notebook runs.
 The totals are over the whole assignment in every file (``grades.csv``, the
 LMS imports, the feedback and the report); a TA's comment stands beside its
-question; an unmarked answer is named where its student reads; a run's
-record reads back into the same records; and a folder is rewritten whole
-or not at all.
+question, with the rubric items applied (each with its points, an item worth
+0 as a comment) in every file a student gets, the question named as the
+notebook names it; the report counts the items used per question; an
+unmarked answer is named where its student reads; a run's record reads back
+into the same records; and a folder is rewritten whole or not at all.
 """
 
 import csv
@@ -258,3 +260,76 @@ def test_a_failed_swap_puts_the_folder_back(folder, monkeypatch):
     monkeypatch.undo()
     assert contents(folder) == before
     assert sorted(p.name for p in folder.parent.iterdir()) == ["out"]
+
+
+# -- the rubric items a TA applied, and the questions' names -----------------------------------------
+
+LABELS = {(A, D1): "D1", (A, D2): "D2"}
+RUBRIC = (("Parts A, B and C placed with reasons", 1.0), ("Mistake count confused with the training error", -0.5),
+          ("Good: you linked this to shuffling", 0.0))
+
+
+@pytest.fixture
+def with_rubric():
+    marks = (WrittenMark(A, D1, 2.0, points=0.5, comment="Say why the online setting matters.", checksum="c1",
+                         marker="Sam Okafor", rubric=RUBRIC),
+             WrittenMark(A, D2, 2.0, points=None, checksum="c2"))
+    return graded("ada", 10.0, marks, "lovelaceada_104233_5512301_x.ipynb")
+
+
+def test_the_feedback_page_lists_each_rubric_item_with_its_points_beside_the_comment(with_rubric):
+    page = feedback_html(with_rubric, labels=LABELS)
+    row = page[page.index("<tr><td>D1</td>"):]
+    row = row[:row.index("</tr>")]
+    assert ('<ul class="rubric"><li><span class="item-points">+1</span> Parts A, B and C placed with reasons</li>'
+            '<li><span class="item-points">\u22120.5</span> Mistake count confused with the training error</li>'
+            "<li>Good: you linked this to shuffling</li></ul>") in row, "a 0-point item is a comment, with no points"
+    assert '<div class="comment">Say why the online setting matters.</div>' in row and "0.5 / 2" in row
+    assert "Still to be marked: D2." in page
+    assert D1 not in page and D2 not in page, "the questions are named as the notebook names them"
+    assert "Sam Okafor" not in page
+
+
+def test_the_lms_comment_lists_each_rubric_item_with_its_points_beside_the_comment(with_rubric):
+    text = feedback_text(with_rubric, full_page="x", labels=LABELS)
+    assert ("- D1: 0.5 / 2.\n  +1 Parts A, B and C placed with reasons\n"
+            "  \u22120.5 Mistake count confused with the training error\n  Good: you linked this to shuffling\n"
+            "  Comment: Say why the online setting matters.\n- D2: still to be marked.\n") in text
+    assert D1 not in text and D2 not in text and "Sam Okafor" not in text
+    # Without rubric items, the comment stays on the mark's line.
+    plain = dataclasses.replace(with_rubric, written=(dataclasses.replace(with_rubric.written[0], rubric=()),))
+    assert "- D1: 0.5 / 2. Comment: Say why the online setting matters.\n" in feedback_text(plain, full_page="x",
+                                                                                           labels=LABELS)
+
+
+def test_every_lms_file_carries_the_rubric_items_and_the_questions_names(with_rubric, people):
+    bob = dataclasses.replace(with_rubric, student_id="bob", source="Bob Ross_88123_assignsubmission_file_")
+    files, _ = lms_feedback.build(A, [with_rubric, bob], people, sandbox_text="", labels=LABELS,
+                                  when=datetime.datetime(2025, 2, 3, tzinfo=datetime.timezone.utc))
+    with zipfile.ZipFile(io.BytesIO(files[lms_feedback.CANVAS_ZIP])) as zf:
+        notebook = nbformat.reads(zf.read("lovelaceada_104233_5512301_x.ipynb").decode(), as_version=4)
+    with zipfile.ZipFile(io.BytesIO(files[lms_feedback.MOODLE_ZIP])) as zf:
+        moodle_page = zf.read(f"Bob Ross_88123_assignsubmission_file_/{A}-feedback.html").decode()
+    worksheet = read_csv(files[lms_feedback.MOODLE_WORKSHEET].decode("utf-8"))[0]["Feedback comments"]
+    summary, page = notebook.cells[0].source, notebook.cells[1].outputs[0].data["text/html"]
+    for text in (summary, worksheet):
+        assert "- D1: 0.5 / 2.\n  +1 Parts A, B and C placed with reasons\n" in text
+        assert "\u22120.5 Mistake count confused with the training error" in text and D1 not in text
+    for html_page in (page, moodle_page):
+        assert '<span class="item-points">\u22120.5</span> Mistake count' in html_page and D1 not in html_page
+
+
+def test_the_report_counts_each_rubric_item_per_question(with_rubric):
+    other = dataclasses.replace(with_rubric, student_id="bob", written=(
+        dataclasses.replace(with_rubric.written[0], rubric=RUBRIC[:1], points=1.0), with_rubric.written[1]))
+    page = report_html(A, [with_rubric, other], labels=LABELS)
+    section = page[page.index('id="rubric-items-used"'):]
+    section = section[:section.index("</table>")]
+    rows = [row.split("</td><td")[1:] for row in section.split("<tr>")[2:]]
+    assert rows == [[' class="num">+1', ' class="comment">Parts A, B and C placed with reasons',
+                     ' class="num">2 of 2</td></tr>'],
+                    [' class="num">\u22120.5', ' class="comment">Mistake count confused with the training error',
+                     ' class="num">1 of 2</td></tr>'],
+                    [' class="num">0', ' class="comment">Good: you linked this to shuffling',
+                     ' class="num">1 of 2</td></tr>']]
+    assert f"D1 <code>{D1}</code>" in section, "the instructor reads both names"

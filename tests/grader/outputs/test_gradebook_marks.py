@@ -202,3 +202,21 @@ def test_what_the_formgrader_needs_is_recorded(gradebook, tmp_path):
     assert (student.email, student.lms_user_id) == ("ivy@example.edu", "104233")
     assert gb.find_student("joe").last_name == "Joe"
     assert "nobody" not in {s.id for s in gb.students}, "a student without a submission is not added"
+
+
+def test_every_written_question_is_named_as_its_notebook_names_it(gradebook):
+    from autograder.course.assignments import names
+    from autograder.outputs.record import question_names
+
+    gb, course = gradebook
+    found = {assignment: sorted(question_names(gb, str(course), assignment).values()) for assignment in names()}
+    # Part E of ps1 and ps5, Part D of the others; each answer cell follows a cell for the student's experiments
+    # in some of them, and the name is found above it.
+    assert found == {"ps1_hyperplanes": ["E1", "E2"], "ps2_online_perceptron": ["D1", "D2"],
+                     "ps3_convergence": ["D1", "D2"], "ps4_offset": ["D1", "D2"], "ps5_voted_averaged": ["E1", "E2"]}
+    # The feedback page a run writes as it records each result names them so too.
+    record(result("ivy", {D1: "Mine.", D2: None}), gb=gb, course_dir=str(course), out_dir=str(course / "out"),
+           notebook_name=f"{A}.ipynb", settings=Settings(), sandbox_text="",
+           labels=question_names(gb, str(course), A))
+    page = (course / "out" / "feedback" / "ivy.html").read_text(encoding="utf-8")
+    assert "<tr><td>D1</td>" in page and D1 not in page

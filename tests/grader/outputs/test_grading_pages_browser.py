@@ -5,8 +5,10 @@ crashed submission) is graded in the sandbox; then ``report.html`` and every
 feedback page must pass axe-core's WCAG 2.1 A and AA rules, fit a phone's
 screen without scrolling sideways, and give each chart a title that reads
 out its numbers.  The pages marking adds (the report's written answers, a
-feedback page with TAs' comments, the marking booklet) are written from
-records and held to the same rules.  Screenshots go to ``test-artifacts/``.
+feedback page with TAs' comments and rubric items, the marking booklet) are
+written from records and held to the same rules, and what people wrote in
+them (rubric items, comments) wraps between words on a phone, never inside
+one.  Screenshots go to ``test-artifacts/``.
 Needs Chromium, ChromeDriver, bubblewrap and the axe-core the book build
 installs.
 """
@@ -99,7 +101,8 @@ def test_charts_have_titles_with_their_numbers(browser, graded):  # noqa: F811
 @pytest.fixture(scope="module")
 def marking_pages(tmp_path_factory):
     """The pages marking adds, with every part they can show: the report's written answers (marked, blank, still
-    to be marked, to be marked again), a student's feedback with comments and an unmarked answer, the booklet."""
+    to be marked, to be marked again, the rubric items used), a student's feedback with comments and an unmarked
+    answer, one with rubric items and a long comment, the booklet."""
     from autograder.marking.answers import Answer, Question
     from autograder.marking.booklet import booklet_html
     from autograder.outputs.gradebook import EarlierMark, WrittenMark
@@ -118,9 +121,20 @@ def marking_pages(tmp_path_factory):
                                                        WrittenMark(a, d2, 2.0, None, checksum="c"))),
                result("bob", (WrittenMark(a, d1, 2.0, 0.0, blank=True, comment="No answer."),
                               WrittenMark(a, d2, 2.0, None, checksum="d", earlier=earlier)))]
+    # Rubric items on the marking page's terms (a deduction, a comment worth 0), a TA's comment with long words and
+    # an address, and the questions as the notebook names them.
+    rubric = (("Parts A, B and C each placed in the online or the batch setting, with a reason", 1.0),
+              ("The misclassification count is confused with the training error of the final weights", -0.5),
+              ("Good: you linked the mistake count to an application that keeps learning", 0.0))
+    comment = ("Straightforwardly argued, though the counterexample needs its computations written out. See "
+               "https://example.edu/perceptron/notes/online-learning for the characterisation. ") * 2
+    results.append(result("cy", (WrittenMark(a, d1, 2.0, 0.5, comment=comment, rubric=rubric, checksum="e"),
+                                 WrittenMark(a, d2, 2.0, 1.5, rubric=rubric[:1] + rubric[2:], checksum="f"))))
+    labels = {(a, d1): "D1", (a, d2): "D2"}
     folder = tmp_path_factory.mktemp("marking-pages")
-    (folder / "report.html").write_text(report_html(a, results), encoding="utf-8")
+    (folder / "report.html").write_text(report_html(a, results, labels=labels), encoding="utf-8")
     (folder / "feedback-ada.html").write_text(feedback_html(results[0]), encoding="utf-8")
+    (folder / "feedback-cy.html").write_text(feedback_html(results[2], labels=labels), encoding="utf-8")
     questions = [Question(a, d1, 2.0, "**Question D1 (2 points).** In *online* learning ... $\\hat y$", "Online."),
                  Question(a, d2, 2.0, "**Question D2.** Does the order matter?", "Yes.")]
     answers = [Answer(r.student_id, "", q, "An answer with $w_{t+1} = w_t + y_t x_t$ " * 8, m)
@@ -142,3 +156,37 @@ def test_the_marking_pages_pass_axe_and_html_codesniffer_and_fit_a_phone(browser
             wide[page.name] = overflow
     assert not any(found.values()), found
     assert not wide, f"pages that scroll sideways on a phone, by how many pixels: {wide}"
+
+
+# Every word that people wrote in the pages' tables (rubric items, TAs' comments) whose letters do not all lie on one
+# line: a word cut in two.  A word is a run of letters and digits: a line may end after the hyphen or the slash of
+# "online-learning" or an address, as text does.
+CUT_WORDS_JS = """
+const cut = [];
+for (const cell of document.querySelectorAll("td.comment, td .comment, ul.rubric li")) {
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.data.matchAll(/[\\p{L}\\p{N}]+/gu)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.bottom)));
+      if (lines.size > 1) cut.push(word[0]);
+    }
+  }
+}
+return cut;
+"""
+
+
+def test_the_feedback_s_words_wrap_between_words_on_a_phone(browser, marking_pages):  # noqa: F811
+    for name in ("feedback-cy.html", "report.html"):
+        open_page(browser, marking_pages / name, PHONE)
+        cut = browser.execute_script(CUT_WORDS_JS)
+        assert cut == [], (name, cut)
+    open_page(browser, marking_pages / "feedback-cy.html", PHONE)
+    items = browser.execute_script("return [...document.querySelectorAll('ul.rubric li')].map(li => li.textContent)")
+    assert items[:3] == ["+1 Parts A, B and C each placed in the online or the batch setting, with a reason",
+                         "\u22120.5 The misclassification count is confused with the training error of the final "
+                         "weights",
+                         "Good: you linked the mistake count to an application that keeps learning"]
