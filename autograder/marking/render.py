@@ -17,7 +17,7 @@ import html
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-__all__ = ["markdown_html"]
+__all__ = ["markdown_html", "word_changes"]
 
 
 def _math(content, options):
@@ -54,3 +54,21 @@ _MD = _parser()
 def markdown_html(text):
     """``text`` (Markdown with ``$`` mathematics) as HTML that shows it and runs nothing."""
     return _MD.render(text or "")
+
+
+def word_changes(before, after):
+    """What changed from ``before`` to ``after``, word by word, as safe HTML: removed words in ``<del>``, added ones
+    in ``<ins>``, each with words a screen reader says ("removed:", "added:"), the rest as it was."""
+    import difflib
+
+    old, new = before.split(), after.split()
+    parts = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(html.escape(" ".join(old[i1:i2])))
+            continue
+        if i2 > i1:
+            parts.append(f'<del><span class="visually-hidden">removed: </span>{html.escape(" ".join(old[i1:i2]))}</del>')
+        if j2 > j1:
+            parts.append(f'<ins><span class="visually-hidden">added: </span>{html.escape(" ".join(new[j1:j2]))}</ins>')
+    return " ".join(parts)

@@ -398,3 +398,23 @@ class Marking:
                                   cell_output_chars=limits.cell_output_bytes,
                                   total_output_chars=limits.total_output_bytes)
         return [(cell, executed.outputs if executed is not None else ()) for cell, executed in zip(nb.cells, ran)]
+
+    def earlier_answer(self, student_id, notebook, grade_id, checksum):
+        """The text of the answer an earlier mark was given to (its ``checksum``), when the notebook a regrade
+        replaced is kept and holds that answer (:func:`autograder.outputs.record.earlier_path`); else ``None``."""
+        from autograder.boundary.notebook import parse_notebook, read_untrusted_file
+        from autograder.judging.integrity import answer_checksum
+        from autograder.outputs.record import earlier_path
+        from perceptron_course.limits import Limits
+
+        if not checksum:
+            return None
+        path = earlier_path(self.course_dir, student_id, self.assignment, f"{notebook}.ipynb")
+        if not os.path.isfile(path):
+            return None
+        data, problem = read_untrusted_file(path, Limits().executed_notebook_bytes)
+        nb, problem = (None, problem) if problem else parse_notebook(data)
+        if problem:
+            return None
+        text = next((cell.source for cell in nb.cells if cell.grade_id == grade_id), None)
+        return text.strip() if text is not None and answer_checksum(text) == checksum else None

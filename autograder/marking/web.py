@@ -46,7 +46,7 @@ from starlette.templating import Jinja2Templates
 
 from autograder.marking import rubrics
 from autograder.marking.answers import short_checksum
-from autograder.marking.render import markdown_html
+from autograder.marking.render import markdown_html, word_changes
 from autograder.marking.state import MAX_NAME, Marking, answer_key, find_mathjax
 
 __all__ = ["Marking", "create_app", "find_mathjax", "answer_key"]
@@ -362,7 +362,11 @@ class Views:
         index = state.rows.index(row)
         previous = state.rows[index - 1] if index > 0 else None
         following = state.rows[index + 1] if index + 1 < len(state.rows) else None
-        earlier_items = ()
+        earlier_items, changes = (), None
+        if row.mark.to_remark and text:
+            earlier = await run_in_threadpool(self.marking.earlier_answer, row.student_id, question.notebook,
+                                              question.grade_id, row.mark.earlier.checksum)
+            changes = None if earlier is None else Markup(word_changes(earlier, text))
         if values is None:
             shown = row.shown
             values = {"items": set(shown.items),
@@ -380,7 +384,7 @@ class Views:
             "used": [names[i] for i in row.shown.items if i in names], "previous": previous,
             "following": following, "error": error, "answer_checksum": short_checksum(row.mark.checksum),
             "group": group, "holder": holder, "others": self._others(state, session, claims),
-            "earlier_items": earlier_items, "cells": cells, "confirm_unmark": confirm_unmark,
+            "earlier_items": earlier_items, "cells": cells, "confirm_unmark": confirm_unmark, "changes": changes,
             "next_question": self._next_question(states, state),
         }, status_code=status_code)
 

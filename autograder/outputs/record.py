@@ -36,7 +36,7 @@ import tempfile
 from autograder.outputs.exports import csv_text
 from autograder.results import MISSING
 
-__all__ = ["GRADES_COLUMNS", "record", "finish_batch", "question_names", "with_marks", "write_run_files",
+__all__ = ["GRADES_COLUMNS", "record", "earlier_path", "finish_batch", "question_names", "with_marks", "write_run_files",
            "write_grades_csv", "write_exports", "write_lms_feedback", "write_feedback_pages", "write_report",
            "write_text_atomic", "write_bytes_atomic", "replace_folder"]
 
@@ -145,6 +145,24 @@ def question_names(gb, course_dir, assignment):
     return {key: label for key, label in labels.items() if label != key[1]}
 
 
+def earlier_path(course_dir, student_id, assignment, notebook_name):
+    """Where the autograded notebook a regrade replaced is kept: the marking page shows an answer to mark again
+    beside the answer it replaced (the instructor's; never part of a file a student gets)."""
+    return os.path.join(course_dir, ".autograder", "earlier", student_id, assignment, notebook_name)
+
+
+def _keep_earlier(course_dir, result, notebook_name, autograded_path):
+    """Keep the autograded notebook that a different one is about to replace (the latest one only)."""
+    try:
+        with open(autograded_path, "rb") as handle:
+            old = handle.read()
+    except OSError:
+        return
+    new = None if result.autograded_notebook is None else result.autograded_notebook.encode("utf-8")
+    if old != new:
+        write_bytes_atomic(earlier_path(course_dir, result.student_id, result.assignment, notebook_name), old)
+
+
 def record(result, *, gb, course_dir, out_dir, notebook_name, settings, sandbox_text, labels=None):
     """Write everything about one judged result: gradebook, autograded and submitted notebooks, feedback page.
 
@@ -160,6 +178,7 @@ def record(result, *, gb, course_dir, out_dir, notebook_name, settings, sandbox_
                                  settings.limits.executed_notebook_bytes,
                                  os.path.join(course_dir, "release", result.assignment, notebook_name))
     record_result(gb, result, notebook_name[:-len(".ipynb")], previous_answers=previous)
+    _keep_earlier(course_dir, result, notebook_name, autograded_path)
     if result.autograded_notebook is not None:
         write_text_atomic(autograded_path, result.autograded_notebook)
     elif os.path.exists(autograded_path):

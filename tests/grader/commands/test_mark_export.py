@@ -250,3 +250,31 @@ def test_export_names_the_answer_to_mark_again_and_refuses_an_outdated_folder(jo
     assert outdated["returncode"] == 2
     assert f"ada: the gradebook holds another submission than the one graded here (its answer to {D2} differs)" \
         in outdated["stderr"]
+
+
+def test_the_marking_page_shows_what_a_resubmission_changed_in_an_answer_to_mark_again(journey, tmp_path):
+    """After ada's resubmission is graded, her changed answer is to mark again, and the marking page shows it
+    beside the answer its earlier mark was for, word by word (the replaced notebook is kept for that)."""
+    import re
+    import warnings
+
+    from autograder.marking.web import Marking, answer_key, create_app
+    from tests.support.released import copy_course
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    course = copy_course(journey["course"], tmp_path / "course")
+    assert (course / ".autograder" / "earlier" / "ada" / A / f"{A}.ipynb").is_file()
+    marking = Marking(str(course), A, token="t" * 40, ta="Tess")
+    try:
+        client = TestClient(create_app(marking))
+        client.get("/?token=" + "t" * 40)
+        page = client.get(f"/q/{A}/{D2}/a/{answer_key(A, 'ada')}").text
+    finally:
+        marking.close()
+    assert "The student changed this answer after it was marked." in page
+    changes = re.search(r'<p class="changes">(.*?)</p>', page, re.S).group(1)
+    assert re.search(r'<ins><span class="visually-hidden">added: </span>[^<]*anything\.</ins>', changes), changes
+    assert "<del>" in changes, "the earlier answer's words the student took out are shown struck through"
