@@ -162,7 +162,7 @@ def build(assignment, out_dir, *, course_dir, hidden_visibility=DEFAULT_HIDDEN_V
     from autograder.commands.grade import NotGradable, gradable_release
     from autograder.course.limits import load_limits
     from perceptron_course.limits import LimitsError
-    from autograder.outputs.record import write_bytes_atomic
+    from autograder.outputs.atomic_files import write_bytes_atomic
     from autograder.results import Settings
 
     if hidden_visibility not in VISIBILITIES:
@@ -461,7 +461,7 @@ def grade_in_container(root):
     """
     from autograder.running.batch import _internal_error
     from autograder.judging.judge import judge
-    from autograder.outputs.record import write_text_atomic
+    from autograder.outputs.atomic_files import write_text_atomic
     from autograder.results import Job
     from perceptron_course.runner import skip_slow_optional_imports
     from autograder.running.worker import run_submission

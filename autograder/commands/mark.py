@@ -58,7 +58,7 @@ def main(argv=None):
     from autograder.marking.booklet import booklet_html
     from autograder.marking.sheet import read_sheet, sheet_text
     from autograder.outputs.gradebook import GradebookError, assignment_info, open_gradebook, set_marks
-    from autograder.outputs.record import write_text_atomic
+    from autograder.outputs.atomic_files import write_text_atomic
 
     parser = argparse.ArgumentParser(
         prog="python -m autograder mark",

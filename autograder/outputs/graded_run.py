@@ -11,6 +11,10 @@ limits and the sandbox.  :func:`save` writes them to ``OUT/grading_run.json``
 into the same records, so that ``export`` writes with the very code
 ``grade`` wrote with.  The file is the instructor's, like the report: it is
 never uploaded.
+
+This module only turns a run into JSON and back; writing the run's other
+files is :mod:`autograder.outputs.record`'s, which imports this module and is
+never imported by it.
 """
 
 import dataclasses
@@ -18,6 +22,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from autograder.outputs.atomic_files import write_text_atomic
 from autograder.results import MISSING, CellResult, Flag, Result, Settings
 
 __all__ = ["GradedRun", "Person", "RunRecordError", "RUN_FILE", "save", "load", "person_of", "disagreements"]
@@ -156,8 +161,6 @@ def run_data(run):
 
 def save(run, out_dir):
     """Write ``out_dir/grading_run.json`` atomically."""
-    from autograder.outputs.record import write_text_atomic
-
     write_text_atomic(os.path.join(out_dir, RUN_FILE), json.dumps(run_data(run), indent=1, sort_keys=True))
 
 

@@ -22,7 +22,11 @@ a written question as its notebook does ("D1"): :func:`question_names` reads
 the names from the course's release once, where the gradebook is open, and
 the writers take them as ``labels``.  Every file is written to a
 temporary name in its folder and then renamed, so a reader never sees half
-of one.
+of one (:mod:`autograder.outputs.atomic_files`).
+
+The run's record is a step below this module: :func:`write_run_files` saves
+it with :func:`autograder.outputs.graded_run.save`, and
+:mod:`~autograder.outputs.graded_run` imports nothing from here.
 """
 
 import dataclasses
@@ -33,39 +37,20 @@ import stat
 import sys
 import tempfile
 
+from autograder.outputs import graded_run
+from autograder.outputs.atomic_files import write_bytes_atomic, write_text_atomic
 from autograder.outputs.exports import csv_text
 from autograder.results import MISSING
 
 __all__ = ["GRADES_COLUMNS", "record", "earlier_path", "finish_batch", "question_names", "with_marks", "write_run_files",
            "write_grades_csv", "write_exports", "write_lms_feedback", "write_feedback_pages", "write_report",
-           "write_text_atomic", "write_bytes_atomic", "replace_folder"]
+           "replace_folder"]
 
 # score and max_score are the autograded points (the columns grades.csv always had); written and written_max the
 # written answers' marks, total and total_max the sum over the whole assignment, to_mark the written answers
 # still to be marked.
 GRADES_COLUMNS = ("student_id", "assignment", "score", "max_score", "status", "flags", "source", "submitted_at",
                   "written", "written_max", "total", "total_max", "to_mark")
-
-
-def write_text_atomic(path, text):
-    """Write ``text`` to ``path`` (UTF-8) through a temporary file in the same folder, then rename it."""
-    write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def write_bytes_atomic(path, data):
-    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename it."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_grades_csv(path, results):
@@ -267,8 +252,6 @@ def write_run_files(out_dir, run, marks, labels=None):
     given since: the same code writes each file both times.  ``labels`` are the
     :func:`question_names` of the run's assignment.
     """
-    from autograder.outputs import graded_run
-
     results = with_marks(run.results, marks)
     write_grades_csv(os.path.join(out_dir, "grades.csv"), results)
     write_exports(out_dir, run.assignment, results, run.people)

@@ -121,7 +121,7 @@ def _load_saved(settings, course_dir, assignment):
 
 
 def _save(settings, course_dir, assignment, calibrated, slowest_cell, slowest_call):
-    from autograder.outputs.record import write_text_atomic
+    from autograder.outputs.atomic_files import write_text_atomic
 
     record = {"fingerprint": _fingerprint(settings, course_dir, assignment),
               "measured": datetime.datetime.now().astimezone().strftime("%Y-%m-%d at %H:%M %Z").strip(),
