@@ -240,8 +240,8 @@ def _serve(course_dir, args):
         for label, marked, total in counts:
             print(f"  {label}: {marked} of {total} answers marked")
         if mathjax is None:
-            print("MathJax is not installed, so mathematics shows as TeX: the book build installs it "
-                  "(make book), or set BOOK_MATHJAX_DIR to the es5 folder of a MathJax 3 package.")
+            print("MathJax is not installed, so mathematics shows as TeX: make install installs it (as does "
+                  "make book), or set BOOK_MATHJAX_DIR to the es5 folder of a MathJax 3 package.")
         print(f"The marking page of {args.assignment} (marks go to {os.path.join(course_dir, 'gradebook.db')}):\n"
               f"    {address}\n"
               "Open that address in a browser on this machine (it holds the page's token; do not share it "

@@ -177,7 +177,8 @@ def course(graded_class, tmp_path):
 def marking(course):
     mathjax = find_mathjax()
     assert mathjax is not None, ("MathJax is not installed: the marking page serves the book build's copy "
-                                 "(_build/.mathjax); run `.venv/bin/python book/build.py` or set BOOK_MATHJAX_DIR")
+                                 "(_build/.mathjax); run `make install` (book/build.py --install-mathjax) or "
+                                 "set BOOK_MATHJAX_DIR")
     marking = Marking(course, A, token=TOKEN, mathjax=mathjax)
     yield marking
     marking.close()
