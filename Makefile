@@ -26,7 +26,11 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml setup.py perceptron_li
 	PYTHON="$(PYTHON)" tools/venv.sh $(VENV) $(PYTHON_FLOOR)
 	touch $(STAMP)
 
-install: $(STAMP)
+# The environment, and MathJax for the TAs' marking page (python -m autograder mark), which renders the
+# answers' mathematics with it: the book build's own step installs it (book/build.py, the one pinned version,
+# with npm) into _build/.mathjax, where the page looks, so the page needs neither a built book nor the network.
+install: system-book $(STAMP)
+	$(PY) book/build.py --install-mathjax
 
 # The Debian packages each target uses (npm for MathJax; TeX Live for the PDF; bubblewrap
 # for the sandbox; chromium and its driver for the browser tests; tools/venv.sh asks for a C
@@ -100,7 +104,7 @@ grade: system-grade $(STAMP)
 
 # The written answers, after grade: the marking page (open the address it prints), or the CSV route with
 # TO_CSV (write the answers and the booklet) or FROM_CSV (read the marks back).
-mark: $(STAMP)
+mark: install
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make mark ASSIGNMENT=ps1_hyperplanes [PORT=8890] [TA=name] | [TO_CSV=marking/ps1.csv | FROM_CSV=marking/ps1.csv]"; exit 2; }
 	$(PY) -m autograder mark $(ASSIGNMENT) $(if $(TO_CSV),--to-csv "$(TO_CSV)") $(if $(FROM_CSV),--from-csv "$(FROM_CSV)") \
 		$(if $(PORT),--port $(PORT)) $(if $(TA),--ta "$(TA)")

@@ -8,7 +8,10 @@ whose code raises fails the build. Executed chapters are cached by jupyter-cache
 The pages work with no network: MathJax 3 is installed from the npm registry into
 ``_build/.mathjax`` (once) and copied into ``_build/html/_static/mathjax``, where the
 ``mathjax_path`` setting of ``_config.yml`` points. On a machine without npm, set
-``BOOK_MATHJAX_DIR`` to the ``es5`` folder of a MathJax 3 package.
+``BOOK_MATHJAX_DIR`` to the ``es5`` folder of a MathJax 3 package. The TAs' marking page
+(``python -m autograder mark``) serves the same copy of ``_build/.mathjax``;
+``--install-mathjax`` installs only that and stops, which is how ``make install`` gets it
+without building the book.
 
 The two accessibility checkers that the browser tests run on every page, axe-core and
 HTML_CodeSniffer (:data:`CHECKERS`), are installed the same way into ``_build/.axe-core``
@@ -28,6 +31,11 @@ inputs have the same digest has nothing to do and stops there (``--force``
 builds anyway). The release rewrites its notebooks each time it runs, so
 their contents are compared, not their times.
 
+Before anything is built, the repository and hub settings of ``_config.yml`` are checked
+(:func:`check_launch_settings`, with ``book/_ext/course_hub.py``): a ``repository.url`` that
+is this repository, the one with the solutions, is refused, and so is a hub address that
+links could not be made from.
+
 ``--path-output DIR`` builds into ``DIR/_build/html`` instead, leaving ``_build/html``
 as it is (``python -m autograder publish --out`` builds the site's book so). What the
 book's extensions read beside the HTML, the published downloads (``published/``) and
@@ -37,6 +45,7 @@ the repository's jupyter-cache.
 Usage, from anywhere::
 
     .venv/bin/python book/build.py [--path-output DIR] [--force]
+    .venv/bin/python book/build.py --install-mathjax
 """
 
 from __future__ import annotations
@@ -58,6 +67,7 @@ BUILD = ROOT / "_build"
 HTML = BUILD / "html"
 REPORTS = HTML / "reports"
 RELEASE = ROOT / "notebooks" / "release"
+BOOK_EXTENSIONS = ROOT / "book" / "_ext"
 
 MATHJAX_VERSION = "3.2.2"
 MATHJAX_PREFIX = BUILD / ".mathjax"
@@ -416,6 +426,26 @@ def start_afresh_if_the_layout_changed(html: Path) -> None:
     record.write_text(layout, encoding="utf-8")
 
 
+def check_launch_settings(config: Path = ROOT / "_config.yml") -> str | None:
+    """What is wrong with the repository and hub settings of ``_config.yml``, or None.
+
+    ``book/_ext/course_hub.py`` makes the links to the course's hub and refuses a repository
+    address that is the instructor's own repository (the one with the solutions); the book's
+    Sphinx build runs the same check, this says it before anything is built.
+    """
+    import yaml
+
+    if str(BOOK_EXTENSIONS) not in sys.path:
+        sys.path.append(str(BOOK_EXTENSIONS))  # the extensions import one another by name, as Sphinx lets them
+    import course_hub
+
+    try:
+        course_hub.check_book_config(yaml.safe_load(config.read_text(encoding="utf-8")) or {}, ROOT)
+    except course_hub.HubSettingError as error:
+        return str(error)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build the course book into _build/html.")
     parser.add_argument(
@@ -425,13 +455,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--force", action="store_true",
         help="build even when nothing the book is made from changed since its last successful build")
+    parser.add_argument(
+        "--install-mathjax", action="store_true",
+        help="only install MathJax as the build does, into _build/.mathjax, where the TAs' marking page "
+             "serves it from, and stop (make install runs this)")
     args = parser.parse_args(argv)
+    if args.install_mathjax:
+        try:
+            es5 = mathjax_es5()
+        except BuildError as error:
+            print(f"[book] {error}", file=sys.stderr)
+            return 1
+        print(f"[book] MathJax {MATHJAX_VERSION}: {shown(es5)}")
+        return 0
     path_output = args.path_output.resolve()
     html = path_output / "_build" / "html"
     reports = html / "reports"
     mathjax = html / "_static" / "mathjax"
 
     start = time.perf_counter()
+    refused = check_launch_settings()
+    if refused:
+        print(f"[book] not built: {refused}", file=sys.stderr)
+        return 1
     inputs = inputs_digest(path_output)
     recorded = html / INPUTS_FILE
     if not args.force and recorded.is_file() and recorded.read_text(encoding="utf-8") == inputs:

@@ -99,12 +99,26 @@ def _digest(paths):
     return digest.hexdigest()
 
 
+def _check_server_extension(venv, name):
+    """Refuse an environment whose servers would not load the server extension ``name``: a link to it (the
+    book's nbgitpuller links, for nbgitpuller) would find nothing there."""
+    import re
+
+    listed = _run([os.path.join(venv, "bin", "jupyter"), "server", "extension", "list"])
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in listed.splitlines()]  # without its colours
+    if f"{name} enabled" not in lines or not any(re.fullmatch(rf"{re.escape(name)} \S+ OK", line) for line in lines):
+        raise HubError(f"the hub's environment does not load the server extension {name}:\n{listed[-3000:]}")
+
+
 def build_environment(prefix=DEFAULT_PREFIX, *, log=print):
     """Build (or bring up to date) the hub's environment at ``prefix``; returns ``prefix``."""
     from tools.student_package import build_wheels
 
     prefix = os.path.abspath(prefix)
     venv = os.path.join(prefix, "venv")
+    if not shutil.which("git"):
+        raise HubError("the hub's servers need git: nbgitpuller pulls the course's public repository with it "
+                       "(Debian's git package)")
     wheels = tempfile.mkdtemp(prefix="hub-wheels-")
     try:
         built = build_wheels(wheels)
@@ -140,6 +154,8 @@ def build_environment(prefix=DEFAULT_PREFIX, *, log=print):
                                                                         "checkForUpdates": False}}, handle, indent=2)
         for plugin in LAB_PLUGINS_OFF:
             _run([os.path.join(venv, "bin", "jupyter"), "labextension", "disable", "--level=sys_prefix", plugin])
+        # nbgitpuller (hub/requirements.txt) serves the book's links to the hub; its package enables itself.
+        _check_server_extension(venv, "nbgitpuller")
         log(f"Installing configurable-http-proxy {PROXY_VERSION} from npm ...")
         _run(["npm", "install", "--no-audit", "--no-fund", "--prefix", os.path.join(prefix, "proxy"),
               f"configurable-http-proxy@{PROXY_VERSION}"])

@@ -25,9 +25,14 @@ address the page explains how to install the downloaded wheel instead.
 
 It first writes the public edition of the repository, ``_build/public-repo/``
 (:func:`write_public_edition`): what the book needs to build and run by
-itself, for a public repository that the book's launch buttons (Binder)
-point at.  The site's book is built from the edition (:func:`build_book`),
-so every publish proves that the edition builds the book the site shows.
+itself, and each chapter as a notebook (``notebooks/chapters/``), for a
+public repository that the book's launch buttons (Binder) and its links to
+the course's hub (nbgitpuller, ``book/_ext/course_hub.py``) point at. Before
+anything is written, the repository and hub settings of ``_config.yml`` are
+checked as the book's build checks them (:func:`check_launch_settings`): the
+repository must not be this one, which holds the solutions. The site's book
+is built from the edition (:func:`build_book`), so every publish proves that
+the edition builds the book the site shows.
 Both folders are read in full by the leak audit
 (:mod:`autograder.commands.audit`); when it finds anything they are deleted and
 the command fails, naming each file and secret.
@@ -41,7 +46,10 @@ stay as they are.
 from __future__ import annotations
 
 import argparse
+import collections
+import hashlib
 import html
+import importlib.util
 import json
 import os
 import re
@@ -152,6 +160,75 @@ def standalone_chapter(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode
         if cell.cell_type == "code" and GLUE_IMPORT in cell.source.splitlines():
             cell.source = "\n".join(GLUE_STAND_IN if line == GLUE_IMPORT else line
                                     for line in cell.source.splitlines())
+    return notebook
+
+
+def course_hub():
+    """``book/_ext/course_hub.py``, which makes the book's links to the course's hub and checks their settings
+    (``book/`` is not a package; the book's build loads it as a Sphinx extension)."""
+    name = "perceptron_book_course_hub"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "book" / "_ext" / "course_hub.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def check_launch_settings(config: Path = CONFIG):
+    """The hub's links that ``_config.yml`` makes (None without a hub); a :class:`PublishError` when its
+    repository is this repository, or an address is malformed."""
+    links = course_hub()
+    try:
+        settings = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        return links.check_book_config(settings, ROOT)
+    except (OSError, yaml.YAMLError) as error:
+        raise PublishError(f"cannot read {config}: {error}") from None
+    except links.HubSettingError as error:
+        raise PublishError(str(error)) from None
+
+
+def notebook_chapters(toc: Path = ROOT / "_toc.yml") -> list[Path]:
+    """The book's pages that are notebooks (a ``kernelspec`` in their front matter), in the table of contents'
+    order: the pages that have a launch button."""
+    files: list[str] = []
+
+    def walk(entries):
+        for entry in entries or ():
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    contents = yaml.safe_load(toc.read_text(encoding="utf-8")) or {}
+    files.append(contents.get("root", ""))
+    walk(contents.get("chapters"))
+    for part in contents.get("parts") or ():
+        walk(part.get("chapters"))
+    chapters = []
+    for name in files:
+        path = ROOT / f"{name}.md"
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if text.startswith("---") and "kernelspec:" in text.split("\n---", 1)[0]:
+            chapters.append(path)
+    return chapters
+
+
+def chapter_as_notebook(source: Path, address: str | None, package: str) -> nbformat.NotebookNode:
+    """A chapter (MyST Markdown) as the notebook the course's hub opens: its cells without outputs (a student
+    runs them, and a notebook without outputs merges cleanly when the course is published again), runnable
+    without the book's build tools, with the install cell, and cell ids made from the cells' text, so that
+    publishing the same chapter again writes the same file."""
+    import jupytext
+
+    notebook = jupytext.read(source)
+    notebook.metadata.pop("jupytext", None)
+    notebook = with_install_cell(standalone_chapter(notebook), address, package)
+    seen: collections.Counter = collections.Counter()
+    for cell in notebook.cells:
+        digest = hashlib.sha256(cell.source.encode("utf-8")).hexdigest()[:12]
+        seen[digest] += 1
+        cell.id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
     return notebook
 
 
@@ -404,6 +481,11 @@ The launch button (the rocket at the top of each chapter) opens the chapter on B
 which builds this repository's `requirements.txt`. It points at the repository and branch
 set under `repository:` in `_config.yml`: set `url` to this repository's address on GitHub
 and `branch` to its branch.
+
+Where the course has a JupyterHub (`launch_buttons.jupyterhub_url` in `_config.yml`), the
+launch button's JupyterHub item opens the chapter's notebook (`notebooks/chapters/`) and
+each assignment's link opens its notebook (`notebooks/release/`) on the hub: nbgitpuller
+pulls this repository into the student's home, and keeps what the student changed.
 """
 
 
@@ -439,6 +521,11 @@ def write_public_edition(manifest: dict, out: Path = PUBLIC_REPO, published: Pat
         target = out / "notebooks" / "release" / assignment["name"] / f"{assignment['name']}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(published / assignment["notebook"], target)
+    # The chapters as notebooks, which the course's hub opens (book/_ext/course_hub.py says where).
+    for source in notebook_chapters():
+        target = out / course_hub().chapter_notebook(source.relative_to(ROOT).with_suffix("").as_posix())
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(chapter_as_notebook(source, manifest["address"], manifest["package"]), target)
     # The downloads the student page lists, where the course_site extension looks for them.
     shutil.copytree(published, out / "published")
     (out / "requirements.txt").write_text(public_requirements(f"published/{manifest['wheel']}"), encoding="utf-8")
@@ -472,6 +559,7 @@ def publish(*, book: bool = True, address: str | None = None, out: Path | None =
     build = path_output / "_build"
     timings = {}
     start = time.perf_counter()
+    hub = check_launch_settings()
     manifest = prepare(checked_address(address, "--address") if address else site_address(), out=build / "published")
     write_public_edition(manifest, out=public_repo, published=build / "published")
     try:
@@ -500,7 +588,8 @@ def publish(*, book: bool = True, address: str | None = None, out: Path | None =
                            f"deleted:\n{listed}")
     timings["site_bytes"] = folder_size(site)
     timings["public_repo_bytes"] = folder_size(public_repo)
-    return {**manifest, **timings, "site": str(site), "public_repo": str(public_repo)}
+    return {**manifest, **timings, "site": str(site), "public_repo": str(public_repo),
+            "hub": hub.hub if hub else None, "hub_repository": hub.repository if hub else None}
 
 
 def main(argv=None) -> int:
@@ -529,6 +618,9 @@ def main(argv=None) -> int:
           f"{result['build_seconds']:.1f} s; the leak audit read both in {result['audit_seconds']:.1f} s "
           "and found nothing secret.")
     print(f"students install with: {result['install']}")
+    if result["hub"]:
+        print(f"the book's links open the chapters and assignments on {result['hub']}, pulled from "
+              f"{result['hub_repository']}: push {result['public_repo']}/ there.")
     compiled = ", ".join(result["compiled_wheels"])
     if compiled and result["address"]:
         print(f"pip takes the compiled kernel's wheel ({compiled}) on its platform, and {result['wheel']} "

@@ -14,7 +14,8 @@ repository the same folder is ``published/``, at its root.) This extension
 * gives the page for students (``book/students.md``) three directives,
   ``course-install`` (the install command, or, with no site address, how to
   install the downloaded wheel), ``course-assignments`` (each assignment,
-  with its notebook and zip) and ``course-check`` (the check command), so
+  with its notebook and zip, and the link that opens it on the course's hub when
+  ``_config.yml`` names one: ``course_hub.py``) and ``course-check`` (the check command), so
   the page always shows what was published.
 
 Before the course is first published (a plain ``make book``) there is no
@@ -32,6 +33,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util.docutils import SphinxDirective
+
+from course_hub import hub_links_from_sphinx, hub_reference
 
 # The folder of downloads: beside the build's output in the instructor's repository, and at
 # the root of the public edition.
@@ -128,6 +131,7 @@ class CourseAssignments(CourseDirective):
         manifest = self.manifest
         if manifest is None:
             return self.not_published()
+        hub = hub_links_from_sphinx(self.config)
         items = nodes.bullet_list()
         for assignment in manifest["assignments"]:
             paragraph = nodes.paragraph("", "", nodes.strong(assignment["title"], assignment["title"]),
@@ -135,7 +139,10 @@ class CourseAssignments(CourseDirective):
                                         self.link(assignment["notebook"], f"{assignment['name']}.ipynb"),
                                         nodes.Text(", or everything in one zip "),
                                         self.link(assignment["zip"], f"{assignment['name']}.zip"),
-                                        nodes.Text(" (the notebook, the package and how to use them)."))
+                                        nodes.Text(" (the notebook, the package and how to use them)"))
+            if hub is not None:
+                paragraph += [nodes.Text("; or "), hub_reference(hub.assignment(assignment["name"]))]
+            paragraph += nodes.Text(".")
             items += nodes.list_item("", paragraph)
         return [items]
 
