@@ -68,12 +68,16 @@ class Check:
         ``expected(*case.args, **case.kwargs)`` returns the right answer, computed
         with ``perceptron_lib`` on the host.
     hint : str
-        What to look at when this check fails, shown in feedback.
+        What to look at when this check fails with a wrong answer, shown in feedback.
     compare : callable, optional
         ``compare(got, expected)`` returns ``None`` when ``got`` is acceptable or a
         sentence saying what is wrong.  Default: :func:`compare_values`.
     allow_mutation : bool, default=False
         Whether the function may change its inputs in place.
+    hint_on_exception : str
+        What to look at when a case fails because the function raised, added to the
+        message that names the exception: for a function that calls others of the
+        notebook, which of them to write or fix first.
     """
 
     grade_id: str
@@ -83,6 +87,7 @@ class Check:
     hint: str = ""
     compare: Callable[[Any, Any], Any] = None
     allow_mutation: bool = False
+    hint_on_exception: str = ""
 
 
 @dataclass
@@ -219,7 +224,7 @@ def _judge_case(check, case, record):
     if status == "raised":
         exc = record.exception
         if exc == "NotImplementedError":
-            return f"{name} is not implemented yet (it raised NotImplementedError)", False
+            return f"{name} raised NotImplementedError: {name}, or a function it calls, is not implemented yet", False
         detail = record.detail[:300]
         return f"On {case.describe}, {name} raised {exc}" + (f": {detail}" if detail else ""), False
     if status != "returned":
@@ -245,12 +250,15 @@ def verdicts_from_results(checks, results):
         if not verdict.passed:
             continue
         for j, case in enumerate(check.cases):
-            failure = _judge_case(check, case, results.get(_probe_id(i, j)))
+            record = results.get(_probe_id(i, j))
+            failure = _judge_case(check, case, record)
             if failure:
                 message, wrong_answer = failure
                 message += "."
                 if wrong_answer and check.hint:
                     message += " " + check.hint
+                elif record is not None and record.status == "raised" and check.hint_on_exception:
+                    message += " " + check.hint_on_exception
                 verdicts[check.grade_id] = Verdict(check.grade_id, False, message)
                 break
     return list(verdicts.values())

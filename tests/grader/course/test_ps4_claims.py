@@ -10,6 +10,9 @@ over the two labels are equal) or by a linear program with no solution, and the 
 a mistake ends with weights that separate the data, so on data that nothing separates every epoch has
 a mistake.
 
+A stub of Part A raises inside ``train_with_lifting``, which calls it: the message of Part C's cells then
+names the functions it calls, not ``train_with_lifting`` alone.
+
 Part C is graded through ``train_with_lifting_reversed``, a locked cell of the notebook that runs the
 student's ``train_with_lifting`` with ``train_through_origin`` fed the examples in reverse order.  The
 last tests check that this tells a training loop of the student's own from the method the part asks
@@ -344,6 +347,30 @@ def test_right_answers_written_differently_get_full_marks(source, name):
     exec(compile(textwrap.dedent(RIGHT_ANSWERS[name]), name, "exec"), namespace)
     failed = [v.message for v in evaluate_namespace(load_checks("ps4_offset"), namespace) if not v.passed]
     assert failed == []
+
+
+@pytest.mark.parametrize("stubs", [("absorb_offset",), ("split_offset",), ("absorb_offset", "split_offset")])
+def test_part_c_names_the_functions_it_calls_when_a_stub_of_part_a_raises_in_it(source, stubs):
+    # train_through_origin is right, so each Part C cell's first check passes and train_with_lifting raises the
+    # stub's NotImplementedError: the message must not say that train_with_lifting alone is not written.
+    namespace = namespace_from(source)
+    for name in stubs:
+        exec(f"def {name}(*args):\n    raise NotImplementedError()\n", namespace)
+    verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks("ps4_offset"), namespace)}
+    assert verdicts["train_through_origin_values"].passed
+    for grade_id in ("lifting_one_dimensional", "lifting_general"):
+        message = verdicts[grade_id].message
+        assert message.startswith("train_with_lifting raised NotImplementedError: train_with_lifting, or a function "
+                                  "it calls, is not implemented yet."), message
+        assert ps4.LIFTING_CALLS in message and "absorb_offset and split_offset (Part A)" in ps4.LIFTING_CALLS
+
+
+def test_part_c_s_wrong_answers_carry_the_hint_and_not_the_note_on_exceptions(source):
+    namespace = namespace_from(source)
+    exec("def split_offset(theta):\n    return np.asarray(theta[1:], dtype=float), float(theta[0])\n", namespace)
+    verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks("ps4_offset"), namespace)}
+    message = verdicts["lifting_one_dimensional"].message
+    assert "returned the wrong values" in message and ps4.LIFTING_CALLS not in message
 
 
 def test_the_reversed_helper_leaves_the_names_as_it_found_them(source):

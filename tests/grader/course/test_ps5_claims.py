@@ -3,15 +3,21 @@
 The hidden cases of ``autograder/course/assignments/ps5_voted_averaged/checks.py`` describe their
 inputs to the students ("separated by a line with an offset", "separable data that converges
 before max_epochs", "whose 11th epoch is the first without a mistake", "two opposite votes that
-tie"), and the notebook's texts, hints and model answers state facts about the worked examples and
-the comparison on noisy data (the counts of the four-point example, the accuracies of seeds 0, 1
-and 2, that the noisy training sets are not separable). Each claim is checked here by computation.
-A claim that data are separable is proved by a separator; a claim that they are not, by a linear
-program (scipy's ``linprog``), never by a run that fails to converge.
+tie", "whose second epoch makes four mistakes and ends with the (w, b) it started with"), and the
+notebook's texts, hints and model answers state facts about the worked examples and the comparison
+on noisy data (the counts of the four-point example, one entry per mistake, the examples on which
+the vote and the average disagree, the accuracies of seeds 0, 1 and 2, that the noisy training sets
+are not separable, that Daumé's counter scales the average by T/(T+1)). Each claim is checked here
+by computation. A claim that data are separable is proved by a separator; a claim that they are
+not, by a linear program (scipy's ``linprog``), never by a run that fails to converge.
+
+Part D is judged with the student's own functions: tests below check that the protocol's data the
+host hands the notebook are the notebook's, that a right Part D keeps its points beside a wrong Part
+A, B or C, and that a Part D that does not follow the protocol loses them beside right ones.
 
 The last tests run right implementations that the notebook's texts allow, written in other ways than
-the solution (the average by a running sum, or from the voted counts; the vote by a loop), through
-the hidden checks: none may lose a point.
+the solution (the average by a running sum, or from the voted counts; the vote by a loop; the
+stopping rule by counting the mistakes), through the hidden checks: none may lose a point.
 """
 
 import textwrap
@@ -119,15 +125,103 @@ def test_a_single_example_takes_two_visits():
 
 @pytest.mark.parametrize("grade_id", ["voted_four_point", "voted_counts"])
 def test_the_counts_add_up_to_the_visits_and_the_zero_vector_gets_none(grade_id):
-    """Part A: 'the counts add up to the number of visits', 'the zero vector's count is always 0'."""
+    """Part A: 'the counts add up to the number of visits', 'the zero vector's count is always 0', 'the list has
+    one entry per mistake, plus the zero vector'."""
     for describe, case in cases(grade_id).items():
         X, y = case.args
         max_epochs = case.kwargs.get("max_epochs", 10)
         weights, intercepts, counts = ps5._voted(X, y, max_epochs=max_epochs)
-        epochs = fit(pl.Perceptron, X, y, max_epochs).n_epochs_
-        assert counts.sum() == len(y) * epochs, describe
+        perceptron = fit(pl.Perceptron, X, y, max_epochs)
+        assert counts.sum() == len(y) * perceptron.n_epochs_, describe
         assert counts[0] == 0 and not np.any(weights[0]) and intercepts[0] == 0, describe
         assert np.all(counts[1:] >= 1), describe  # 'a new vector starts at 1'
+        assert len(counts) == perceptron.n_mistakes_ + 1, describe
+
+
+def epochs_of(X, y, max_epochs):
+    """``[(mistakes, (w, b) at the start, (w, b) at the end)]`` of each epoch run, from the library's trace."""
+    steps = pl.trace_perceptron(X, y, max_epochs=max_epochs)
+    found, start = [], (np.zeros(X.shape[1]), 0.0)
+    for epoch in range(1, steps[-1].epoch + 1):
+        visits = [s for s in steps if s.epoch == epoch]
+        end = (visits[-1].w, visits[-1].b)
+        found.append((sum(s.mistake for s in visits), start, end))
+        start = end
+    return found
+
+
+def test_the_xor_case_has_an_epoch_whose_mistakes_cancel():
+    """'the XOR points (0, 0), (1, 1), (0, 1), (1, 0) labelled -1, -1, +1, +1 with max_epochs=4, whose second epoch
+    makes four mistakes and ends with the (w, b) it started with'."""
+    X, y = ps5.X_xor, ps5.y_xor
+    assert X.tolist() == [[0, 0], [1, 1], [0, 1], [1, 0]] and y.tolist() == [-1, -1, 1, 1]
+    assert ps5.XOR_EPOCHS == 4 and "with max_epochs=4" in ps5.XOR_DESCRIBE
+    for grade_id in ("voted_counts", "averaged_general"):
+        case = cases(grade_id)[ps5.XOR_DESCRIBE]
+        assert case.args[0] is X and case.args[1] is y and case.kwargs == {"max_epochs": 4}
+    assert not lp_separable(X, y)  # XOR: no epoch is ever without a mistake, so training runs all 4
+    epochs = epochs_of(X, y, 4)
+    assert len(epochs) == 4 and [mistakes for mistakes, _, _ in epochs] == [3, 4, 4, 4]
+    for mistakes, (w_start, b_start), (w_end, b_end) in epochs[1:]:
+        assert np.array_equal(w_start, w_end) and b_start == b_end and w_end.tolist() == [1, 1] and b_end == 1
+
+
+def voted_stopping_when_unchanged(X, y, max_epochs):
+    """Voted training that stops after an epoch that leaves (w, b) as it found it, as a naive loop."""
+    w, b, count, kept = np.zeros(X.shape[1]), 0.0, 0, []
+    for _ in range(max_epochs):
+        before = (w, b)
+        for x_i, y_i in zip(X, y):
+            if y_i * (w @ x_i + b) <= 0:
+                kept.append((w, b, count))
+                w, b, count = w + y_i * x_i, b + y_i, 1
+            else:
+                count += 1
+        if np.array_equal(before[0], w) and before[1] == b:
+            break
+    kept.append((w, b, count))
+    return np.array([k[0] for k in kept]), np.array([k[1] for k in kept]), np.array([k[2] for k in kept])
+
+
+def test_the_xor_case_is_the_one_that_tells_the_wrong_stopping_rule_and_the_merged_vectors_from_the_right():
+    X, y = ps5.X_xor, ps5.y_xor
+    weights, intercepts, counts = ps5._voted(X, y, max_epochs=4)
+    assert len(counts) == 16 and counts.sum() == 16
+    # Stopping when an epoch leaves (w, b) unchanged stops after 2 epochs, 8 visits; the average changes with it.
+    early = voted_stopping_when_unchanged(X, y, 4)
+    assert early[2].sum() == 8 and len(early[2]) == 8
+    w_avg, b_avg = ps5._averaged(X, y, max_epochs=4)
+    assert w_avg.tolist() == [0.4375, 0.6875] and b_avg == -0.0625
+    w_early, b_early = early[2] @ early[0] / 8, early[2] @ early[1] / 8
+    assert w_early.tolist() == [0.375, 0.625] and b_early == -0.125
+    # The run comes back to vectors it held before: merged, the 16 entries are 5.
+    assert len({(tuple(w), b) for w, b in zip(weights, intercepts)}) == 5
+    # No other case of voted_counts or averaged_general tells the two stopping rules apart.
+    for grade_id in ("voted_counts", "averaged_general"):
+        for describe, case in cases(grade_id).items():
+            X_case, y_case = case.args
+            max_epochs = case.kwargs.get("max_epochs", 10)
+            same = voted_stopping_when_unchanged(np.asarray(X_case, dtype=float), y_case, max_epochs)[2].sum() \
+                == ps5._voted(X_case, y_case, max_epochs=max_epochs)[2].sum()
+            assert same == (describe != ps5.XOR_DESCRIBE), describe
+
+
+def test_daume_s_counter_gives_t_over_t_plus_one_times_the_average_and_the_same_labels():
+    """Part C: Daumé's counter 'is T/(T+1) times the average asked for here (the offset likewise). It predicts the
+    same labels'."""
+    for X, y, max_epochs in [(ps5.X4, ps5.y4, 10), (ps5.X1, ps5.y1, 10), (ps5.X_sep, ps5.y_noisy, 4),
+                             (ps5.X_xor, ps5.y_xor, 4)]:
+        steps = pl.trace_perceptron(X, y, max_epochs=max_epochs)
+        T = len(steps)
+        u = sum(t * s.y * s.x for t, s in enumerate(steps, start=1) if s.mistake)
+        beta = sum(t * s.y for t, s in enumerate(steps, start=1) if s.mistake)
+        w_daume, b_daume = steps[-1].w - u / (T + 1), steps[-1].b - beta / (T + 1)
+        w_avg, b_avg = ps5._averaged(X, y, max_epochs=max_epochs)
+        assert np.allclose(w_daume, T / (T + 1) * w_avg) and np.isclose(b_daume, T / (T + 1) * b_avg)
+        # Ours is the mean of the T vectors after each visit; Daumé's, of those and the zero vector.
+        assert np.allclose(w_avg, np.mean([s.w for s in steps], axis=0))
+        points = np.vstack([X, np.random.default_rng(0).normal(size=(50, X.shape[1]))])
+        assert np.array_equal(pl.sign(points @ w_daume + b_daume), pl.sign(points @ w_avg + b_avg))
 
 
 def test_the_visible_cases_of_part_a_and_c():
@@ -171,29 +265,84 @@ def test_the_predict_voted_cases_are_what_their_descriptions_say():
     assert (pl.sign(X[2] @ W.T + B) * C).tolist() == [0, 1, -7]
 
 
+def voted_and_averaged(X, W, B, C):
+    X, W, B, C = (np.array(v, dtype=float) for v in (X, W, B, C))
+    return pl.sign(votes(X, W, B, C)).tolist(), pl.sign(X @ (C @ W) / C.sum() + C @ B / C.sum()).tolist()
+
+
+# The examples E1's marking guide names, each as (points, vectors, offsets, counts).
+E1_EXAMPLES = {
+    "the model answer's, the second visible test of predict_voted_values": ([[1.0]], [[1.0], [-3.0]], [0.0, 0.0], [2, 1]),
+    "the first visible test of predict_voted_ties": ([[1.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]], [0.0, 0.0], [3, 2]),
+    "the chapter's (1, -1.1), through the origin": ([[1.0, -1.1]], [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]],
+                                                    [0.0, 0.0, 0.0], [0, 1, 7]),
+    "the chapter's (1, -1.1), with this notebook's offsets": ([[1.0, -1.1]], [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]],
+                                                              [0.0, 1.0, 0.0], [0, 1, 7]),
+    "the chapter's exercise": ([[1.0, -2.0]], [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], [0.0, 0.0, 0.0], [0, 3, 2]),
+}
+
+
 def test_the_vote_and_the_average_disagree_on_the_examples_of_e1(notebook):
-    """The model answer's example and the two of the chapter that its marking accepts."""
-    examples = [
-        ([[1.0]], [[1.0], [-3.0]], [0.0, 0.0], [2, 1]),
-        ([[1.0, -1.1]], [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]], [0.0, 0.0, 0.0], [0, 1, 7]),
-        ([[1.0, -2.0]], [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], [0.0, 0.0, 0.0], [0, 3, 2]),
-    ]
-    for X, W, B, C in examples:
-        X, W, B, C = np.array(X), np.array(W), np.array(B), np.array(C)
-        voted = pl.sign(votes(X, W, B, C))
-        averaged = pl.sign(X @ (C @ W) / C.sum() + C @ B / C.sum())
-        assert voted.tolist() != averaged.tolist()
-    # The chapter's (1, -1.1) uses the vectors of the four-point example trained through the origin.
-    through_origin = pl.VotedPerceptron(fit_intercept=False).fit(ps5.X4, ps5.y4)
-    assert through_origin.weights_.tolist() == examples[1][1] and through_origin.counts_.tolist() == [0, 1, 7]
+    """The model answer's example and the others its marking guide names, with the numbers it gives."""
+    for name, example in E1_EXAMPLES.items():
+        voted, averaged = voted_and_averaged(*example)
+        assert voted != averaged, name
+    # The numbers of the guide: votes and averaged scores.
     assert votes([[1.0]], [[1.0], [-3.0]], np.zeros(2), np.array([2, 1])).tolist() == [1]
+    assert votes([[1.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]], np.zeros(2), np.array([3, 2])).tolist() == [-1]
+    assert (np.array([3, 2]) @ np.array([[0.0, 1.0], [1.0, 0.0]]) / 5).tolist() == [0.4, 0.6]
+    X, W, _, C = (np.array(v, dtype=float) for v in E1_EXAMPLES["the chapter's (1, -1.1), through the origin"])
+    for B, score in [(np.zeros(3), 0.0375), (np.array([0.0, 1.0, 0.0]), 0.1625)]:
+        assert votes(X, W, B, C).tolist() == [-6]
+        assert (C @ W / 8).tolist() == [1.0, 0.875] and np.isclose(X[0] @ (C @ W) / 8 + C @ B / 8, score)
+    assert votes([[1.0, -2.0]], [[1.0, 0.0], [0.0, 1.0]], np.zeros(2), np.array([3, 2])).tolist() == [1]
+    assert np.isclose(np.array([1.0, -2.0]) @ np.array([3.0, 2.0]) / 5, -1 / 5)
+    # The chapter's (1, -1.1) uses the vectors of the four-point example trained through the origin; with an
+    # offset, the notebook's visible test gives the same vectors with the offsets 0, 1, 0.
+    through_origin = pl.VotedPerceptron(fit_intercept=False).fit(ps5.X4, ps5.y4)
+    assert through_origin.weights_.tolist() == W.tolist() and through_origin.counts_.tolist() == [0, 1, 7]
+    assert ps5._voted(ps5.X4, ps5.y4)[1].tolist() == [0.0, 1.0, 0.0]
+    # 'The other visible tests of Part B are no examples: on each of their points the two rules agree.'
+    others = [([[2.0, 1.0], [-1.0, -3.0], [0.5, -1.0]], ps5.FOUR_W, ps5.FOUR_B, ps5.FOUR_C),
+              ([[1.0, 0.0]], [[1.0, 0.0], [-1.0, 0.0]], [0.0, 0.0], [2, 2])]
+    visible = [case.args for grade_id in ("predict_voted_values", "predict_voted_ties")
+               for case in cases(grade_id).values() if case.visible]
+    assert len(visible) == 4
+    for X, W, B, C in visible:
+        named = any(np.array_equal(X, e[0]) and np.array_equal(W, e[1]) and np.array_equal(C, e[3])
+                    for e in E1_EXAMPLES.values())
+        listed = any(np.array_equal(X, o[0]) and np.array_equal(W, o[1]) and np.array_equal(C, o[3]) for o in others)
+        assert named != listed
+    for example in others:
+        voted, averaged = voted_and_averaged(*example)
+        assert voted == averaged
     text = cell_text(notebook, "written_voted_vs_averaged")
     assert "$2 \\cdot 1 + 1 \\cdot (-1) = 1 > 0$" in text and "= -1/3 < 0$" in text
+    for words in ["the vote is $2 - 1 = 1$", "$(2 - 3)/3 = -1/3$", "the vote is $-3 + 2 = -1$",
+                  "$(2/5, 3/5)$, whose score $2/5$", "the vote is $1 - 7 = -6$", "$(1, 7/8)$, whose score $0.0375$",
+                  "the averaged score $0.1625$", "the vote is $3 - 2 = 1$", "$(3 - 4)/5 = -1/5$"]:
+        assert words in text, words
 
 
 # -- the comparison on noisy data and the model answer of E2 ------------------------------------------------
 
 SEEDS = (0, 1, 2)  # the seeds of the cell 'Run the comparison for a few seeds'
+
+
+def test_the_model_answer_of_e2_says_what_a_set_that_is_not_separable_does_to_every_weight_vector(notebook):
+    """'no (w, b) puts every training point strictly on the side of its label, so whatever the weights, some
+    training point is on the wrong side or on the boundary (as every point is for w = 0, b = 0)'."""
+    X, y, _ = pl.make_separable(400, 5, margin=0.05, random_state=0)
+    X_train, y_train = X[:200], pl.flip_labels(y[:200], 0.2, random_state=0)
+    assert not lp_separable(X_train, y_train)
+    assert np.all(X_train @ np.zeros(5) + 0.0 == 0)  # (0, 0): every point on the boundary, none on the wrong side
+    # Every vector of the training run, and the last, leaves some point on the wrong side or on the boundary.
+    model = fit(pl.VotedPerceptron, X_train, y_train, 10)
+    margins = y_train[:, None] * (X_train @ model.weights_.T + model.intercepts_)
+    assert np.all(margins.min(axis=0) <= 0)
+    text = cell_text(notebook, "written_noisy")
+    assert "every $(w, b)$ puts some training point on the wrong side" not in text
+    assert "no $(w, b)$ puts every training point strictly on the side of its label" in text
 
 
 def test_the_noisy_training_sets_are_not_separable_and_never_converge():
@@ -220,6 +369,151 @@ def test_the_accuracies_of_the_model_answer_of_e2(notebook):
     text = cell_text(notebook, "written_noisy")
     assert ("On seeds 0, 1 and 2 its test accuracy is 0.53, 0.62 and 0.755, far below the vote (0.965, 0.97, "
             "0.855) and the average (0.955, 0.965, 0.87)") in text
+
+
+# -- Part D, judged with the student's own functions -------------------------------------------------------------
+
+def own_function_checks():
+    return [check for check in ps5.CHECKS if check.function == "compare_with_your_functions"]
+
+
+def test_the_host_hands_the_notebook_the_protocol_s_data(notebook):
+    """The data of each case are the protocol's for its arguments: those of the notebook's visible test for
+    n_train=50, flip_fraction=0.1, random_state=1, and those of the solution's steps 1 and 2 for the others."""
+    X, y, _ = pl.make_separable(100, 5, margin=0.05, random_state=1)
+    y_train = pl.flip_labels(y[:50], 0.1, random_state=1)
+    X_train, y_train_host, X_test, y_test = ps5._protocol_data(50, 0.1, random_state=1)
+    assert np.array_equal(X_train, X[:50]) and np.array_equal(y_train_host, y_train)
+    assert np.array_equal(X_test, X[50:]) and np.array_equal(y_test, y[50:])
+    assert "make_separable(100, 5, margin=0.05, random_state=1)" in cell_text(notebook, "noisy_comparison_values")
+    arguments = {"n_train=50, flip_fraction=0.1, random_state=1": ((50, 0.1), {"random_state": 1}),
+                 "the default arguments": ((), {}),
+                 "n_train=80 with a quarter of the labels flipped and another seed": ((80, 0.25), {"random_state": 5}),
+                 "no flipped labels": ((60, 0.0), {"random_state": 2})}
+    checks = own_function_checks()
+    assert sorted(case.describe for check in checks for case in check.cases) == sorted(arguments)
+    for check in checks:
+        (case,) = check.cases
+        args, kwargs = arguments[case.describe]
+        assert case.args[3:] == args and case.kwargs == kwargs
+        for handed, made in zip(case.args[:3], ps5._protocol_data(*args, **kwargs)):
+            assert np.array_equal(handed, made)
+    # "the default arguments": the docstring's defaults, n_train=200, flip_fraction=0.2, random_state=0.
+    assert np.array_equal(checks[1].cases[0].args[1], ps5._protocol_data(200, 0.2, random_state=0)[1])
+    text = cell_text(notebook, "noisy_comparison_values").replace(" # ", " ")  # the first line's comment, joined
+    assert text.startswith("# Check that compare_on_noisy_data returns three accuracies between 0 and 1, those that "
+                           "the protocol gives with your own train_voted, predict_voted and train_averaged")
+
+
+def part_d_verdict(source, code):
+    from autograder.commands.verify import namespace_from
+
+    namespace = namespace_from(source)
+    exec(textwrap.dedent(code), namespace)
+    checks = [check for check in ps5.CHECKS if check.grade_id == "noisy_comparison_values"]
+    (verdict,) = evaluate_namespace(checks, namespace)
+    return verdict
+
+
+WRONG_PARTS = {
+    "counts that start at one": """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b, count = np.zeros(X.shape[1]), 0.0, 1
+            weights, intercepts, counts = [], [], []
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        weights.append(w)
+                        intercepts.append(b)
+                        counts.append(count)
+                        w, b, count = w + y_i * x_i, b + float(y_i), 1
+                        made += 1
+                    else:
+                        count += 1
+                if made == 0:
+                    break
+            weights.append(w)
+            intercepts.append(b)
+            counts.append(count)
+            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
+        """,
+    "a vote without the counts, as lists": """
+        def predict_voted(X, weights, intercepts, counts):
+            scores = np.asarray(X, dtype=float) @ np.asarray(weights, dtype=float).T + intercepts
+            return [1 if v > 0 else -1 for v in np.where(scores > 0, 1, -1).sum(axis=1)]
+        """,
+    "the last weights for the average": """
+        def train_averaged(X, y, *, max_epochs=10):
+            weights, intercepts, _ = train_voted(X, y, max_epochs=max_epochs)
+            return weights[-1], float(intercepts[-1])
+        """,
+}
+
+
+@pytest.mark.parametrize("name", WRONG_PARTS)
+def test_a_right_part_d_keeps_its_points_beside_a_wrong_part_a_b_or_c(notebook, name):
+    """Part D: 'a mistake in Part A, B or C costs no points here'; the check line: 'whether or not these are
+    right'."""
+    verdict = part_d_verdict(notebook, WRONG_PARTS[name])
+    assert verdict.passed, verdict.message
+
+
+def test_a_part_d_that_does_not_follow_the_protocol_loses_its_points_beside_right_and_wrong_functions(notebook):
+    # The solution's protocol with the voted training's vectors swapped for the average: right functions, a wrong
+    # Part D, caught; then the same with a wrong train_voted beside it.
+    swapped = """
+        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
+            X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]
+            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
+            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
+            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
+            last = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
+            voted = predict_voted(X_test, weights, intercepts, counts)
+            return tuple(float(np.mean(p == y_test)) for p in (last, voted, last))
+        """
+    for code in (swapped, swapped + WRONG_PARTS["counts that start at one"]):
+        verdict = part_d_verdict(notebook, code)
+        assert not verdict.passed
+        assert "acc_last is not the accuracy that the protocol gives with your own" in verdict.message
+
+
+def test_part_d_takes_the_right_accuracies_however_they_were_computed(notebook):
+    """The reference's accuracies pass beside a wrong train_voted: a Part D that trains its own right vectors
+    returns them."""
+    own_loop = """
+        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
+            import perceptron_lib
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
+            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
+            voted = perceptron_lib.VotedPerceptron(max_epochs=10).fit(X[:n_train], y_train)
+            averaged = perceptron_lib.AveragedPerceptron(max_epochs=10).fit(X[:n_train], y_train)
+            last = np.where(X[n_train:] @ voted.coef_ + voted.intercept_ > 0, 1, -1)
+            return (float(np.mean(last == y[n_train:])), float(voted.score(X[n_train:], y[n_train:])),
+                    float(averaged.score(X[n_train:], y[n_train:])))
+        """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pl.ConvergenceWarning)
+        verdict = part_d_verdict(notebook, own_loop + WRONG_PARTS["counts that start at one"])
+    assert verdict.passed, verdict.message
+
+
+def test_part_d_fails_when_a_function_it_uses_returns_the_wrong_shape_or_raises(notebook):
+    two_values = """
+        def train_averaged(X, y, *, max_epochs=10):
+            weights, intercepts, counts = train_voted(X, y, max_epochs=max_epochs)
+            return (counts @ weights / counts.sum(),)
+        """
+    verdict = part_d_verdict(notebook, two_values)
+    assert not verdict.passed and verdict.message.startswith("On n_train=50, flip_fraction=0.1, random_state=1, "
+                                                             "compare_on_noisy_data raised ValueError")
+    assert "compare_on_noisy_data calls your train_voted, train_averaged and predict_voted" in verdict.message
+    stub = "def predict_voted(X, weights, intercepts, counts):\n    raise NotImplementedError()\n"
+    verdict = part_d_verdict(notebook, stub)
+    assert not verdict.passed and "not implemented yet" in verdict.message
+    assert "compare_on_noisy_data calls your train_voted, train_averaged and predict_voted" in verdict.message
 
 
 def test_the_comparison_without_flipped_labels_is_a_hidden_case_of_separable_data():
@@ -281,6 +575,44 @@ RIGHT_ANSWERS = {
                     break
             return (np.array([r[0] for r in records]), np.array([float(r[1]) for r in records]),
                     np.array([r[2] for r in records], dtype=float))
+        """,
+    "the voted lists grown by index, and the stopping rule by the total of mistakes": """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            weights, intercepts, counts = [np.zeros(X.shape[1])], [0.0], [0]
+            total, epoch = 0, 0
+            while epoch < max_epochs:
+                epoch += 1
+                before = total
+                for i in range(len(y)):
+                    if y[i] * (X[i] @ weights[-1] + intercepts[-1]) <= 0:
+                        weights.append(weights[-1] + y[i] * X[i])
+                        intercepts.append(intercepts[-1] + y[i])
+                        counts.append(1)
+                        total += 1
+                    else:
+                        counts[-1] += 1
+                if total == before:
+                    break
+            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts)
+        """,
+    "the average with a converged flag and the counter numbered from 0 by enumerate": """
+        def train_averaged(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            n = len(y)
+            w, b, u, beta = np.zeros(X.shape[1]), 0.0, np.zeros(X.shape[1]), 0.0
+            epochs_run, converged = 0, False
+            while epochs_run < max_epochs and not converged:
+                converged = True
+                for i, (x_i, y_i) in enumerate(zip(X, y)):
+                    c = epochs_run * n + i
+                    if y_i * (w @ x_i + b) <= 0:
+                        w, b = w + y_i * x_i, b + y_i
+                        u, beta = u + c * y_i * x_i, beta + c * y_i
+                        converged = False
+                epochs_run += 1
+            T = epochs_run * n
+            return w - u / T, float(b - beta / T)
         """,
     "the comparison with the last vector as a vote of one, and accuracies from counts": """
         def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):

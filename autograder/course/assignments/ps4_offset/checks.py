@@ -12,8 +12,11 @@ the default ``max_epochs``, which it tells from any other).
 Each Part C cell first checks ``train_through_origin`` on the lifted points of
 one of its visible cases, the call a right ``train_with_lifting`` makes: it
 fails exactly when that ``train_with_lifting`` would, and a stub or an
-exception of Part B is then reported under its own name rather than as
-"train_with_lifting is not implemented yet".
+exception of Part B is then reported under its own name rather than as one of
+``train_with_lifting``.  A stub or an exception of Part A (``absorb_offset``,
+``split_offset``) can only show as an exception of ``train_with_lifting``, which
+calls them: the message of such an exception says so
+(``hint_on_exception``).
 
 Part C asks for a method, not only for numbers: lift, train with
 ``train_through_origin``, split.  A training loop of the student's own (the
@@ -104,6 +107,9 @@ def _reversed(X, y, *, max_epochs=100):
 
 FIX_FIRST = ("If train_through_origin, absorb_offset or split_offset fails its own test, fix that first: this "
              "part runs yours.")
+
+LIFTING_CALLS = ("train_with_lifting calls your absorb_offset and split_offset (Part A) and your train_through_origin "
+                 "(Part B): if one of them is not written yet or raises, write or fix it first, with its own test.")
 
 ORIGIN_FIRST = ("Part C trains with your train_through_origin, on the lifted points: fix it first, with its own test "
                 "in Part B.")
@@ -218,6 +224,7 @@ CHECKS = [
         expected=_with_offset,
         compare=_compare,
         hint="Lift with absorb_offset, train with train_through_origin, then split_offset the result. " + FIX_FIRST,
+        hint_on_exception=LIFTING_CALLS,
     ),
     Check(
         grade_id="lifting_one_dimensional",
@@ -253,6 +260,7 @@ CHECKS = [
         compare=_compare,
         hint="The result must equal the perceptron with an offset: lift with a constant 1, and return (w, b, n_mistakes, "
              "n_epochs). " + FIX_FIRST,
+        hint_on_exception=LIFTING_CALLS,
     ),
     Check(
         grade_id="lifting_general",

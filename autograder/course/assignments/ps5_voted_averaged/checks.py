@@ -1,13 +1,31 @@
 """Hidden checks of problem set 5: voted training and prediction, the averaged perceptron, noisy data.
 
-The expected values come from ``perceptron_lib.VotedPerceptron`` and
-``AveragedPerceptron``.  Hidden cases need several epochs or never converge
+The expected values of Parts A to C come from ``perceptron_lib.VotedPerceptron``
+and ``AveragedPerceptron``.  Hidden cases need several epochs or never converge
 (survival counts across epoch boundaries, the averaging counter over every
 visit; for each training function once with the default ``max_epochs``,
 which tells it from any other, and once with a ``max_epochs`` whose last epoch
 is the first without a mistake), train on a single example, put vector
 scores and votes exactly at 0 (``sign(0) = -1`` inside and outside the
-vote), and separate the vote from the average.
+vote), and separate the vote from the average.  On the XOR points in the
+order (0, 0), (1, 1), (0, 1), (1, 0), with max_epochs=4, the second epoch makes
+four mistakes and ends with the (w, b) it started with, and the third and
+fourth repeat it: a training loop that stops when an epoch leaves (w, b)
+unchanged stops after two epochs instead of four, and a ``train_voted`` that
+keeps each distinct vector once, with the counts of its repetitions added up,
+returns 5 vectors instead of 16.
+
+Part D asks for the protocol run with the student's own functions, so it is
+judged with them.  Its first check only requires three numbers between 0 and
+1.  The others call ``compare_with_your_functions``, a locked cell of the
+notebook: it calls the student's ``compare_on_noisy_data`` and then their
+``train_voted``, ``train_averaged`` and ``predict_voted`` on the protocol's
+data, which the host makes and hands it; the host computes from those
+functions' results the three accuracies the protocol gives
+(:func:`_accuracies_from`) and requires ``compare_on_noisy_data``'s to be
+those (or the reference's, which a right Part D returns with right
+functions).  A mistake in Parts A to C then costs no point in Part D, unless
+it makes a function raise or return something the protocol cannot use.
 """
 
 import warnings
@@ -16,7 +34,7 @@ import numpy as np
 
 import perceptron_lib as pl
 
-from autograder.judging.checks import Case, Check
+from autograder.judging.checks import Case, Check, compare_values
 
 
 def _fit(model_class, X, y, max_epochs):
@@ -40,14 +58,114 @@ def _averaged(X, y, *, max_epochs=10):
     return model.coef_, float(model.intercept_)
 
 
-def _compare(n_train=200, flip_fraction=0.2, *, random_state=0):
+def _protocol_data(n_train=200, flip_fraction=0.2, *, random_state=0):
+    """Steps 1 and 2 of Part D's protocol: ``(X_train, y_train, X_test, y_test)``."""
     X, y, _ = pl.make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
-    X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]
     y_train = pl.flip_labels(y[:n_train], flip_fraction, random_state=random_state)
+    return X[:n_train], y_train, X[n_train:], y[n_train:]
+
+
+def _compare(n_train=200, flip_fraction=0.2, *, random_state=0):
+    X_train, y_train, X_test, y_test = _protocol_data(n_train, flip_fraction, random_state=random_state)
     voted = _fit(pl.VotedPerceptron, X_train, y_train, 10)
     averaged = _fit(pl.AveragedPerceptron, X_train, y_train, 10)
     last = float(np.mean(pl.sign(X_test @ voted.coef_ + voted.intercept_) == y_test))
     return last, voted.score(X_test, y_test), averaged.score(X_test, y_test)
+
+
+ACCURACIES = ("acc_last", "acc_voted", "acc_averaged")
+
+
+def _three_accuracies(got, expected=None):
+    """``None`` if ``got`` is three numbers between 0 and 1, as Part D's docstring promises, else the reason.
+
+    ``expected`` is not used: which accuracies are right depends on the student's own functions, and the checks
+    of ``compare_with_your_functions`` judge that."""
+    if not isinstance(got, (tuple, list)):
+        what = getattr(got, "description", None) or f"a value of type {type(got).__name__}"
+        return f"returned {what}; expected a tuple of three accuracies"
+    if len(got) != 3:
+        return f"returned {len(got)} values; expected three accuracies"
+    for name, value in zip(ACCURACIES, got):
+        if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf":
+            value = value.item()
+        if type(value) not in (int, float) or not 0 <= value <= 1:
+            return f"returned {value!r} as {name}; expected a number between 0 and 1, a fraction of the test points"
+    return None
+
+
+def _numbers(value, ndim):
+    """``value`` as a float array with ``ndim`` dimensions, or ``None`` if it is not one (lists of numbers too)."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return array if array.ndim == ndim and np.all(np.isfinite(array)) else None
+
+
+def _accuracies_from(voted, averaged, predicted, X_test, y_test):
+    """The accuracies of Part D's step 4 computed from what the student's own ``train_voted`` (``voted``),
+    ``train_averaged`` (``averaged``) and ``predict_voted`` (``predicted``, on ``X_test``) returned; ``None``
+    when those results cannot be used (a wrong type or shape)."""
+    if not (isinstance(voted, (tuple, list)) and len(voted) == 3
+            and isinstance(averaged, (tuple, list)) and len(averaged) == 2):
+        return None
+    weights, intercepts = _numbers(voted[0], 2), _numbers(voted[1], 1)
+    w_avg, b_avg, predicted = _numbers(averaged[0], 1), _numbers(averaged[1], 0), _numbers(predicted, 1)
+    if any(v is None for v in (weights, intercepts, w_avg, b_avg, predicted)) or len(weights) == 0 \
+            or weights.shape[1] != X_test.shape[1] or len(intercepts) != len(weights) \
+            or w_avg.shape != (X_test.shape[1],) or predicted.shape != y_test.shape:
+        return None
+    last = np.where(X_test @ weights[-1] + intercepts[-1] > 0, 1, -1)
+    averaged_labels = np.where(X_test @ w_avg + float(b_avg) > 0, 1, -1)
+    return tuple(float(np.mean(labels == y_test)) for labels in (last, predicted, averaged_labels))
+
+
+def _with_your_functions(describe, *args, **kwargs):
+    """The check of ``compare_on_noisy_data(*args, **kwargs)`` against the protocol run with the student's own
+    functions, through the notebook's locked ``compare_with_your_functions``."""
+    X_train, y_train, X_test, y_test = _protocol_data(*args, **kwargs)
+
+    def expected(X_train, y_train, X_test, *args, **kwargs):
+        # What compare_with_your_functions returns when every function of the notebook is right.
+        voted = _voted(X_train, y_train, max_epochs=10)
+        return (_compare(*args, **kwargs), voted, _averaged(X_train, y_train, max_epochs=10),
+                _predict_voted(X_test, *voted))
+
+    def compare(got, want):
+        if not isinstance(got, (tuple, list)) or len(got) != 4:
+            return ("returned something other than what the locked cell's compare_with_your_functions returns: "
+                    "has the cell been changed?")
+        accuracies, voted, averaged, predicted = got
+        problem = _three_accuracies(accuracies, want[0])
+        if problem:
+            return f"found that compare_on_noisy_data {problem}"
+        if compare_values(accuracies, want[0]) is None:
+            return None
+        yours = _accuracies_from(voted, averaged, predicted, X_test, y_test)
+        if yours is None:
+            return ("found that your train_voted, train_averaged or predict_voted returns values of the wrong type "
+                    "or shape on the protocol's data, and compare_on_noisy_data returned the wrong accuracies")
+        wrong = [name for name, got_one, own in zip(ACCURACIES, accuracies, yours)
+                 if compare_values(got_one, own) is not None]
+        if not wrong:
+            return None
+        names = wrong[0] if len(wrong) == 1 else ", ".join(wrong[:-1]) + " and " + wrong[-1]
+        return (f"found that compare_on_noisy_data's {names} "
+                f"{'is not the accuracy' if len(wrong) == 1 else 'are not the accuracies'} that the protocol gives "
+                "with your own train_voted, predict_voted and train_averaged")
+
+    return Check(
+        grade_id="noisy_comparison_values",
+        function="compare_with_your_functions",
+        cases=[Case(describe, (X_train, y_train, X_test, *args), kwargs)],
+        expected=expected,
+        compare=compare,
+        # The student's functions may change the arrays they are given: Parts A and C judge that, not Part D.
+        allow_mutation=True,
+        hint=COMPARISON_HINT,
+        hint_on_exception=HELPER_CALLS,
+    )
 
 
 X4, y4 = pl.four_point_example()
@@ -67,9 +185,25 @@ C_many = np.array([0, 3, 1, 5, 2, 4])
 X_many = np.round(_rng.normal(size=(10, 3)), 2)
 # One example: a mistake at the first visit, then an epoch without one (two visits in all).
 X_single, y_single = np.array([[2.0, -1.0, 0.5]]), np.array([-1.0])
+# XOR in the order (0, 0), (1, 1), (0, 1), (1, 0): the second epoch makes four mistakes and ends with the (w, b) it
+# started with, (1, 1) and 1, and so does every epoch after it; nothing separates the four points.
+X_xor = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+y_xor = np.array([-1.0, -1.0, 1.0, 1.0])
+XOR_EPOCHS = 4
+XOR_DESCRIBE = ("the XOR points (0, 0), (1, 1), (0, 1), (1, 0) labelled -1, -1, +1, +1 with max_epochs=4, whose "
+                "second epoch makes four mistakes and ends with the (w, b) it started with")
 # The one-dimensional example makes its last mistake in epoch 10 and none in epoch 11: with max_epochs=11
 # training converges in the last epoch it is allowed, with the default 10 it stops unconverged.
 CONVERGES_IN = 11
+
+COMPARISON_HINT = ("Follow the protocol with your own functions: the first n_train rows train, with train_voted and "
+                   "train_averaged and max_epochs=10, the rest test with their original labels; the last vector is "
+                   "the last row of the weights and the last offset, and sign(0) = -1.")
+COMPARISON_CALLS = ("compare_on_noisy_data calls your train_voted, train_averaged and predict_voted: if one of them "
+                    "is not written yet or raises, write or fix it first, with its own test.")
+HELPER_CALLS = ("compare_with_your_functions calls your compare_on_noisy_data, then your train_voted, train_averaged "
+                "and predict_voted on the protocol's data: if one of them is not written yet or raises, write or fix "
+                "it first, with its own test.")
 
 CHECKS = [
     Check(
@@ -97,10 +231,13 @@ CHECKS = [
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=11, whose 11th epoch is the "
                  "first without a mistake", (X1, y1), {"max_epochs": CONVERGES_IN}),
             Case("a single example", (X_single, y_single)),
+            Case(XOR_DESCRIBE, (X_xor, y_xor), {"max_epochs": XOR_EPOCHS}),
         ],
         expected=_voted,
-        hint="Each visit adds 1 to the count of the vector that is current after it, and a new vector starts at 1; "
-             "run at most max_epochs epochs, and stop after the first without a mistake.",
+        hint="Each mistake adds a new vector, even one held before, whose count starts at 1, and each visit without "
+             "a mistake adds 1 to the count of the current vector; run at most max_epochs epochs, and stop only "
+             "after an epoch without a mistake (an epoch whose mistakes bring (w, b) back to where it started is "
+             "not one).",
     ),
     Check(
         grade_id="predict_voted_values",
@@ -147,7 +284,8 @@ CHECKS = [
         ],
         expected=_averaged,
         hint="Average the weights held after each of the T visits: number the visits from 0 in u, and return "
-             "w - u / T, with T the number of visits made.",
+             "w - u / T, with T the number of visits made (not T + 1); stop after the first epoch without a "
+             "mistake, or after max_epochs epochs.",
     ),
     Check(
         grade_id="averaged_general",
@@ -163,22 +301,29 @@ CHECKS = [
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=11, whose 11th epoch is the "
                  "first without a mistake", (X1, y1), {"max_epochs": CONVERGES_IN}),
             Case("a single example", (X_single, y_single)),
+            Case(XOR_DESCRIBE, (X_xor, y_xor), {"max_epochs": XOR_EPOCHS}),
         ],
         expected=_averaged,
-        hint="Count every visit, mistake or not, over all the epochs run (at most max_epochs, stopping after the "
-             "first without a mistake), and average the offset with beta the same way.",
+        hint="Count every visit, mistake or not, over all the epochs run (at most max_epochs, stopping only after an "
+             "epoch without a mistake: one whose mistakes bring (w, b) back to where it started is not one), and "
+             "average the offset with beta the same way.",
     ),
+    # Part D: three accuracies first, then the accuracies the protocol gives with the student's own functions.
     Check(
         grade_id="noisy_comparison_values",
         function="compare_on_noisy_data",
         cases=[
-            Case("n_train=50, flip_fraction=0.1, random_state=1", (50, 0.1), {"random_state": 1}, visible=True),
+            Case("n_train=50, flip_fraction=0.1, random_state=1", (50, 0.1), {"random_state": 1}),
             Case("the default arguments", ()),
-            Case("n_train=80 with a quarter of the labels flipped and another seed", (80, 0.25), {"random_state": 5}),
-            Case("no flipped labels", (60, 0.0), {"random_state": 2}),
         ],
         expected=_compare,
-        hint="Follow the protocol exactly: the same calls of make_separable and flip_labels, "
-             "max_epochs=10, and accuracies on the test half with its original labels.",
+        compare=_three_accuracies,
+        hint="Return a tuple of three floats, the fractions of the test points labelled correctly.",
+        hint_on_exception=COMPARISON_CALLS,
     ),
+    _with_your_functions("n_train=50, flip_fraction=0.1, random_state=1", 50, 0.1, random_state=1),
+    _with_your_functions("the default arguments"),
+    _with_your_functions("n_train=80 with a quarter of the labels flipped and another seed", 80, 0.25,
+                         random_state=5),
+    _with_your_functions("no flipped labels", 60, 0.0, random_state=2),
 ]

@@ -64,18 +64,19 @@ def _predict(expression):
 
 VOTED = ("voted_four_point", "voted_counts")
 AVERAGED = ("averaged_four_point", "averaged_general")
-# compare_on_noisy_data trains and predicts with the student's own functions, so it fails with them.
-COMPARISON = ("noisy_comparison_values",)
+# Part D is judged with the student's own functions: a mistake in Parts A to C, made by a function that still
+# returns values of the right types and shapes, costs no point of noisy_comparison_values, so none of the
+# mistakes below names it but those of compare_on_noisy_data itself.
 
 KNOWN_WRONG = [
     # -- train_voted -------------------------------------------------------------------------
     KnownWrong("voted_new_vector_starts_at_zero", _voted(on_mistake="0"), VOTED),
     KnownWrong("voted_counts_start_at_one", _voted(start="1"), VOTED),
-    KnownWrong("voted_counts_mistakes_too", _voted(on_mistake="count + 1"), VOTED + COMPARISON),
-    KnownWrong("voted_forgets_the_last_vector", _voted(keep_last=False), VOTED + COMPARISON),
+    KnownWrong("voted_counts_mistakes_too", _voted(on_mistake="count + 1"), VOTED),
+    KnownWrong("voted_forgets_the_last_vector", _voted(keep_last=False), VOTED),
     KnownWrong("voted_drops_the_zero_vector", _voted(keep_zero=False), VOTED),
-    KnownWrong("voted_forgets_the_offset", _voted(b_step="b"), VOTED + COMPARISON),
-    KnownWrong("voted_on_plane_is_not_a_mistake", _voted(test="y_i * (w @ x_i + b) < 0"), VOTED + COMPARISON),
+    KnownWrong("voted_forgets_the_offset", _voted(b_step="b"), VOTED),
+    KnownWrong("voted_on_plane_is_not_a_mistake", _voted(test="y_i * (w @ x_i + b) < 0"), VOTED),
     KnownWrong("voted_never_stops_early", _voted(stop="pass"), VOTED),
     KnownWrong("voted_returns_last_vector_only", """
         def train_voted(X, y, *, max_epochs=10):
@@ -90,7 +91,7 @@ KNOWN_WRONG = [
                 if made == 0:
                     break
             return w[None, :], np.array([b]), np.array([len(y)])
-        """, VOTED + COMPARISON),
+        """, VOTED),
     # Off by one the other way: each visit counts for the vector that predicted it (held before the visit),
     # so the zero vector gets 1 and every later vector loses the visit that created it.
     KnownWrong("voted_counts_the_visits_each_vector_predicted", """
@@ -139,7 +140,7 @@ KNOWN_WRONG = [
             intercepts.append(b)
             counts.append(count)
             return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
-        """, VOTED + COMPARISON),
+        """, VOTED),
     # Tests for convergence before each epoch and stops without making it: the error-free epoch's n visits
     # are missing from the last vector's count.
     KnownWrong("voted_leaves_the_error_free_epoch_uncounted", """
@@ -164,9 +165,9 @@ KNOWN_WRONG = [
             return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
         """, VOTED),
     KnownWrong("voted_one_epoch_too_many", _voted().replace("range(max_epochs)", "range(max_epochs + 1)"),
-               ("voted_counts",) + COMPARISON),
+               ("voted_counts",)),
     KnownWrong("voted_one_epoch_too_few", _voted().replace("range(max_epochs)", "range(1, max_epochs)"),
-               ("voted_counts",) + COMPARISON),
+               ("voted_counts",)),
     # Another stopping rule: n correct visits in a row, which can end in the middle of an epoch.
     KnownWrong("voted_stops_after_n_correct_visits_in_a_row", """
         def train_voted(X, y, *, max_epochs=10):
@@ -194,16 +195,61 @@ KNOWN_WRONG = [
             counts.append(count)
             return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
         """, VOTED),
+    # Another stopping rule: stop when an epoch leaves (w, b) as it found it. An epoch without a mistake does, but
+    # so does one whose mistakes cancel out, as the second epoch of the XOR points in the order (0, 0), (1, 1),
+    # (0, 1), (1, 0) does: the right answer keeps training to max_epochs.
+    KnownWrong("voted_stops_when_an_epoch_leaves_the_weights_unchanged", """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b, count = np.zeros(X.shape[1]), 0.0, 0
+            weights, intercepts, counts = [], [], []
+            for _ in range(max_epochs):
+                w_before, b_before = w, b
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        weights.append(w)
+                        intercepts.append(b)
+                        counts.append(count)
+                        w, b, count = w + y_i * x_i, b + float(y_i), 1
+                    else:
+                        count += 1
+                if np.array_equal(w, w_before) and b == b_before:
+                    break
+            weights.append(w)
+            intercepts.append(b)
+            counts.append(count)
+            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
+        """, ("voted_counts",)),
+    # One entry per distinct vector, with the counts of all the times it was held added up: the vote of the merged
+    # entries is the same, but the list is not the vectors held, in order, one per mistake.
+    KnownWrong("voted_merges_repeated_vectors", """
+        def train_voted(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b = np.zeros(X.shape[1]), 0.0
+            survival = {(tuple(w), b): 0}
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w, b = w + y_i * x_i, b + float(y_i)
+                        made += 1
+                    key = (tuple(w), b)
+                    survival[key] = survival.get(key, 0) + 1
+                if made == 0:
+                    break
+            return (np.array([key[0] for key in survival]), np.array([key[1] for key in survival], dtype=float),
+                    np.array(list(survival.values()), dtype=int))
+        """, ("voted_counts",)),
     # -- predict_voted ---------------------------------------------------------------------------
     KnownWrong("predict_voted_with_last_vector",
                _predict("np.where(scores[:, -1] > 0, 1, -1)"),
-               ("predict_voted_values", "predict_voted_ties") + COMPARISON),
+               ("predict_voted_values", "predict_voted_ties")),
     KnownWrong("predict_voted_averages_scores",
                _predict("np.where(scores @ np.asarray(counts) > 0, 1, -1)"),
-               ("predict_voted_values", "predict_voted_ties") + COMPARISON),
+               ("predict_voted_values", "predict_voted_ties")),
     KnownWrong("predict_voted_ignores_counts",
                _predict("np.where(np.where(scores > 0, 1, -1).sum(axis=1) > 0, 1, -1)"),
-               ("predict_voted_values",) + COMPARISON),
+               ("predict_voted_values",)),
     KnownWrong("predict_voted_uses_np_sign",
                _predict("np.sign(np.sign(scores) @ np.asarray(counts)).astype(int)"), ("predict_voted_ties",)),
     KnownWrong("predict_voted_zero_score_votes_plus",
@@ -215,17 +261,34 @@ KNOWN_WRONG = [
                _predict("np.where(np.sign(scores) @ np.asarray(counts) > 0, 1, -1)"), ("predict_voted_ties",)),
     KnownWrong("predict_voted_returns_the_vote",
                _predict("np.where(scores > 0, 1, -1) @ np.asarray(counts)"),
-               ("predict_voted_values", "predict_voted_ties") + COMPARISON),
+               ("predict_voted_values", "predict_voted_ties")),
     # -- train_averaged -----------------------------------------------------------------------------
     KnownWrong("averaged_counter_from_one", _averaged(c_start="1", divide="(c - 1)"), AVERAGED),
     KnownWrong("averaged_daume_divides_by_visits_plus_one", _averaged(c_start="1", divide="c"), AVERAGED),
     KnownWrong("averaged_divides_by_visits_minus_one", _averaged(divide="(c - 1)"), AVERAGED),
     KnownWrong("averaged_counts_mistakes_only", _averaged(increment="pass", mistake_extra="\n                        c += 1",
                                                           result="w - u / max(c, 1), float(b - beta / max(c, 1))"),
-               AVERAGED + COMPARISON),
-    KnownWrong("averaged_returns_last_weights", _averaged(result="w, float(b)"), AVERAGED + COMPARISON),
-    KnownWrong("averaged_forgets_the_offset_average", _averaged(result="w - u / c, float(b)"), AVERAGED + COMPARISON),
+               AVERAGED),
+    KnownWrong("averaged_returns_last_weights", _averaged(result="w, float(b)"), AVERAGED),
+    KnownWrong("averaged_forgets_the_offset_average", _averaged(result="w - u / c, float(b)"), AVERAGED),
     KnownWrong("averaged_never_stops_early", _averaged(stop="pass"), AVERAGED),
+    KnownWrong("averaged_stops_when_an_epoch_leaves_the_weights_unchanged", """
+        def train_averaged(X, y, *, max_epochs=10):
+            X = np.asarray(X, dtype=float)
+            w, b = np.zeros(X.shape[1]), 0.0
+            u, beta = np.zeros(X.shape[1]), 0.0
+            c = 0
+            for _ in range(max_epochs):
+                w_before, b_before = w, b
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w, b = w + y_i * x_i, b + float(y_i)
+                        u, beta = u + c * y_i * x_i, beta + c * float(y_i)
+                    c += 1
+                if np.array_equal(w, w_before) and b == b_before:
+                    break
+            return w - u / c, float(b - beta / c)
+        """, ("averaged_general",)),
     KnownWrong("averaged_mean_of_distinct_vectors", """
         def train_averaged(X, y, *, max_epochs=10):
             X = np.asarray(X, dtype=float)
@@ -242,7 +305,7 @@ KNOWN_WRONG = [
                 if made == 0:
                     break
             return np.mean(ws, axis=0), float(np.mean(bs))
-        """, AVERAGED + COMPARISON),
+        """, AVERAGED),
     # A running sum taken before each visit's update: the average of w_0, ..., w_{T-1}, the vectors that
     # predicted, instead of w_1, ..., w_T, the vectors held after each visit.
     KnownWrong("averaged_sums_the_weights_before_each_update", """
@@ -276,18 +339,18 @@ KNOWN_WRONG = [
                 if made == 0:
                     break
             return w - u / len(y), float(b - beta / len(y))
-        """, AVERAGED + COMPARISON),
+        """, AVERAGED),
     KnownWrong("averaged_divides_by_max_epochs_visits", _averaged(divide="(max_epochs * len(y))"), AVERAGED),
     KnownWrong("averaged_counter_moves_before_the_update",
                _averaged(c_start="0", increment="pass").replace(
                    "for x_i, y_i in zip(X, y):\n", "for x_i, y_i in zip(X, y):\n                    c += 1\n"),
                AVERAGED),
     KnownWrong("averaged_one_epoch_too_many", _averaged().replace("range(max_epochs)", "range(max_epochs + 1)"),
-               ("averaged_general",) + COMPARISON),
+               ("averaged_general",)),
     KnownWrong("averaged_one_epoch_too_few", _averaged().replace("range(max_epochs)", "range(1, max_epochs)"),
                ("averaged_general",)),
     KnownWrong("averaged_on_plane_is_not_a_mistake",
-               _averaged().replace("y_i * (w @ x_i + b) <= 0", "y_i * (w @ x_i + b) < 0"), AVERAGED + COMPARISON),
+               _averaged().replace("y_i * (w @ x_i + b) <= 0", "y_i * (w @ x_i + b) < 0"), AVERAGED),
     # -- compare_on_noisy_data -----------------------------------------------------------------------
     KnownWrong("comparison_tests_on_the_training_set", """
         def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):

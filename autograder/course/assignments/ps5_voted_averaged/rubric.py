@@ -1,37 +1,41 @@
 """The starting rubric of ps5_voted_averaged's written questions (see :mod:`autograder.course.rubric`).
 
 Written from the marking guides in ``notebooks/source/ps5_voted_averaged/ps5_voted_averaged.ipynb``.  Both
-questions are marked by **parts**: the guides add up their parts, and each part's levels are two pieces that
-add up (a first piece, then what completes it), so a TA ticks what the answer earns.
+questions are marked by **parts**: the guides add up their parts, so a TA ticks what the answer earns.
 
-* E1 (``written_voted_vs_averaged``, 2 points, steps of 0.5): why one vector is enough for the average and
-  not for the vote (1), an example where the two disagree (1).
+* E1 (``written_voted_vs_averaged``, 2 points, steps of 0.5): the average's side, why one vector is enough (0.5);
+  the vote's side, why every vector must be kept (0.5); an example where the two disagree (0.5), with both
+  predictions computed right (0.5).
 * E2 (``written_noisy``, 2 points, steps of 0.25): the comparison, why the last vector is poor, why the vote
-  and the average do better, and the inductive bias (0.5 each).
+  and the average do better, and the inductive bias (0.5 each, in two pieces of 0.25: a first piece, then
+  what completes it).
 """
 
 from autograder.course.rubric import Item, parts
 
 RUBRIC = {
     "written_voted_vs_averaged": parts(
-        Item(0.5, "Why one vector: one side explained (the averaged score is the score of one summed vector, or "
-                  "the sign inside the vote keeps every vector apart)",
-             note="This half alone for one side only, or for 'the average is linear and the vote is not' with no "
-                  "word on what linearity allows. Nothing for 'the averaged perceptron keeps only the last "
-                  "vector', 'averaging is cheaper' with no reason, or 'the vote needs the counts'."),
-        Item(0.5, "Why one vector: both sides. The score is linear, so the weighted average is one vector; the "
-                  "sign is not, so the vote needs every vector",
-             note="Also right: the vote needs the side of each vector's hyperplane the new point lies on; two "
-                  "sets of vectors with the same weighted sum that vote differently; the cached vector u for the "
-                  "average, with the sign argument for the vote."),
+        Item(0.5, "The average: one summed vector and offset give every averaged score, because the score is "
+                  "linear in (w, b)",
+             note="Also right: the cached vector u with w - u/T, or a running sum, with the reason that one vector "
+                  "gives every averaged score. Not for 'the average is linear' with no word on what linearity "
+                  "allows, 'averaging is cheaper' with no reason, or 'the averaged perceptron keeps only the last "
+                  "vector'."),
+        Item(0.5, "The vote: the sign of each vector's score is taken before adding, and the sign is not linear, "
+                  "so every vector must be kept and scored on the new point",
+             note="Also right: the vote needs the side of each vector's hyperplane the new point lies on; two sets "
+                  "of vectors with the same weighted sum that vote differently. Not for 'the vote needs the "
+                  "counts'. Tick this part alone for the one sentence 'the average is linear and the vote is not' "
+                  "with nothing more."),
         Item(0.5, "An example: vectors with their counts and a point on which the vote and the average disagree",
              note="This half alone when one of the two predictions is missing or wrong: a score of 0 voting 0 "
                   "instead of \u22121, or an average of the vectors without their counts. Nothing when the two "
                   "rules agree on the example given."),
         Item(0.5, "Both predictions of the example computed right",
-             note="The notebook's test case, the chapter's point (1, \u22121.1) with the four-point example's "
-                  "vectors, the point (1, \u22122) of the chapter's exercise, or one's own example: the vectors "
-                  "need not come from a training run."),
+             note="Right examples: the vectors 1 and \u22123 with counts 2 and 1 at the point 1; (0, 1) and (1, 0) "
+                  "with counts 3 and 2 at (1, 0); the chapter's (1, \u22121.1) with the four-point example's "
+                  "vectors, with or without their offsets; (1, 0) and (0, 1) with counts 3 and 2 at (1, \u22122); "
+                  "or one's own, checked."),
     ),
     "written_noisy": parts(
         Item(0.25, "The comparison: the test accuracies of the last vector, the vote and the average reported",
@@ -46,16 +50,20 @@ RUBRIC = {
                   "converge'."),
         Item(0.25, "Why the last vector is poor: both reasons, training stops only at max_epochs and each of "
                    "the last updates is a whole step towards a possibly mislabelled example"),
-        Item(0.25, "Why the vote and the average do better: they use every vector of the run",
-             note="This quarter alone for 'they use all the vectors' with no word on the weights. Nothing in "
-                  "this part for 'they are trained longer, or on cleaner data' or 'averaging removes the "
-                  "flipped labels'."),
+        Item(0.25, "Why the vote and the average do better: an effect named (they use every vector of the run, or "
+                   "smooth out the noise)",
+             note="This quarter alone for 'they use all the vectors' with no word on the weights, or for 'they "
+                  "smooth out the noise', 'they are more stable' or 'they reduce the variance' with no mechanism. "
+                  "Nothing in this part for 'they are trained longer, or on cleaner data' or 'averaging removes "
+                  "the flipped labels'."),
         Item(0.25, "Why the vote and the average do better: each vector counts as long as it survived, so the "
-                   "short-lived vectors of noisy updates count little (or: averaging cancels the back and forth)"),
+                   "short-lived vectors of noisy updates, soon undone, count little",
+             note="'Averaging cancels the back and forth of the updates' earns this quarter only with the reason: "
+                  "an update that is soon undone is present in few of the vectors averaged."),
         Item(0.25, "The inductive bias: the perceptron's bias named, such as its restriction to linear "
                    "classifiers",
-             note="This quarter alone for 'the inductive bias is that the boundary is flat' with no link to the "
-                  "last vector."),
+             note="This quarter alone for one of the two pieces of the guide's part, or for 'the inductive bias "
+                  "is that the boundary is flat' with no link to the last vector."),
         Item(0.25, "The inductive bias: stopping at the last vector is a preference of the plain perceptron that "
                    "suits separable data, not noisy data; voting and averaging prefer the vectors that survived "
                    "longest",
