@@ -12,8 +12,11 @@ Everything site-specific is read from ``<state>/hub.json``, written by
 JupyterHub"): the environment's prefix, the state folder, the address, and the
 courses with their students, TAs and instructors, which become the hub's
 groups ``course-<course>-students|tas|instructors`` and so each user's role in
-each course.  Start it as root: ``jupyterhub -f hub/jupyterhub_config.py``
-with ``COURSE_HUB_STATE`` naming the state folder.
+each course.  With an ``lti`` section there, people log in by LTI 1.3 launches
+from Canvas or Moodle instead (``hub/course_lti.py``; README, "Launching from
+Canvas or Moodle"), and each launch adds its user to their course's group.
+Start it as root: ``jupyterhub -f hub/jupyterhub_config.py`` with
+``COURSE_HUB_STATE`` naming the state folder.
 """
 
 import json
@@ -48,11 +51,33 @@ c.JupyterHub.db_url = "sqlite:///" + os.path.join(state, "jupyterhub.sqlite")
 c.JupyterHub.cookie_secret_file = os.path.join(state, "jupyterhub_cookie_secret")
 c.ConfigurableHTTPProxy.pid_file = os.path.join(state, "jupyterhub-proxy.pid")
 
-# Who may log in: the people of the courses, with their Linux passwords (PAM).
-c.JupyterHub.authenticator_class = "pam"
+# Who may log in: the people of the courses, with their Linux passwords (PAM); or, where the site has an "lti"
+# section, whoever the course's LMS launches with a role in one of the hub's courses (hub/course_lti.py), whose
+# groups then fill themselves at each launch.
 courses = site["courses"]
 people = sorted({user for course in courses.values() for members in course.values() for user in members})
-c.Authenticator.allowed_users = set(people)
+lti = site.get("lti")
+if lti:
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from course_lti import CourseLTIAuthenticator
+
+    c.JupyterHub.authenticator_class = CourseLTIAuthenticator
+    c.CourseLTIAuthenticator.issuer = lti["issuer"]
+    c.CourseLTIAuthenticator.client_id = set(lti["client_ids"])
+    c.CourseLTIAuthenticator.deployment_ids = set(lti["deployment_ids"])
+    c.CourseLTIAuthenticator.jwks_endpoint = lti["jwks_url"]
+    c.CourseLTIAuthenticator.authorize_url = lti["authorize_url"]
+    c.CourseLTIAuthenticator.courses = dict(lti["courses"])
+    c.CourseLTIAuthenticator.username_claim = lti["username_claim"]
+    c.CourseLTIAuthenticator.tool_key_file = lti["tool_key"]
+    c.CourseLTIAuthenticator.nonce_file = os.path.join(state, "lti-nonces.json")
+    c.CourseLTIAuthenticator.tool_name = "The perceptron course's hub"
+    c.CourseLTIAuthenticator.tool_description = "JupyterLab with the course's assignments"
+else:
+    c.JupyterHub.authenticator_class = "pam"
+    c.Authenticator.allowed_users = set(people)
 c.Authenticator.admin_users = set(site.get("admins", []))
 c.JupyterHub.load_groups = {
     f"course-{course}-{kind}": {"users": sorted(members)}

@@ -37,6 +37,7 @@ LONGEST_FIRST = (
     "tests/grader/commands/test_verify.py",
     "tests/grader/course/test_assignments.py",
     "tests/grader/outputs/test_grading_pages_browser.py",
+    "tests/hub/test_hub_lti.py",
 )
 
 

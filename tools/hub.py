@@ -4,7 +4,9 @@
     The environment every server of the hub runs from, at ``P`` (default
     ``/opt/perceptron-hub``): a virtual environment made with a Python every
     user can run, holding ``hub/requirements.txt`` (JupyterHub, JupyterLab,
-    nbgrader) pinned by ``constraints.txt`` and the course's student package;
+    nbgrader, jupyterhub-ltiauthenticator) pinned by ``constraints.txt`` and the
+    course's student package, with its server extension that opens an
+    assignment from its link (:mod:`perceptron_course.hub.landing`);
     nbgrader's exchange set to the course exchange (``hub/nbgrader_config.py``);
     nbgrader's formgrader and course list turned off for everyone (the
     instructors' tools are this repository's commands); and
@@ -18,12 +20,15 @@
     passwords; Ctrl-C stops the hub and everything it started.
 
 A department's server uses the same pieces: :func:`ensure_user` for each
-person (home folders 0700), :func:`write_site` for ``hub.json``, and
+person (home folders 0700, in the hub's accounts group), :func:`write_site`
+for ``hub.json`` (with ``lti=`` for launches from Canvas or Moodle, README,
+"Launching from Canvas or Moodle"), and
 ``jupyterhub -f hub/jupyterhub_config.py`` (README, "Running the course on a JupyterHub").
 Everything here runs as root.
 """
 
 import argparse
+import grp
 import hashlib
 import json
 import os
@@ -38,6 +43,8 @@ import tempfile
 import time
 import urllib.request
 
+from perceptron_course.hub.lti_launch import ACCOUNTS_GROUP, DEFAULT_USERNAME_CLAIM, LaunchRules
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HUB_DIR = os.path.join(ROOT, "hub")
 DEFAULT_PREFIX = os.environ.get("COURSE_HUB_PREFIX") or "/opt/perceptron-hub"
@@ -50,10 +57,12 @@ SERVER_EXTENSIONS = {
     "nbgrader.server_extensions.validate_assignment": True,
     "nbgrader.server_extensions.assignment_list": True,
 }
+# The course's own: an assignment's link (an LTI launch of one assignment) fetches and opens it.
+COURSE_SERVER_EXTENSIONS = {"perceptron_course.hub.landing": True}
 LAB_PLUGINS_OFF = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment")
 
-__all__ = ["build_environment", "ensure_user", "ensure_system_user", "write_site", "start_hub", "stop_hub", "HubError",
-           "DEFAULT_PREFIX", "EXCHANGE_USER"]
+__all__ = ["build_environment", "ensure_user", "ensure_accounts_group", "ensure_system_user", "write_site",
+           "lti_settings", "start_hub", "stop_hub", "HubError", "DEFAULT_PREFIX", "EXCHANGE_USER"]
 
 
 class HubError(Exception):
@@ -146,6 +155,8 @@ def build_environment(prefix=DEFAULT_PREFIX, *, log=print):
         shutil.copyfile(os.path.join(HUB_DIR, "nbgrader_config.py"), os.path.join(etc, "nbgrader_config.py"))
         with open(os.path.join(etc, "jupyter_server_config.d", "nbgrader.json"), "w") as handle:
             json.dump({"ServerApp": {"jpserver_extensions": SERVER_EXTENSIONS}}, handle, indent=2)
+        with open(os.path.join(etc, "jupyter_server_config.d", "perceptron_course.json"), "w") as handle:
+            json.dump({"ServerApp": {"jpserver_extensions": COURSE_SERVER_EXTENSIONS}}, handle, indent=2)
         # JupyterLab asks every new user whether to fetch news from the internet; a course's hub does not.
         settings = os.path.join(venv, "share", "jupyter", "lab", "settings")
         os.makedirs(settings, exist_ok=True)
@@ -168,12 +179,25 @@ def build_environment(prefix=DEFAULT_PREFIX, *, log=print):
         shutil.rmtree(wheels, ignore_errors=True)
 
 
+def ensure_accounts_group():
+    """The Linux group of the accounts made for the hub (an LTI launch logs in no other existing account)."""
+    try:
+        grp.getgrnam(ACCOUNTS_GROUP)
+    except KeyError:
+        _run(["groupadd", "--system", ACCOUNTS_GROUP])
+
+
 def ensure_user(name, password=None):
-    """A Linux user ``name`` with a private home (0700); sets ``password`` when given."""
+    """A Linux user ``name`` for the hub: a private home (0700), in the hub's accounts group; sets ``password``
+    when given."""
+    ensure_accounts_group()
     try:
         pwd.getpwnam(name)
     except KeyError:
-        _run(["useradd", "--create-home", "--shell", "/bin/bash", "-K", "HOME_MODE=0700", name])
+        _run(["useradd", "--create-home", "--shell", "/bin/bash", "-K", "HOME_MODE=0700", "--groups",
+              ACCOUNTS_GROUP, name])
+    if name not in grp.getgrnam(ACCOUNTS_GROUP).gr_mem:
+        _run(["usermod", "--append", "--groups", ACCOUNTS_GROUP, name])
     home = pwd.getpwnam(name).pw_dir
     os.chmod(home, 0o700)
     if password is not None:
@@ -240,6 +264,42 @@ def make_certificate(prefix, key_path, cert_path, owner, names=("127.0.0.1", "lo
     os.chmod(cert_path, 0o644)
 
 
+# The hub's own RSA key for LTI 1.3, made by the hub's environment's Python: root's alone (0600), in the state
+# folder; only its public half ever leaves, as the tool's key set (/hub/lti13/jwks) that Canvas and Moodle ask for.
+TOOL_KEY_SCRIPT = """
+import os, sys
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+with os.fdopen(fd, "wb") as handle:
+    handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                   serialization.NoEncryption()))
+"""
+LTI_REQUIRED = ("issuer", "client_ids", "deployment_ids", "jwks_url", "authorize_url", "courses")
+
+
+def lti_settings(lti, state, prefix):
+    """The ``lti`` section of ``hub.json``, checked, with the hub's own key made (once) in ``state``."""
+    missing = [key for key in LTI_REQUIRED if not lti.get(key)]
+    if missing:
+        raise HubError(f"the LTI settings need {', '.join(missing)} (README, \"Launching from Canvas or Moodle\")")
+    unknown = set(lti) - set(LTI_REQUIRED) - {"username_claim", "token_url"}
+    if unknown:
+        raise HubError(f"unknown LTI settings: {', '.join(sorted(unknown))}")
+    try:
+        LaunchRules(courses=dict(lti["courses"]), deployment_ids=frozenset(lti["deployment_ids"]),
+                    username_claim=lti.get("username_claim") or DEFAULT_USERNAME_CLAIM)
+    except ValueError as exc:
+        raise HubError(f"LTI settings: {exc}") from None
+    key = os.path.join(state, "lti-tool-key.pem")
+    if not os.path.exists(key):
+        _run([os.path.join(prefix, "venv", "bin", "python"), "-c", TOOL_KEY_SCRIPT, key])
+    return {**lti, "client_ids": list(lti["client_ids"]), "deployment_ids": list(lti["deployment_ids"]),
+            "username_claim": lti.get("username_claim") or DEFAULT_USERNAME_CLAIM, "tool_key": key}
+
+
 def private_folder(prefix):
     """A new folder in the temporary folder that only root can write and others can only pass through (0711)."""
     folder = tempfile.mkdtemp(prefix=prefix)
@@ -248,11 +308,15 @@ def private_folder(prefix):
 
 
 def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), exchange_user=EXCHANGE_USER,
-               admin_token=None, store=None):
+               admin_token=None, store=None, lti=None):
     """The hub's state folder (root's alone), its ``hub.json``, and the exchange's store (its user's alone).
 
     ``courses`` is ``{course: {"students": [...], "tas": [...], "instructors": [...]}}``; ``admin_token``,
     if given, is a token for the site's scripts (the hub's API as an administrator of users and servers).
+    ``lti``, if given, makes people log in by LTI 1.3 launches from one LMS instead of with Linux passwords:
+    ``{"issuer", "client_ids", "deployment_ids", "jwks_url", "authorize_url", "courses": {context id: course},
+    "username_claim"}`` (README, "Launching from Canvas or Moodle"); the hub's own key is made beside
+    ``hub.json``.
     The store is ``store`` (default: ``<state>-exchange``, beside the state folder: inside it, the
     exchange's user could not reach it, and the hub's database and secrets must stay root's).
     """
@@ -274,10 +338,14 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
     os.chmod(store, 0o700)
     key, cert = os.path.join(store, ".tls-key.pem"), store + ".pem"
     make_certificate(prefix, key, cert, user)
+    if lti is not None:
+        lti = lti_settings(lti, state, prefix)
     site = {"prefix": os.path.abspath(prefix), "port": port, "hub_port": free_port(), "proxy_api_port": free_port(),
             "exchange_port": free_port(), "exchange_user": exchange_user, "exchange_store": store,
             "exchange_key": key, "exchange_cert": cert,
             "courses": courses, "admins": list(admins), "admin_token": admin_token}
+    if lti is not None:
+        site["lti"] = lti
     with open(os.path.join(state, "hub.json"), "w") as handle:
         json.dump(site, handle, indent=1)
     os.chmod(os.path.join(state, "hub.json"), 0o600)

@@ -9,7 +9,11 @@
   is calling from the hub and decides what each may do;
 * :mod:`~perceptron_course.hub.client`: its HTTP client, for nbgrader's commands and ``autograder``;
 * :mod:`~perceptron_course.hub.nbgrader_exchange`: nbgrader 0.9's pluggable exchange on top of the
-  client, so the Assignments panel and ``nbgrader fetch_assignment|submit|collect|...`` use it unchanged.
+  client, so the Assignments panel and ``nbgrader fetch_assignment|submit|collect|...`` use it unchanged;
+* :mod:`~perceptron_course.hub.lti_launch`: what an LTI 1.3 launch from Canvas or Moodle means on the hub
+  (who, which course, which role, which assignment), read from claims the hub's authenticator verified;
+* :mod:`~perceptron_course.hub.landing`: the server extension an assignment's link lands on, which fetches
+  the assignment and opens it in JupyterLab.
 
 Nothing here holds a secret of the course: the package is installed for every student's server.
 """

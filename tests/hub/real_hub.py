@@ -35,7 +35,10 @@ def environment_ready(prefix=DEFAULT_PREFIX):
 
 
 class Hub:
-    def __init__(self, prefix=DEFAULT_PREFIX, courses=None):
+    """A hub of :data:`COURSES` with PAM logins, or, given ``lti`` settings (``tools.hub.write_site``'s), of
+    ``courses`` whose people log in by LTI launches (their Linux users are made at their first launch)."""
+
+    def __init__(self, prefix=DEFAULT_PREFIX, courses=None, lti=None):
         courses = courses or COURSES
         self.prefix = prefix
         self.base = private_folder("pcx-hub-")
@@ -51,7 +54,8 @@ class Hub:
                 if not name.startswith(".bash") and name != ".profile":
                     path = os.path.join(home, name)
                     shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
-        self.site = write_site(self.state, courses, prefix=prefix, port=free_port(), admin_token=self.admin_token)
+        self.site = write_site(self.state, courses, prefix=prefix, port=free_port(), admin_token=self.admin_token,
+                               lti=lti)
         self.url = f"http://127.0.0.1:{self.site['port']}"
         # The servers' address of the exchange, and its certificate, as the hub gives them to every server.
         self.exchange_url = f"https://127.0.0.1:{self.site['exchange_port']}/services/course-exchange"
