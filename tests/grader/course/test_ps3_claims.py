@@ -6,16 +6,25 @@ the notebook's hints and model answers quote numbers (the bound 50 of three poin
 bounds of the experiment) and facts (XOR is not separable through the origin, the Fibonacci example
 needs many updates).  Each test here checks one such sentence on the very arrays the checks use, so a
 change of seed or data that makes a sentence false fails here, not in front of a student or a TA.
+Part C's text promises that its test judges ``bound_experiment`` with the student's own functions, so
+a mistake in Part A or B costs no point there: the last tests run such mistakes, and right answers
+written in other ways, through the hidden checks.
 """
 
 import math
+import textwrap
 
+import nbformat
 import numpy as np
 import pytest
 from scipy.optimize import linprog, nnls
 
 import perceptron_lib as pl
+from autograder.commands.verify import namespace_from
+from autograder.course.assignments import load_known_wrong
 from autograder.course.assignments.ps3_convergence import checks as ps3
+from autograder.judging.checks import evaluate_namespace
+from tests.support import REPO_ROOT
 
 # The experiment of the notebook's Part C cell, and what the model answer of D1 quotes from it.
 NOTEBOOK_MARGINS = (0.4, 0.2, 0.1, 0.05)
@@ -112,6 +121,17 @@ def test_the_separating_cases_separate():
     assert ps3.X_one.shape[0] == 1 and ps3.y_one[0] == -1 and pl.margin(ps3.X_one, ps3.y_one, [0.0, 2.0, 0.0]) > 0
     # Part A: the four-point example is separable by (1, 1), though (1, -1) and (1, 0) give no bound.
     assert pl.margin(ps3.X4, ps3.y4, [1.0, 1.0]) > 0
+
+
+def test_a_bound_without_r_is_wrong_on_the_points_inside_a_ball_of_radius_one_half():
+    # "thirty separable points in 5-D inside a ball of radius 0.5, with their separator": R < 1, so a bound of
+    # 1 / gamma^2 is four times too large there, as in no other case of bound_values (where R >= 1).
+    X, y, w = ps3.X_half, ps3.y_half, ps3.w_half
+    assert X.shape == (30, 5) and pl.radius(X) <= 0.5 and pl.margin(X, y, w) > 0
+    assert 1 / pl.margin(X, y, w) ** 2 > 3.9 * pl.mistake_bound(X, y, w)
+    others = [case.args for check in ps3.CHECKS if check.grade_id == "bound_values" for case in check.cases
+              if case.args[0] is not X]
+    assert all(pl.radius(args[0]) >= 1 for args in others)
 
 
 def test_the_cases_without_a_bound_do_not_separate_as_described():
@@ -233,6 +253,27 @@ def test_where_the_proof_is_pessimistic_in_the_run_with_margin_005():
     assert best_low > 7 * k
 
 
+def test_other_orders_of_the_data_come_nowhere_near_the_bound_either():
+    # D1's guide: "this order was lucky" does not explain the gap; "in 100 random orders of the data with margin
+    # 0.05, never more than 40 mistakes, against a bound of 395.4".
+    X, y, w_star = pl.make_separable(200, 10, margin=0.05, random_state=0)
+    rng = np.random.default_rng(0)
+    counts = []
+    for _ in range(100):
+        order = rng.permutation(len(y))
+        result = run(X[order], y[order])
+        assert result.converged
+        counts.append(result.n_mistakes)
+    assert max(counts) <= 40 and round(pl.mistake_bound(X, y, w_star), 1) == 395.4
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 10])
+def test_the_tight_family_meets_the_bound(k):
+    # D1's model answer and guide: "the chapter's optional section builds data sets that meet it exactly".
+    X, y, w = pl.make_tight(k, radius=2.0, random_state=k)
+    assert run(X, y).n_mistakes == k and math.isclose(pl.mistake_bound(X, y, w), k)
+
+
 # -- question D2: data without a separator, and what makes the bound large ----------------------------
 
 @pytest.mark.parametrize("seed", range(5))
@@ -279,3 +320,168 @@ def test_scaling_the_data_leaves_the_bound_and_the_mistakes_alone():
     for X, y, w in [(ps3.X_sep, ps3.y_sep, ps3.w_star), (ps3.X3, ps3.y3, np.array([1.0, 1.0]))]:
         assert math.isclose(pl.mistake_bound(10 * X, y, w), pl.mistake_bound(X, y, w))
         assert run(10 * X, y).n_mistakes == run(X, y).n_mistakes
+
+
+# -- Part C is judged with the student's own functions ---------------------------------------------------------
+
+SOURCE = REPO_ROOT / "notebooks" / "source" / "ps3_convergence" / "ps3_convergence.ipynb"
+
+
+@pytest.fixture(scope="module")
+def source():
+    return nbformat.read(str(SOURCE), as_version=4)
+
+
+def cell_text(notebook, grade_id):
+    (cell,) = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id]
+    return cell.source
+
+
+def verdicts_of(source, code=""):
+    namespace = namespace_from(source)
+    exec(compile(textwrap.dedent(code), "<answer>", "exec"), namespace)
+    return {v.grade_id: v for v in evaluate_namespace(ps3.CHECKS, namespace)}
+
+
+def test_part_c_hands_its_locked_cell_the_data_sets_of_bound_experiment(source):
+    checks = [check for check in ps3.CHECKS if check.function == "experiment_with_your_functions"]
+    assert [check.grade_id for check in checks] == ["bound_experiment_values"]
+    assert [case.describe for case in checks[0].cases] == [describe for describe, _, _ in ps3.EXPERIMENTS]
+    for case, (_, margins, sizes) in zip(checks[0].cases, ps3.EXPERIMENTS):
+        data, handed_margins = case.args
+        assert handed_margins.tolist() == list(margins) and case.kwargs == sizes
+        for (X, y, w_star), g in zip(data, margins, strict=True):
+            made = pl.make_separable(sizes.get("n_samples", 200), sizes.get("n_features", 10), margin=g,
+                                     random_state=sizes.get("random_state", 0))
+            assert all(np.array_equal(a, b) for a, b in zip((X, y, w_star), made))
+    # "four margins with the default sizes and seed"
+    assert ps3.EXPERIMENTS[1][1:] == (NOTEBOOK_MARGINS, {})
+    (cell,) = [c for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "experiment_with_your_functions"]
+    assert cell.metadata["nbgrader"]["locked"] and not cell.metadata["nbgrader"]["grade"]
+    assert "def experiment_with_your_functions(data, margins, **kwargs):" in cell.source
+    part_c = next(c.source for c in source.cells if c.source.startswith("## Part C"))
+    assert "This part's test judges `bound_experiment` with your own functions" in " ".join(part_c.split())
+
+
+@pytest.mark.parametrize("wrong", ["radius_largest_coordinate", "bound_ignores_radius", "bound_forgets_the_labels",
+                                   "bound_returns_none_when_not_separating", "count_on_plane_is_not_a_mistake",
+                                   "count_folds_the_labels_into_X_in_place"])
+def test_a_right_part_c_on_a_wrong_part_a_or_b_earns_its_points_and_a_wrong_one_does_not(source, wrong):
+    # Part C's text: "A mistake in Part A or B then costs no point here, unless one of those functions raises".
+    helper = next(k for k in load_known_wrong("ps3_convergence") if k.name == wrong).code()
+    verdicts = verdicts_of(source, helper)
+    assert not all(v.passed for v in verdicts.values()) and verdicts["bound_experiment_values"].passed
+    swapped = next(k for k in load_known_wrong("ps3_convergence") if k.name == "experiment_columns_swapped").code()
+    message = verdicts_of(source, helper + swapped)["bound_experiment_values"].message
+    assert "is not the mistakes that your count_mistakes counts and the bound that your mistake_bound gives" in message
+    assert ps3.EXPERIMENT_HINT in message and ps3.YOUR_FUNCTIONS_CALLS not in message
+
+
+def test_a_helper_that_raises_is_named_in_part_c(source):
+    verdicts = verdicts_of(source, "def radius(X):\n    raise NotImplementedError()\n")
+    assert verdicts["bound_values"].message.endswith(ps3.RADIUS_FIRST)
+    message = verdicts["bound_experiment_values"].message
+    assert message.startswith("bound_experiment raised NotImplementedError") and message.endswith(ps3.EXPERIMENT_CALLS)
+
+
+def test_the_visible_test_tells_a_bound_of_none_to_return_math_inf(source):
+    namespace = namespace_from(source)
+    exec(next(k for k in load_known_wrong("ps3_convergence")
+              if k.name == "bound_returns_none_when_not_separating").code(), namespace)
+    visible = cell_text(source, "bound_not_separating").split("### BEGIN HIDDEN TESTS")[0]
+    with pytest.raises(AssertionError) as info:
+        exec(visible, namespace)
+    assert "expected math.inf" in str(info.value) and "return statement" not in str(info.value)
+
+
+# -- right answers written differently never lose a point ---------------------------------------------------------
+
+RIGHT_ANSWERS = {
+    "numpy scalars everywhere, np.float64(inf), and a while loop": """
+        def radius(X):
+            return np.max(np.sqrt(np.sum(np.asarray(X, dtype=float) ** 2, axis=1)))
+
+        def mistake_bound(X, y, w):
+            X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
+            gamma = np.min(y * (X @ w)) / np.linalg.norm(w)
+            if gamma <= 0:
+                return np.float64(np.inf)
+            return (radius(X) / gamma) ** 2
+
+        def count_mistakes(X, y, *, max_epochs=1000):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            n_mistakes, epoch, made = np.int64(0), 0, 1
+            while made and epoch < max_epochs:
+                epoch += 1
+                made = 0
+                for i in range(len(y)):
+                    if y[i] * np.dot(w, X[i]) <= 0:
+                        w = w + y[i] * X[i]
+                        made += 1
+                n_mistakes += made
+            return n_mistakes, np.bool_(made == 0)
+        """,
+    "a check for a separator before each epoch, and the rows filled into an empty array": """
+        def count_mistakes(X, y, *, max_epochs=1000):
+            X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+            w = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for _ in range(max_epochs):
+                if np.all(y * (X @ w) > 0):  # this epoch would make no mistake
+                    return n_mistakes, True
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i) <= 0:
+                        w = w + y_i * x_i
+                        n_mistakes += 1
+            return n_mistakes, False
+
+        def bound_experiment(margins, *, n_samples=200, n_features=10, random_state=0):
+            results = np.empty((len(margins), 2))
+            for k, g in enumerate(margins):
+                X, y, w_star = make_separable(n_samples, n_features, margin=g, random_state=random_state)
+                results[k, 0] = count_mistakes(X, y)[0]
+                results[k, 1] = mistake_bound(X, y, w_star)
+            return results
+        """,
+    "plain Python lists and numbers, a list for the pair, and the rows from a list comprehension": """
+        def radius(X):
+            return max(sum(v * v for v in row) ** 0.5 for row in np.asarray(X, dtype=float).tolist())
+
+        def count_mistakes(X, y, *, max_epochs=1000):
+            points = np.asarray(X, dtype=float).tolist()
+            labels = [float(v) for v in y]
+            w = [0.0] * len(points[0])
+            n_mistakes = 0
+            for _ in range(max_epochs):
+                made = 0
+                for x, label in zip(points, labels):
+                    if label * sum(a * b for a, b in zip(w, x)) <= 0:
+                        w = [a + label * b for a, b in zip(w, x)]
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    return [n_mistakes, True]
+            return [n_mistakes, False]
+
+        def bound_experiment(margins, *, n_samples=200, n_features=10, random_state=0):
+            data = [make_separable(n_samples, n_features, margin=g, random_state=random_state) for g in margins]
+            return np.array([[count_mistakes(X, y)[0], mistake_bound(X, y, w)] for X, y, w in data], dtype=float)
+        """,
+    "a Gram-matrix radius and the margin of the unit vector": """
+        def radius(X):
+            X = np.asarray(X, dtype=float)
+            return float(np.sqrt(np.max(np.diag(X @ X.T))))
+
+        def mistake_bound(X, y, w):
+            u = np.asarray(w, dtype=float) / np.linalg.norm(w)
+            gamma = min(float(y_i) * float(u @ x_i) for x_i, y_i in zip(np.asarray(X, dtype=float), y))
+            return (radius(X) / gamma) ** 2 if gamma > 0 else math.inf
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT_ANSWERS))
+def test_right_answers_written_differently_get_full_marks(source, name):
+    failed = [(v.grade_id, v.message) for v in verdicts_of(source, RIGHT_ANSWERS[name]).values() if not v.passed]
+    assert failed == []

@@ -1,17 +1,32 @@
 """Hidden checks of problem set 3: the radius, the mistake bound, counting mistakes, the experiment.
 
 The hidden cases use separators of any length (forgetting ``||w||``), a
-farthest point that is not the largest coordinate, planes that misclassify or
-touch a point (the bound is ``math.inf``), a single example, data that never
-converges through the origin (once with the default ``max_epochs``, which it
-tells from any other), training that converges in exactly the last allowed
-epoch and training that is one epoch short of converging (the ``converged``
-flag and the epoch count off by one), a single epoch whose only mistake is the
-first visit (a first update made before the loop, outside the epoch's count),
-points that score exactly 0 with either label (a mistake, whatever the sign of 0
-is taken to predict), integer arrays, and other margins, sizes and seeds for the
-experiment.  Every claim a case's description makes about its data is asserted
-in ``tests/grader/course/test_ps3_claims.py``.
+farthest point that is not the largest coordinate, points inside a ball of
+radius 0.5 (a bound of ``1 / gamma^2``, without R, is then four times too
+large), planes that misclassify or touch a point (the bound is ``math.inf``),
+a single example, data that never converges through the origin (once with the
+default ``max_epochs``, which it tells from any other), training that converges
+in exactly the last allowed epoch and training that is one epoch short of
+converging (the ``converged`` flag and the epoch count off by one), a single
+epoch whose only mistake is the first visit (a first update made before the
+loop, outside the epoch's count), points that score exactly 0 with either label
+(a mistake, whatever the sign of 0 is taken to predict), integer arrays, and
+other margins, sizes and seeds for the experiment.  Every claim a case's
+description makes about its data is asserted in
+``tests/grader/course/test_ps3_claims.py``.
+
+Part C asks for the experiment run with the student's own ``count_mistakes``
+and ``mistake_bound``, so it is judged with them, and a mistake in Part A or B
+costs no point in Part C unless it makes a function raise.  Its first check
+calls ``bound_experiment`` itself and requires only an array with one row per
+margin, so that a stub or an exception of Part C is reported under its own
+name.  The others call ``experiment_with_your_functions``, a locked cell of the
+notebook: it calls the student's ``bound_experiment``, then their
+``count_mistakes`` and ``mistake_bound`` on the data sets of the same margins,
+which the host makes with ``make_separable`` and hands it; each row of
+``bound_experiment``'s result must hold what those functions gave for its data
+set (:func:`_compare_with_your_functions`), or the reference's values, which a
+right Part C returns with right functions.
 """
 
 import math
@@ -21,7 +36,6 @@ import numpy as np
 import perceptron_lib as pl
 
 from autograder.judging.checks import Case, Check, compare_values
-
 
 
 def _bound(X, y, w):
@@ -60,6 +74,82 @@ def _experiment(margins, *, n_samples=200, n_features=10, random_state=0):
     return np.array(rows, dtype=float)
 
 
+def _data(margins, *, n_samples=200, n_features=10, random_state=0):
+    """The data sets of Part C's experiment, one ``(X, y, w_star)`` per margin, as ``bound_experiment`` makes them."""
+    return [pl.make_separable(n_samples, n_features, margin=float(g), random_state=random_state) for g in margins]
+
+
+def _what_it_is(value):
+    return getattr(value, "description", None) or f"a value of type {type(value).__name__}"
+
+
+def _rows_problem(got, expected):
+    """``None`` if ``got`` is a numeric array of ``expected``'s shape, one row per margin, else the reason.
+
+    The values are not judged here: infinity and NaN are allowed, since the student's own ``mistake_bound`` may
+    give them, and :func:`_compare_with_your_functions` judges the values with the student's functions."""
+    shape = expected.shape
+    if not (isinstance(got, np.ndarray) and got.dtype.kind in "biuf"):
+        return (f"returned {_what_it_is(got)}; expected a numpy array of shape {shape}, one row (mistakes, bound) "
+                "per margin")
+    if got.shape != shape:
+        return f"returned an array of shape {got.shape}; expected shape {shape}, one row (mistakes, bound) per margin"
+    return None
+
+
+def _your_rows(yours, n_rows):
+    """The rows ``(mistakes, bound)`` that the student's ``count_mistakes`` and ``mistake_bound`` gave, as
+    ``experiment_with_your_functions`` returns them (one ``(count_mistakes(X, y), mistake_bound(X, y, w_star))``
+    per data set), as a float array, as ``np.array(rows, dtype=float)`` makes it (``None`` becomes NaN);
+    ``None`` when they cannot make rows of numbers."""
+    if not (isinstance(yours, (list, tuple)) and len(yours) == n_rows):
+        return None
+    rows = []
+    for pair in yours:
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+            return None
+        counted, bound = pair
+        if not (isinstance(counted, (list, tuple)) and len(counted) == 2):
+            return None
+        values = (counted[0], bound)
+        if not all(v is None or type(v) in (bool, int, float) for v in values):
+            return None
+        rows.append([math.nan if v is None else float(v) for v in values])
+    return np.array(rows, dtype=float)
+
+
+def _experiment_rows(data, margins, **kwargs):
+    """What a right ``bound_experiment`` returns with right functions: the reference's rows."""
+    return _experiment(margins, **kwargs)
+
+
+def _compare_with_your_functions(got, expected):
+    """``None`` if ``bound_experiment``'s rows, as ``experiment_with_your_functions`` returned them, are those that
+    the student's own ``count_mistakes`` and ``mistake_bound`` give on the experiment's data sets (or the
+    reference's, ``expected``), else the reason."""
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        return ("returned something other than what the locked cell's experiment_with_your_functions returns: has "
+                "the cell been changed?")
+    results, yours = got
+    problem = _rows_problem(results, expected)
+    if problem:
+        return f"found that bound_experiment {problem}"
+    if compare_values(results, expected) is None:
+        return None
+    own = _your_rows(yours, len(expected))
+    if own is None:
+        return ("found that bound_experiment did not return the right rows, and that your count_mistakes or "
+                "mistake_bound returns something other than numbers on these data sets (count_mistakes a pair "
+                "(n_mistakes, converged), mistake_bound a float): fix their cells first")
+    # The student's bound may be infinite or NaN: equal where theirs is, as np.array(rows, dtype=float) keeps it.
+    if np.allclose(results.astype(float), own, rtol=1e-7, atol=1e-9, equal_nan=True):
+        return None
+    wrong = [k for k in range(len(own))
+             if not np.allclose(results[k].astype(float), own[k], rtol=1e-7, atol=1e-9, equal_nan=True)]
+    return (f"found that bound_experiment's row for margins[{wrong[0]}] is not the mistakes that your "
+            "count_mistakes counts and the bound that your mistake_bound gives for w_star on that margin's data set")
+
+
 X4, y4 = pl.four_point_example()
 X1, y1 = pl.one_dimensional_example()
 X3 = np.array([[3.0, 4.0], [-1.0, 0.0], [0.0, -2.0]])
@@ -75,6 +165,29 @@ X_slow, y_slow, _ = pl.make_separable(30, 3, margin=0.02, random_state=3)
 X_tie = np.array([[1, 0], [0, 1], [1, 1]])
 y_tie = np.array([1, -1, 1])
 X_one, y_one = np.array([[0.5, -2.0, 1.0]]), np.array([-1.0])
+# Inside a ball of radius 0.5, so that (R / gamma)^2 is a quarter of 1 / gamma^2.
+X_half, y_half, w_half = pl.make_separable(30, 5, margin=0.1, radius=0.5, random_state=21)
+
+RADIUS_FIRST = ("mistake_bound calls your radius: if it is not written yet or raises, write or fix it first, with its "
+                "own test.")
+EXPERIMENT_CALLS = ("bound_experiment calls your count_mistakes and mistake_bound (which calls your radius): if one of "
+                    "them is not written yet or raises, write or fix it first, with its own test.")
+YOUR_FUNCTIONS_CALLS = ("experiment_with_your_functions calls your bound_experiment, then your count_mistakes and "
+                        "mistake_bound on the same data sets: if one of them is not written yet or raises, write or "
+                        "fix it first, with its own test.")
+EXPERIMENT_HINT = ("For each margin g, make the data set with make_separable(n_samples, n_features, margin=g, "
+                   "random_state=random_state), and put in one row the mistakes your count_mistakes counts on it "
+                   "(default max_epochs) and the bound your mistake_bound gives for w_star. This test judges those "
+                   "rows with your own count_mistakes and mistake_bound, whether or not they pass their own tests.")
+
+# Part C's cases: (description, margins, sizes and seed).
+EXPERIMENTS = [
+    ("margins (0.4, 0.2) with n_samples=50, n_features=5, random_state=1", (0.4, 0.2),
+     {"n_samples": 50, "n_features": 5, "random_state": 1}),
+    ("four margins with the default sizes and seed", (0.4, 0.2, 0.1, 0.05), {}),
+    ("three margins in 3-D with another seed", (0.3, 0.15, 0.08), {"n_samples": 60, "n_features": 3, "random_state": 4}),
+    ("a single margin", (0.25,), {"n_samples": 30, "n_features": 2, "random_state": 9}),
+]
 
 CHECKS = [
     Check(
@@ -104,10 +217,13 @@ CHECKS = [
             Case("four points where the farthest point is not the closest to the plane", (X_wide, y_wide, np.array([1.0, 1.0]))),
             Case("the four-point example with a separating w that is not along (1, 1)", (X4, y4, np.array([3.0, 1.0]))),
             Case("a single example labelled -1 with a w that separates it", (X_one, y_one, np.array([0.0, 2.0, 0.0]))),
+            Case("thirty separable points in 5-D inside a ball of radius 0.5, with their separator",
+                 (X_half, y_half, w_half)),
         ],
         expected=_bound,
         compare=_compare_bound,
         hint="Compute R = max ||x_i|| and gamma = min y_i (w . x_i) / ||w||, then (R / gamma)^2.",
+        hint_on_exception=RADIUS_FIRST,
     ),
     Check(
         grade_id="bound_not_separating",
@@ -126,6 +242,8 @@ CHECKS = [
         expected=_bound,
         compare=_compare_bound,
         hint="When gamma <= 0 (a point on the wrong side or on the plane), this w gives no bound: return math.inf.",
+        hint_on_exception="When gamma <= 0, return math.inf before dividing by gamma, rather than raising. "
+                          + RADIUS_FIRST,
     ),
     Check(
         grade_id="count_mistakes_values",
@@ -157,19 +275,28 @@ CHECKS = [
              "the label), and stop after the first epoch without a mistake or after max_epochs epochs; converged "
              "is True exactly when an epoch without a mistake was run, the last allowed one included.",
     ),
+    # Part C: bound_experiment alone, for its shape, then its rows against the student's own functions' values.
+    # No case is marked visible: a failure would show the reference's rows, which need not be what the
+    # student's own functions give.
     Check(
         grade_id="bound_experiment_values",
         function="bound_experiment",
-        cases=[
-            Case("margins (0.4, 0.2) with n_samples=50, n_features=5, random_state=1", (np.array([0.4, 0.2]),),
-                 {"n_samples": 50, "n_features": 5, "random_state": 1}, visible=True),
-            Case("four margins with the default sizes and seed", (np.array([0.4, 0.2, 0.1, 0.05]),)),
-            Case("three margins in 3-D with another seed", (np.array([0.3, 0.15, 0.08]),),
-                 {"n_samples": 60, "n_features": 3, "random_state": 4}),
-            Case("a single margin", (np.array([0.25]),), {"n_samples": 30, "n_features": 2, "random_state": 9}),
-        ],
+        cases=[Case(EXPERIMENTS[0][0], (np.array(EXPERIMENTS[0][1]),), EXPERIMENTS[0][2])],
         expected=_experiment,
-        hint="For each margin, call make_separable(n_samples, n_features, margin=g, random_state=random_state) "
-             "and put the mistakes and the bound for w_star in one row.",
+        compare=_rows_problem,
+        hint="Return np.array(rows, dtype=float), with one row [mistakes, bound] for each margin, in their order.",
+        hint_on_exception=EXPERIMENT_CALLS,
+    ),
+    Check(
+        grade_id="bound_experiment_values",
+        function="experiment_with_your_functions",
+        cases=[Case(describe, (_data(margins, **sizes), np.array(margins)), sizes)
+               for describe, margins, sizes in EXPERIMENTS],
+        expected=_experiment_rows,
+        compare=_compare_with_your_functions,
+        # The student's count_mistakes or mistake_bound may change the arrays they are given: Parts A and B judge that.
+        allow_mutation=True,
+        hint=EXPERIMENT_HINT,
+        hint_on_exception=YOUR_FUNCTIONS_CALLS,
     ),
 ]

@@ -56,10 +56,11 @@ def _bound(gamma="np.min(y * (X @ w)) / np.linalg.norm(w)", value="float((radius
         """
 
 
-# A wrong radius or bound also gives a wrong bound in the experiment; a wrong count, wrong mistakes.
-RADIUS = ("radius_values", "bound_values", "bound_experiment_values")
-BOUND = ("bound_values", "bound_experiment_values")
-COUNT = ("count_mistakes_values", "bound_experiment_values")
+# A wrong radius also gives a wrong bound. Part C is judged with the student's own functions, so a mistake of Part A
+# or B costs no point there: bound_experiment_values must accept the reference's experiment built on each of them.
+RADIUS = ("radius_values", "bound_values")
+BOUND = ("bound_values",)
+COUNT = ("count_mistakes_values",)
 
 KNOWN_WRONG = [
     # -- radius ----------------------------------------------------------------------
@@ -102,11 +103,11 @@ KNOWN_WRONG = [
     KnownWrong("bound_normalises_w_in_place", _bound(prepare="w /= np.linalg.norm(w)", gamma="np.min(y * (X @ w))"),
                ("bound_values", "bound_not_separating")),
     KnownWrong("bound_forgets_the_labels", _bound(gamma="np.min(X @ w) / np.linalg.norm(w)"),
-               ("bound_values", "bound_not_separating", "bound_experiment_values")),
+               ("bound_values", "bound_not_separating")),
     KnownWrong("bound_mean_margin", _bound(gamma="np.mean(y * (X @ w)) / np.linalg.norm(w)"),
-               ("bound_values", "bound_not_separating", "bound_experiment_values")),
+               ("bound_values", "bound_not_separating")),
     KnownWrong("bound_farthest_point_not_closest", _bound(gamma="np.max(y * (X @ w)) / np.linalg.norm(w)"),
-               ("bound_values", "bound_not_separating", "bound_experiment_values")),
+               ("bound_values", "bound_not_separating")),
     KnownWrong("bound_ignores_radius", _bound(value="float(1 / gamma ** 2)"), BOUND),
     KnownWrong("bound_margin_not_squared", _bound(value="float(radius(X) ** 2 / gamma)"), BOUND),
     KnownWrong("bound_not_squared", _bound(value="float(radius(X) / gamma)"), BOUND),
@@ -190,6 +191,7 @@ KNOWN_WRONG = [
     KnownWrong("experiment_ignores_sizes", _experiment(data="make_separable(200, 10, margin=g, random_state=random_state)"),
                ("bound_experiment_values",)),
     KnownWrong("experiment_columns_swapped", _experiment(row="[{bound}, n_mistakes]"), ("bound_experiment_values",)),
+    KnownWrong("experiment_returns_a_list_of_rows", _experiment(result="rows"), ("bound_experiment_values",)),
     KnownWrong("experiment_rows_and_columns_swapped", _experiment(result="np.array(rows, dtype=float).T"),
                ("bound_experiment_values",)),
     KnownWrong("experiment_sizes_swapped",
