@@ -233,8 +233,7 @@ def _serve(course_dir, args):
             return _fail(f"cannot listen on 127.0.0.1, {tried}: {exc.strerror or exc}; give another with --port "
                          "(0: any free port)")
         address = f"http://127.0.0.1:{sock.getsockname()[1]}/?token={marking.token}"
-        counts = marking.with_gradebook(lambda gb: [(s.question.label, s.marked, len(s.rows))
-                                                    for s in marking.state(gb)])
+        counts = [(s.question.label, s.marked, len(s.rows)) for s in marking.warm()]
         if not counts:
             print(f"{args.assignment} has no written answers: the page will say there is nothing to mark.")
         for label, marked, total in counts:

@@ -259,28 +259,34 @@ class Marking:
     def data_version(self):
         return self._watch.execute("PRAGMA data_version").fetchone()[0]
 
-    def saved(self, gb, student_id, before):
-        """After this server saved a mark of ``student_id`` (the gradebook's data version being ``before`` just
-        before): that student's answers read again, and the rest kept, unless someone else wrote the gradebook
-        since the state was read (then all of it is read again next time)."""
+    def saved(self, gb, student_ids, before):
+        """After this server saved marks of ``student_ids`` (one id, or several: a group; the gradebook's data
+        version being ``before`` just before): those students' answers read again, and the rest kept, unless
+        someone else wrote the gradebook since the state was read (then all of it is read again next time)."""
         from autograder.outputs.gradebook import page_records, written_marks
 
+        wanted = {student_ids} if isinstance(student_ids, str) else set(student_ids)
         signature, states = self._state
         if states is None or signature[0] != before:
             self._state = (None, None)
             return
-        marks = written_marks(gb, self.assignment, student_id).get(student_id, ())
-        records = page_records(gb, self.assignment, student_id)
+        if len(wanted) == 1:
+            student_id = next(iter(wanted))
+            marks = written_marks(gb, self.assignment, student_id)
+            records = page_records(gb, self.assignment, student_id)
+        else:
+            marks, records = written_marks(gb, self.assignment), page_records(gb, self.assignment)
         fresh = []
         for state in states:
             rows = []
             for row in state.rows:
-                if row.student_id == student_id:
-                    mark = next((m for m in marks if (m.notebook, m.grade_id) == state.key), None)
+                if row.student_id in wanted:
+                    mark = next((m for m in marks.get(row.student_id, ()) if (m.notebook, m.grade_id) == state.key),
+                                None)
                     if mark is None:
                         self._state = (None, None)
                         return
-                    record = records.get((student_id, *state.key))
+                    record = records.get((row.student_id, *state.key))
                     row = dataclasses.replace(row, mark=mark, shown=rubrics.mark_of(mark, record),
                                               version=rubrics.version_of(mark, record))
                 rows.append(row)
@@ -325,8 +331,6 @@ class Marking:
         """A student's autograded notebook as the trust boundary parses it (``None`` when there is none or it
         cannot be read), kept until the file changes."""
         from autograder.boundary.notebook import parse_notebook, read_untrusted_file
-        from autograder.course.limits import load_limits
-        from perceptron_course.limits import Limits, LimitsError
 
         path = os.path.join(self.course_dir, "autograded", student_id, self.assignment, f"{notebook}.ipynb")
         try:
@@ -337,15 +341,30 @@ class Marking:
         kept = self._texts.get((student_id, notebook))
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        try:
-            max_bytes = load_limits(self.course_dir).executed_notebook_bytes
-        except LimitsError:
-            max_bytes = Limits().executed_notebook_bytes
-        data, problem = read_untrusted_file(path, max_bytes)
+        data, problem = read_untrusted_file(path, self.limits().executed_notebook_bytes)
         nb, problem = (None, problem) if problem else parse_notebook(data)
         nb = None if problem else nb
         self._texts[(student_id, notebook)] = (stamp, nb)
         return nb
+
+    def limits(self):
+        """The course's limits (its ``nbgrader_config.py``'s, else the defaults), read again only when that
+        file changes: every notebook read is held to them."""
+        from autograder.course.limits import load_limits
+        from perceptron_course.limits import Limits, LimitsError
+
+        config = os.path.join(self.course_dir, "nbgrader_config.py")
+        try:
+            stamp = os.stat(config).st_mtime_ns
+        except OSError:
+            stamp = None
+        if getattr(self, "_limits", (object(), None))[0] != stamp:
+            try:
+                found = load_limits(self.course_dir)
+            except LimitsError:
+                found = Limits()
+            self._limits = (stamp, found)
+        return self._limits[1]
 
     def answer_text(self, student_id, notebook, grade_id):
         """The student's answer as graded (from the autograded notebook, read as untrusted), or ``""``."""
@@ -361,14 +380,31 @@ class Marking:
 
         question = state.question
         decided = decisions(gb, self.assignment, question.notebook, question.grade_id)
-        signature = (tuple((row.student_id, row.mark.checksum, row.version) for row in state.rows),
+        # Grouping reads the answers and the decisions, never the marks: a mark given keeps the groups, with
+        # each member's row brought up to date.
+        signature = (tuple((row.student_id, row.mark.checksum, row.mark.blank) for row in state.rows),
                      tuple(sorted(decided.items())))
         kept = self._groups.get(state.key)
         if kept is None or kept[0] != signature:
             texts = {row.student_id: self.answer_text(row.student_id, question.notebook, question.grade_id)
                      for row in state.rows if not row.mark.blank}
             kept = self._groups[state.key] = (signature, find_groups(state.rows, texts, decided))
+            return kept[1]
+        rows = {row.student_id: row for row in state.rows}
+        for group in kept[1]:
+            group.rows = [rows[row.student_id] for row in group.rows]
         return kept[1]
+
+    def warm(self):
+        """Read every answer and group every question now (``mark`` does it before it prints the address), so
+        that no TA's first page waits for it; return the questions' states."""
+        def read(gb):
+            states = self.state(gb)
+            for state in states:
+                self.groups(gb, state)
+            return states
+
+        return self.with_gradebook(read)
 
     def wrote(self, before):
         """After this server wrote what the state does not show (a group decision) while the gradebook's data
@@ -383,16 +419,11 @@ class Marking:
         """The cells of a student's graded notebook, each with what it printed when it ran (code cells):
         ``[(SubmittedCell, (CellOutput, ...))]``, read as untrusted; ``[]`` when there is no such notebook."""
         from autograder.boundary.from_sandbox import read_executed_cells
-        from autograder.course.limits import load_limits
-        from perceptron_course.limits import Limits, LimitsError
 
         nb = self.notebook_of(student_id, notebook)
         if nb is None:
             return []
-        try:
-            limits = load_limits(self.course_dir)
-        except LimitsError:
-            limits = Limits()
+        limits = self.limits()
         path = os.path.join(self.course_dir, "autograded", student_id, self.assignment, f"{notebook}.ipynb")
         ran = read_executed_cells(path, [cell.kind for cell in nb.cells], max_bytes=limits.executed_notebook_bytes,
                                   cell_output_chars=limits.cell_output_bytes,

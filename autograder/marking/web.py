@@ -571,11 +571,15 @@ class Views:
             return await self._group_page(request, values=values, status_code=400, error="the form named no answer")
 
         def work(gb):
+            before = self.marking.data_version()
             outcomes = rubrics.save_marks(gb, self.marking.assignment, notebook=question.notebook,
                                           grade_id=question.grade_id, targets=[t for _, t in targets],
                                           item_ids=item_ids, adjustment=adjustment, points=points,
                                           comment=values["comment"].replace("\r\n", "\n"), marker=session.ta,
                                           note=values["note"])
+            if any(isinstance(outcome, rubrics.Saved) and outcome.changed for outcome in outcomes) and \
+                    not any(isinstance(outcome, rubrics.Conflict) for outcome in outcomes):
+                self.marking.saved(gb, [row.student_id for row, _ in targets], before)
             return outcomes
 
         try:
