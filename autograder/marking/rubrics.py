@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from autograder.marking.answers import short_checksum
 from autograder.marking.sheet import mark_checksum, typed_number
 from autograder.outputs.gradebook import (GradebookError, MarkChange, begin_write, page_records, page_tables,
-                                          rubric_items, stage_mark, written_marks)
+                                          rubric_items, stage_mark, stage_marks, written_marks)
 
 __all__ = ["RubricError", "Conflict", "Saved", "Mark", "Target", "save_marks", "parse_number", "rubric_score", "current_record", "mark_of",
            "version_of", "save_mark", "add_item", "change_item", "delete_item", "MAX_TEXT", "MAX_COMMENT"]
@@ -142,32 +142,6 @@ def _now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def _one_mark(gb, assignment, student_id, notebook, grade_id):
-    marks = written_marks(gb, assignment, student_id).get(student_id, ())
-    mark = next((m for m in marks if (m.notebook, m.grade_id) == (notebook, grade_id)), None)
-    if mark is None:
-        raise GradebookError(f"the gradebook holds no written answer {grade_id!r} of {student_id!r} in "
-                             f"{assignment}/{notebook}")
-    return mark, page_records(gb, assignment, student_id).get((student_id, notebook, grade_id))
-
-
-def _write_record(gb, assignment, student_id, notebook, grade_id, *, marker, marked_at, checksum, points,
-                  adjustment, item_ids, note=""):
-    _, applied, markers = page_tables()
-    key = ((markers.c.assignment == assignment) & (markers.c.student == student_id)
-           & (markers.c.notebook == notebook) & (markers.c.cell == grade_id))
-    gb.db.execute(markers.delete().where(key))
-    gb.db.execute(markers.insert().values(assignment=assignment, student=student_id, notebook=notebook,
-                                          cell=grade_id, marker=marker, marked_at=marked_at, checksum=checksum,
-                                          points=points, adjustment=adjustment, note=note or None))
-    gb.db.execute(applied.delete().where(
-        (applied.c.assignment == assignment) & (applied.c.student == student_id)
-        & (applied.c.notebook == notebook) & (applied.c.cell == grade_id)))
-    if item_ids:
-        gb.db.execute(applied.insert(), [{"assignment": assignment, "student": student_id, "notebook": notebook,
-                                          "cell": grade_id, "item": item} for item in item_ids])
-
-
 @dataclass(frozen=True)
 class Target:
     """One answer a save is for: the student, the :func:`version_of` the mark the form showed, and the checksum of
@@ -176,6 +150,24 @@ class Target:
     student_id: str
     expected: str
     answer_checksum: str
+
+
+def _write_records(gb, assignment, notebook, grade_id, written, *, marker, marked_at, note):
+    """The page's records of the marks ``written`` (``(student_id, checksum, points, Mark)``) of one question,
+    replacing those before, in a few statements whatever their number."""
+    _, applied, markers = page_tables()
+    students = [student for student, _, _, _ in written]
+    for table in (markers, applied):
+        gb.db.execute(table.delete().where((table.c.assignment == assignment) & (table.c.notebook == notebook)
+                                           & (table.c.cell == grade_id) & table.c.student.in_(students)))
+    gb.db.execute(markers.insert(), [
+        {"assignment": assignment, "student": student, "notebook": notebook, "cell": grade_id, "marker": marker,
+         "marked_at": marked_at, "checksum": checksum, "points": points, "adjustment": mark.adjustment,
+         "note": note or None} for student, checksum, points, mark in written])
+    uses = [{"assignment": assignment, "student": student, "notebook": notebook, "cell": grade_id, "item": item}
+            for student, _, _, mark in written for item in mark.items]
+    if uses:
+        gb.db.execute(applied.insert(), uses)
 
 
 def save_mark(gb, assignment, *, student_id, notebook, grade_id, expected, answer_checksum, item_ids, adjustment,
@@ -263,11 +255,13 @@ def save_marks(gb, assignment, *, notebook, grade_id, targets, item_ids, adjustm
                 outcomes[index] = Saved(yours, True)  # what it would have been: nothing was written
             return outcomes
         when = _now()
-        for index, target, mark, manual, shown, yours in writes:
-            stage_mark(gb, assignment, MarkChange(target.student_id, notebook, grade_id, manual, yours.comment))
-            _write_record(gb, assignment, target.student_id, notebook, grade_id, marker=marker, marked_at=when,
-                          checksum=mark.checksum, points=shown, adjustment=yours.adjustment, item_ids=yours.items,
-                          note=note)
+        stage_marks(gb, assignment, notebook, grade_id,
+                    [MarkChange(target.student_id, notebook, grade_id, manual, yours.comment)
+                     for _, target, _, manual, _, yours in writes])
+        _write_records(gb, assignment, notebook, grade_id, [
+            (target.student_id, mark.checksum, shown, yours) for _, target, mark, _, shown, yours in writes],
+            marker=marker, marked_at=when, note=note)
+        for index, _, _, _, _, yours in writes:
             outcomes[index] = Saved(dataclasses.replace(yours, marked_at=when), True)
         gb.db.commit()
         return outcomes
