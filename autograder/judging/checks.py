@@ -153,10 +153,14 @@ def compare_values(got, expected, *, rtol=1e-7, atol=1e-9):
     """``None`` if ``got`` matches ``expected`` in structure, type, shape and value, else the reason.
 
     Arrays match arrays (or lists of numbers) of the same shape, floats match
-    real numbers, ints and bools must be exact, tuples match tuples or lists
+    real numbers (``int``, ``float`` or numpy scalars; not bools, not arrays of
+    shape ``()``), ints must be ``int`` or numpy integers equal to the expected
+    value (a whole float is not an int), bools must be exact, tuples match tuples or lists
     element by element.  Anything else, such as an object with a custom
     ``__eq__``, never matches.
     """
+    numpy_ints = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+    numpy_floats = (np.float64, np.float32, np.float16)
     if isinstance(expected, tuple):
         if not isinstance(got, (tuple, list)):
             return f"returned {_type_name(got)}; expected a tuple of {len(expected)} values"
@@ -183,15 +187,15 @@ def compare_values(got, expected, *, rtol=1e-7, atol=1e-9):
             return f"returned {_type_name(got)}; expected True or False"
         return None if got == bool(expected) else "returned the wrong truth value"
     if isinstance(expected, (int, np.integer)):
-        if type(got) is not int and not (type(got) is float and float(got).is_integer()):
-            return f"returned {_type_name(got)}; expected a whole number"
+        # Exact types, as the visible expect_count: a float, even a whole one, or a bool is not an int.
+        if type(got) is not int and type(got) not in numpy_ints:
+            return f"returned {_type_name(got)}; expected an int"
         return None if int(got) == int(expected) else "returned the wrong number"
     if isinstance(expected, (float, np.floating)):
-        if type(got) not in (int, float) or (isinstance(got, np.ndarray)):
-            if isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "biuf":
-                got = float(got)
-            else:
-                return f"returned {_type_name(got)}; expected a number"
+        # As the visible expect_number: one number (not a bool, not an array, even of shape ()).
+        if type(got) not in (int, float) and type(got) not in numpy_ints + numpy_floats:
+            return f"returned {_type_name(got)}; expected a float"
+        got = float(got)
         if not np.isfinite(got):
             return "returned NaN or infinity; expected a finite number"
         return None if np.isclose(got, float(expected), rtol=rtol, atol=atol) else "returned the wrong number"

@@ -287,3 +287,19 @@ def test_e2_guide_a_margin_that_changes_sign_is_not_what_c_below_zero_does_to_a_
     X, y = np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([1.0, 1.0, -1.0, -1.0])
     assert margin(X, y, np.array([1.0]), 0.0) == -4.0
     assert margin(X, y, np.array([-1.0]), 0.0) == -2.0
+
+
+def test_a_signed_distance_computed_in_float32_is_told_why_it_loses(notebook):
+    """'How to work' asks for float64: a signed_distance computed in float32 fails the hidden checks, and each
+    cell it loses says that the values agree only to float32's precision, not only the hint on the formula."""
+    from autograder.commands.verify import namespace_from
+
+    assert "Compute in float64" in cell_text(notebook, startswith="# Problem set 1")
+    namespace = namespace_from(nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4))
+    exec(textwrap.dedent("""
+        def signed_distance(X, w, b=0.0):
+            X, w = np.asarray(X, dtype=np.float32), np.asarray(w, dtype=np.float32)
+            return ((X @ w + b) / np.linalg.norm(w)).astype(float)
+        """), namespace)
+    failed = [v for v in evaluate_namespace(ps1.CHECKS, namespace) if not v.passed]
+    assert failed and all("the precision of float32" in v.message for v in failed)

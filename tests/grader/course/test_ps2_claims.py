@@ -453,3 +453,19 @@ def test_an_answer_computed_in_float32_is_told_why_it_loses(notebook):
         """), namespace)
     failed = [v for v in evaluate_namespace(ps2.CHECKS, namespace) if not v.passed]
     assert failed and all("the precision of float32" in v.message for v in failed)
+
+
+def test_the_four_point_example_with_an_offset_ends_on_one_line_by_two_routes(notebook):
+    """The D2 guide: with an offset, 12 of the 24 orders end at w = (2, 2), b = 0 after 4 mistakes and the other
+    12, the given order and its reverse among them, at w = (1, 1), b = 0 after 2: the same line."""
+    X, y = ps2.X4, ps2.y4
+    counts = {}
+    for order in itertools.permutations(range(4)):
+        r = pl.train_perceptron(X[list(order)], y[list(order)])
+        key = (tuple(r.w.tolist()), float(r.b), int(r.n_mistakes))
+        counts[key] = counts.get(key, 0) + 1
+    assert counts == {((2.0, 2.0), 0.0, 4): 12, ((1.0, 1.0), 0.0, 2): 12}
+    for X_o, y_o in ((X, y), (X[::-1], y[::-1])):
+        r = pl.train_perceptron(X_o, y_o)
+        assert (r.w.tolist(), float(r.b), int(r.n_mistakes)) == ([1.0, 1.0], 0.0, 2)
+    assert "12 of the 24 orders end at $w = (2, 2)$" in cell_text(notebook, "written_order")

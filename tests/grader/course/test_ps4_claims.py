@@ -170,7 +170,7 @@ def test_the_integer_cases_hold_integers_and_catch_an_integer_theta():
     ((np.array([1.0, 2.0]), 3), (np.array([1.0, 2.0]), 3.0), False),  # an integer b
     ([1.0, 2.0], np.array([1.0, 2.0]), False),                         # a list for an array
     ((np.array([1.0, 2.0], dtype=np.float32), 3.0), (np.array([1.0, 2.0]), 3.0), True),
-    ((np.array([1.0, 2.0]), np.array(3.0)), (np.array([1.0, 2.0]), 3.0), True),  # b as a 0-d float array
+    ((np.array([1.0, 2.0]), np.array(3.0)), (np.array([1.0, 2.0]), 3.0), False),  # b as a 0-d array (as expect_number)
     ((np.array([1.0]), 3.0, 25, 11), (np.array([1.0]), 3.0, 25, 11), True),
     ((np.array([1.0]), 3.0, 25.0, 11), (np.array([1.0]), 3.0, 25, 11), False),    # a whole-number float count
     ((np.array([1.0]), 3.0, 25, np.float64(11)), (np.array([1.0]), 3.0, 25, 11), False),

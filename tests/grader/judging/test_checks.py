@@ -66,3 +66,38 @@ def test_in_process_a_stub_called_by_the_checked_function_gets_the_exception_hin
     (found,) = evaluate_namespace([lift_check(hint=HINT, hint_on_exception=ON_EXCEPTION)], namespace)
     assert found.message == ("lift raised NotImplementedError: lift, or a function it calls, is not implemented yet. "
                              + ON_EXCEPTION)
+
+
+# compare_values takes a value's type as the visible helpers do (expect_count, expect_number): a value they
+# reject must not get the hidden check's points, and a right value they accept must not lose them.
+from perceptron_course.test_helpers import expect_count, expect_number  # noqa: E402
+
+from autograder.judging.checks import compare_values  # noqa: E402
+
+
+@pytest.mark.parametrize("got", [3.0, True, np.float64(3.0), np.array(3), "3"])
+def test_an_int_is_required_where_an_int_is_expected(got):
+    problem = compare_values(got, 3)
+    assert problem is not None and "expected an int" in problem
+    with pytest.raises(AssertionError):
+        expect_count("f", got, 3, "x")
+
+
+@pytest.mark.parametrize("got", [np.array(2.5), np.array([2.5]), True, "2.5"])
+def test_one_number_is_required_where_a_float_is_expected(got):
+    problem = compare_values(got, 2.5)
+    assert problem is not None and "expected a float" in problem
+    with pytest.raises(AssertionError):
+        expect_number("f", got, 2.5, "x")
+
+
+def test_the_type_got_is_named():
+    assert compare_values(np.array(2.5), 2.5) == "returned an array of shape (); expected a float"
+    assert compare_values(3.0, 3) == "returned a float; expected an int"
+
+
+@pytest.mark.parametrize("got,expected", [(3, 3), (np.int64(3), 3), (np.int32(3), np.int64(3)), (2.5, 2.5),
+                                          (np.float64(2.5), 2.5), (np.float32(2.0), 2.0), (2, 2.0),
+                                          (np.int64(2), 2.0)])
+def test_a_right_value_written_another_way_is_accepted(got, expected):
+    assert compare_values(got, expected) is None

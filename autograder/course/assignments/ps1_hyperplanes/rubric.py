@@ -29,11 +29,13 @@ RUBRIC = {
                   "by the picture, or by a multiple such as 3 = 1.5 \u00d7 2)",
              note="With the item above, the full point for this part. Saying nothing about w = 0 loses "
                   "nothing."),
-        Item(0.25, "Linearly separable: yes",
-             note="Leave it off for 'no, because no hyperplane through the origin separates it': that confuses "
-                  "the two questions, even when the argument above is right."),
-        Item(0.25, "The reason it is separable: the definition allows an offset, and w = \u22121, b = 2.5 "
-                   "separates the points"),
+        Item(0.25, "Linearly separable: yes, with a separator named (w = \u22121, b = 2.5)",
+             note="Leave it off for a bare 'Yes': the question itself states the separator. Leave it off for "
+                  "'no, because no hyperplane through the origin separates it': that confuses the two questions, "
+                  "even when the argument above is right."),
+        Item(0.25, "The reason it is separable: the definition allows an offset (b \u2260 0), so the argument "
+                   "through the origin does not apply",
+             note="'Yes' with the separator and no word on the offset gets the item above only: 0.25."),
         Item(0, "Only the answer cell is marked: a result the experiment cell printed counts once the answer "
                 "states it"),
     ),
@@ -49,9 +51,10 @@ RUBRIC = {
              note="Tick this instead of the quarter above, never both."),
         Item(-0.25, "c < 0: one of the sign changes is missing or wrong (the normal reversed, the opposite label "
                     "off the plane, the sign of every distance and point's margin, the margin of the data set)",
-             note="'The margin becomes \u2212\u03b3' or 'the margin changes sign' is this error: the new minimum "
-                  "is minus the old largest margin of a point, and on a plane that did not separate the data the "
-                  "margin stays negative."),
+             note="'The margin becomes \u2212\u03b3' or 'the margin of the data set changes sign' is this error: "
+                  "the new minimum is minus the old largest margin of a point, and on a plane that did not "
+                  "separate the data the margin stays negative. 'Every point's margin changes sign' is right: "
+                  "it is one of the sign changes."),
         Item(-0.5, "c < 0: two or more of the sign changes are missing or wrong, or the plane is said to move",
              note="Tick this instead of the quarter above, never both."),
         Item(-0.5, "c < 0: no exception for a point on the plane, which scores 0 and is labelled \u22121 both "
