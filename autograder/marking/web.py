@@ -304,9 +304,7 @@ class Views:
             "others": self._others(state, session, claims), "share": share,
             "in_share": {row.student_id for row in state.share(*share)} if share else None,
             "next_question": self._next_question(states, state),
-            "next_group": next((g for g in groups if g.size > 1 and g.kind != "blank" and g.marked < g.size
-                                and not any(claims.get(row.student_id) and claims[row.student_id].session != session.id
-                                            for row in g.rows if not row.done)), None)})
+            "next_group": self._next_group(groups, claims, session)})
 
     async def next_answer(self, request):
         states, state = await self._requested(request)
@@ -597,11 +595,25 @@ class Views:
         session.saved = _q_path(question, "g", group.key)
         changed = sum(outcome.changed for outcome in outcomes)
         mark = outcomes[0].mark
-        session.flash = ("status", f"Marked group {group.number} ({len(outcomes)} "
-                                   f"{'answer' if len(outcomes) == 1 else 'answers'}): {_points(mark.points)} / "
-                                   f"{question.max_points:g}; {changed} "
-                                   f"{'mark' if changed == 1 else 'marks'} changed.")
-        return RedirectResponse(_q_path(question) + "#groups", status_code=303)
+        said = (f"Marked group {group.number} ({len(outcomes)} {'answer' if len(outcomes) == 1 else 'answers'}): "
+                f"{_points(mark.points)} / {question.max_points:g}; {changed} {'mark' if changed == 1 else 'marks'} "
+                "changed.")
+        # On to the next group to mark, as a save goes on to the next answer; the question's page when none is left.
+        _, state = await self._requested(request)
+        following = self._next_group(await self._groups(state), self._claims(state), session)
+        if following is None:
+            session.flash = ("status", said + f" No group of {question.label} is left to mark.")
+            return RedirectResponse(_q_path(question) + "#groups", status_code=303)
+        session.flash = ("status", said + f" Group {following.number} is the next to mark.")
+        return RedirectResponse(_q_path(question, "g", following.key), status_code=303)
+
+    @staticmethod
+    def _next_group(groups, claims, session):
+        """The largest group of more than one answer with answers still to mark, none of them open for another
+        marker; ``None`` when there is none."""
+        return next((g for g in groups if g.size > 1 and g.kind != "blank" and g.marked < g.size
+                     and not any(claims.get(row.student_id) and claims[row.student_id].session != session.id
+                                 for row in g.rows if not row.done)), None)
 
     async def group_decide(self, request):
         """Confirm a proposed group, split answers off a group, keep a proposal apart, or merge into another group."""

@@ -121,11 +121,12 @@ def test_marking_by_groups_takes_a_fraction_of_the_keys_of_marking_one_by_one(ma
     for scheme in ("light", "dark"):
         _check(driver, axe_source, htmlcs_source, f"group ({scheme})", found, artifacts, scheme)
     keys.press("1", "c", COMMENT, "\ue00c", "s", navigates=True)  # \ue00c: Escape
-    assert status(driver) == "Marked group 1 (4 answers): 2 / 2; 4 marks changed.", status(driver)
-    keys.press("g", navigates=True)
-    assert "group 2, 2 answers" in driver.find_element("tag name", "h1").text
+    assert status(driver) == "Marked group 1 (4 answers): 2 / 2; 4 marks changed. Group 2 is the next to mark.", \
+        status(driver)
+    assert "group 2, 2 answers" in driver.find_element("tag name", "h1").text, "on to the next group"
     keys.press("2", "s", navigates=True)
     assert status(driver).startswith("Marked group 2 (2 answers): 1 / 2"), status(driver)
+    assert status(driver).endswith("No group of D1 is left to mark."), status(driver)
     keys.press("n", navigates=True)
     while "/a/" in driver.current_url:
         keys.press("2", "s", navigates=True)
