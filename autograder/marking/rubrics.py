@@ -220,8 +220,7 @@ def save_marks(gb, assignment, *, notebook, grade_id, targets, item_ids, adjustm
         wanted = {target.student_id for target in targets}
         marks = {sid: next((m for m in student_marks if (m.notebook, m.grade_id) == (notebook, grade_id)), None)
                  for sid, student_marks in _marks_of(gb, assignment, wanted).items()}
-        records = page_records(gb, assignment) if len(wanted) > 1 else \
-            page_records(gb, assignment, next(iter(wanted), None))
+        records = page_records(gb, assignment, next(iter(wanted)) if len(wanted) == 1 else wanted)
         outcomes, writes = [], []
         for target in targets:
             mark = marks.get(target.student_id)
@@ -274,8 +273,7 @@ def _marks_of(gb, assignment, student_ids):
     """``{student_id: (WrittenMark, ...)}`` of the given students: one student's read alone, several read at once."""
     if len(student_ids) == 1:
         return written_marks(gb, assignment, next(iter(student_ids)))
-    marks = written_marks(gb, assignment)
-    return {sid: marks[sid] for sid in student_ids if sid in marks}
+    return written_marks(gb, assignment, set(student_ids))
 
 
 def _checked_item(text, points, max_points):

@@ -275,7 +275,7 @@ class Marking:
             marks = written_marks(gb, self.assignment, student_id)
             records = page_records(gb, self.assignment, student_id)
         else:
-            marks, records = written_marks(gb, self.assignment), page_records(gb, self.assignment)
+            marks, records = written_marks(gb, self.assignment, wanted), page_records(gb, self.assignment, wanted)
         fresh = []
         for state in states:
             rows = []

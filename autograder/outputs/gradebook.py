@@ -296,7 +296,7 @@ def _stored_answers(session, assignment, student_id, notebook=None):
     table = _answers_table()
     query = table.select().where(table.c.assignment == assignment)
     if student_id is not None:
-        query = query.where(table.c.student == student_id)
+        query = query.where(_of_students(table.c.student, student_id))
     if notebook is not None:
         query = query.where(table.c.notebook == notebook)
     return {(row.student, row.notebook, row.cell): (row.checksum, EarlierMark.from_json(row.earlier))
@@ -496,26 +496,43 @@ LEFT JOIN base_cell bc ON bc.id = g.cell_id
 LEFT JOIN (SELECT comment.notebook_id, cell.name AS cell_name, comment.manual_comment
            FROM comment JOIN base_cell cell ON cell.id = comment.cell_id) c
        ON c.notebook_id = sn.id AND c.cell_name = bc.name
-WHERE a.name = :assignment AND (:student IS NULL OR sa.student_id = :student)
+WHERE a.name = :assignment {students}
 ORDER BY sa.id, sn.id
 """
 
 
+def _of_students(column, student_id):
+    """The condition that ``column`` is ``student_id`` (one id), or one of them (a list, a set: a group's)."""
+    if isinstance(student_id, str):
+        return column == student_id
+    return column.in_(sorted(student_id))
+
+
 def written_marks(gb, assignment, student_id=None):
     """``{student_id: (WrittenMark, ...)}``: every written answer of every submission of ``assignment`` (or of
-    one student), in the notebooks' order, with its mark as the gradebook holds it now.
+    one student, or of several: a list or set of ids), in the notebooks' order, with its mark as the gradebook
+    holds it now.
 
     nbgrader's records would be read one query per submission, notebook, grade and comment, each scanning its
     table (SQLite has no index on those links): the marks of a class of a thousand took seconds so.  One
     joined query reads them all instead, from nbgrader's own tables, in the same order (a grade belongs to the
     answer's grade cell and its comment to its solution cell: two cells of one name)."""
-    from sqlalchemy import text
+    from sqlalchemy import bindparam, text
 
     info = assignment_info(gb, assignment)
     stored = _stored_answers(gb.db, assignment, student_id)
     records = page_records(gb, assignment, student_id)
     found = {}
-    for row in gb.db.execute(text(_MARKS_SQL), {"assignment": assignment, "student": student_id}):
+    if student_id is None:
+        query, values = text(_MARKS_SQL.format(students="")), {"assignment": assignment}
+    elif isinstance(student_id, str):
+        query = text(_MARKS_SQL.format(students="AND sa.student_id = :student"))
+        values = {"assignment": assignment, "student": student_id}
+    else:
+        query = text(_MARKS_SQL.format(students="AND sa.student_id IN :students")).bindparams(
+            bindparam("students", expanding=True))
+        values = {"assignment": assignment, "students": sorted(student_id)}
+    for row in gb.db.execute(query, values):
         cells = found.setdefault(row.student, {})
         if row.notebook is not None and row.cell is not None:
             cells.setdefault(row.notebook, {})[row.cell] = row
@@ -701,8 +718,8 @@ def page_records(gb, assignment, student_id=None):
     query = markers.select().where(markers.c.assignment == assignment)
     uses = applied.select().where(applied.c.assignment == assignment)
     if student_id is not None:
-        query = query.where(markers.c.student == student_id)
-        uses = uses.where(applied.c.student == student_id)
+        query = query.where(_of_students(markers.c.student, student_id))
+        uses = uses.where(_of_students(applied.c.student, student_id))
     chosen = {}
     for row in gb.db.execute(uses):
         if row.item in items:
