@@ -1,4 +1,5 @@
-"""Command line: ``python -m autograder release|grade|mark|export|gradescope|verify|check|audit|publish ...``."""
+"""Command line: ``python -m autograder COMMAND ...``, one of release, grade, mark, export, send-grades, gradescope,
+verify, check, audit and publish."""
 
 import sys
 
@@ -13,6 +14,8 @@ commands:
                              and booklet, and their marks back
   export OUT [--allow-unmarked]
                              write a grading run's files in OUT again, with the written answers' marks
+  send-grades OUT [--dry-run] [--allow-unmarked] [--comment] | --history | --new-key | --public-key
+                             send each student's total in OUT to the LMS's gradebook (LTI Advantage)
   gradescope ASSIGNMENT --out DIR [--hidden-visibility WHEN]
                              write DIR/autograder.zip, a Gradescope autograder for ASSIGNMENT
   verify [ASSIGNMENT ...]    check that the hidden checks still grade each assignment right
@@ -37,6 +40,8 @@ def main(argv=None):
         from autograder.commands.mark import main as run
     elif command == "export":
         from autograder.commands.export import main as run
+    elif command == "send-grades":
+        from autograder.commands.send_grades import main as run
     elif command == "gradescope":
         from autograder.commands.gradescope import main as run
     elif command == "verify":
@@ -49,7 +54,7 @@ def main(argv=None):
         from autograder.commands.publish import main as run
     else:
         print(f"autograder: unknown command {command!r}; expected 'release', 'grade', 'mark', 'export', "
-              f"'gradescope', 'verify', 'check', 'audit' or 'publish'.\n\n{USAGE}", file=sys.stderr)
+              f"'send-grades', 'gradescope', 'verify', 'check', 'audit' or 'publish'.\n\n{USAGE}", file=sys.stderr)
         return 2
     return run(rest)
 
