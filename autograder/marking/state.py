@@ -373,6 +373,11 @@ class Marking:
             return ""
         return next((cell.source for cell in nb.cells if cell.grade_id == grade_id), "").strip()
 
+    def answer_texts(self, question, rows):
+        """``{student_id: text}`` of the answers of ``rows`` to ``question`` that are not blank."""
+        return {row.student_id: self.answer_text(row.student_id, question.notebook, question.grade_id)
+                for row in rows if not row.mark.blank}
+
     def groups(self, gb, state):
         """The answer groups of one question (:func:`autograder.marking.groups.find_groups`), largest first,
         found again only when an answer, a mark or a TA's decision changed."""
@@ -386,8 +391,7 @@ class Marking:
                      tuple(sorted(decided.items())))
         kept = self._groups.get(state.key)
         if kept is None or kept[0] != signature:
-            texts = {row.student_id: self.answer_text(row.student_id, question.notebook, question.grade_id)
-                     for row in state.rows if not row.mark.blank}
+            texts = self.answer_texts(question, state.rows)
             kept = self._groups[state.key] = (signature, find_groups(state.rows, texts, decided))
             return kept[1]
         rows = {row.student_id: row for row in state.rows}

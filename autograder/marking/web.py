@@ -279,9 +279,7 @@ class Views:
         items = await self._items(state)
         groups = await self._groups(state)
         question = state.question
-        texts = await run_in_threadpool(lambda: {
-            row.student_id: self.marking.answer_text(row.student_id, question.notebook, question.grade_id)
-            for row in state.rows if not row.mark.blank})
+        texts = await run_in_threadpool(self.marking.answer_texts, question, state.rows)
         group_of = {row.student_id: group for group in groups for row in group.rows}
         session = request.state.session
         claims = self._claims(state)
@@ -508,9 +506,7 @@ class Views:
         session = request.state.session
         question = state.question
         items = await self._items(state)
-        texts = await run_in_threadpool(lambda: {
-            row.student_id: self.marking.answer_text(row.student_id, question.notebook, question.grade_id)
-            for row in group.rows if not row.mark.blank})
+        texts = await run_in_threadpool(self.marking.answer_texts, question, group.rows)
         await run_in_threadpool(self.marking.claims.hold, self.marking.assignment, *state.key,
                                 [row.student_id for row in group.rows if not row.done],
                                 session=session.id, marker=session.ta)
@@ -634,9 +630,7 @@ class Views:
         question = state.question
         action = str(form.get("action", ""))
         chosen = set(form.getlist("answer"))
-        texts = await run_in_threadpool(lambda: {
-            row.student_id: self.marking.answer_text(row.student_id, question.notebook, question.grade_id)
-            for row in group.rows if not row.mark.blank})
+        texts = await run_in_threadpool(self.marking.answer_texts, question, group.rows)
         placements = {}
         back = _q_path(question, "g", group.key)
         if group.kind == "blank":
