@@ -440,14 +440,13 @@ class Marking:
         from autograder.boundary.notebook import parse_notebook, read_untrusted_file
         from autograder.judging.integrity import answer_checksum
         from autograder.outputs.record import earlier_path
-        from perceptron_course.limits import Limits
 
         if not checksum:
             return None
         path = earlier_path(self.course_dir, student_id, self.assignment, f"{notebook}.ipynb")
         if not os.path.isfile(path):
             return None
-        data, problem = read_untrusted_file(path, Limits().executed_notebook_bytes)
+        data, problem = read_untrusted_file(path, self.limits().executed_notebook_bytes)
         nb, problem = (None, problem) if problem else parse_notebook(data)
         if problem:
             return None
