@@ -47,7 +47,7 @@ def main(argv=None):
     from autograder.outputs import graded_run
     from autograder.outputs.gradebook import GradebookError, autograded_scores, open_gradebook, written_marks
     from autograder.outputs.record import question_names, replace_folder, with_marks, write_run_files
-    from autograder.outputs.totals import total, unmarked
+    from autograder.outputs.totals import total, unmarked_refusal, waiting_answers
     from autograder.results import MISSING
 
     parser = argparse.ArgumentParser(
@@ -87,16 +87,14 @@ def main(argv=None):
                      "again into this one")
 
     results = with_marks(run.results, marks)
-    waiting = [(r.student_id, mark) for r in results for mark in unmarked(r)]
+    waiting = waiting_answers(results)
     if waiting and not args.allow_unmarked:
-        for student_id, mark in waiting:
-            print(f"autograder export: unmarked: student {student_id}, question {mark.grade_id}"
-                  + (" (changed since its earlier mark)" if mark.to_remark else ""), file=sys.stderr)
-        return _fail(f"{len(waiting)} written {'answer is' if len(waiting) == 1 else 'answers are'} still to be "
-                     f"marked (listed above), so nothing was written; mark them on the marking page (python -m "
-                     f"autograder mark {run.assignment}) or through its CSV route (python -m autograder mark "
-                     f"{run.assignment} --to-csv FILE.csv), or pass --allow-unmarked to write the files now with "
-                     "those answers counted 0 and named in each student's feedback", status=1)
+        lines, reason = unmarked_refusal("export", waiting)
+        print("\n".join(lines), file=sys.stderr)
+        return _fail(f"{reason}, so nothing was written; mark them on the marking page (python -m autograder mark "
+                     f"{run.assignment}) or through its CSV route (python -m autograder mark {run.assignment} "
+                     "--to-csv FILE.csv), or pass --allow-unmarked to write the files now with those answers counted "
+                     "0 and named in each student's feedback", status=1)
     try:
         replace_folder(args.out, lambda staging: write_run_files(staging, run, marks, labels))
     except OSError as exc:

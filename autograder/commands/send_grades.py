@@ -196,18 +196,16 @@ def _send(args):
     from autograder.lti import outgoing, registration, tool_key
     from autograder.lti.sends import RecordBusy, SendRecord
     from autograder.lti.services import Platform
+    from autograder.outputs.totals import unmarked_refusal
 
     try:
         prepared = outgoing.prepare(args.out, course_dir=args.course_dir, comments=args.comment)
     except outgoing.OutgoingError as exc:
         return _fail(str(exc))
     if prepared.waiting and not args.allow_unmarked:
-        for student_id, mark in prepared.waiting:
-            print(f"autograder send-grades: unmarked: student {student_id}, question {mark.grade_id}"
-                  + (" (changed since its earlier mark)" if mark.to_remark else ""), file=sys.stderr)
-        count = len(prepared.waiting)
-        return _fail(f"{count} written {'answer is' if count == 1 else 'answers are'} still to be marked (listed "
-                     f"above), so nothing was sent; mark them (python -m autograder mark {prepared.assignment}), "
+        lines, reason = unmarked_refusal("send-grades", prepared.waiting)
+        print("\n".join(lines), file=sys.stderr)
+        return _fail(f"{reason}, so nothing was sent; mark them (python -m autograder mark {prepared.assignment}), "
                      f"export {args.out} again and send, or pass --allow-unmarked to send the totals now with those "
                      "answers counted 0 and the scores marked PendingManual", status=1)
     try:

@@ -147,7 +147,7 @@ def prepare(out, *, course_dir=None, comments=False):
     from autograder.outputs.gradebook import GradebookError, autograded_scores, open_gradebook, written_marks
     from autograder.outputs.record import question_names, with_marks
     from autograder.outputs.report import feedback_text
-    from autograder.outputs.totals import unmarked
+    from autograder.outputs.totals import waiting_answers
 
     try:
         run = graded_run.load(out)
@@ -185,7 +185,7 @@ def prepare(out, *, course_dir=None, comments=False):
             comment = feedback_text(result, full_page=full_page_text(result.student_id), labels=labels)
         students.append(Outgoing(result.student_id, result.status, float(row["total"]), float(row["total_max"]),
                                  tuple(filter(None, row["to_mark"].split(";"))), comment))
-    waiting = tuple((r.student_id, mark) for r in results for mark in unmarked(r))
+    waiting = waiting_answers(results)
     maximum = max((s.maximum for s in students), default=0.0)
     return Prepared(run.assignment, run.course_dir, os.path.abspath(out), tuple(students), waiting, maximum)
 

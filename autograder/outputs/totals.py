@@ -46,6 +46,21 @@ def unmarked(result):
     return [mark for mark in result.written if not mark.marked]
 
 
+def waiting_answers(results):
+    """Every written answer of ``results`` still to be marked, as ``(student_id, mark)`` in the run's order."""
+    return tuple((r.student_id, mark) for r in results for mark in unmarked(r))
+
+
+def unmarked_refusal(command, waiting):
+    """What ``export`` and ``send-grades`` print when they refuse to go on while answers are unmarked: a line
+    per answer (``autograder COMMAND: unmarked: ...``) and the sentence that begins their reason, which each
+    command ends with what it did not do and how to go on."""
+    lines = [f"autograder {command}: unmarked: student {student_id}, question {mark.grade_id}"
+             + (" (changed since its earlier mark)" if mark.to_remark else "") for student_id, mark in waiting]
+    count = len(waiting)
+    return lines, f"{count} written {'answer is' if count == 1 else 'answers are'} still to be marked (listed above)"
+
+
 def to_remark(result):
     """The written answers whose earlier mark was set aside because the student changed them, still unmarked."""
     return [mark for mark in result.written if mark.to_remark]
