@@ -1,18 +1,23 @@
 """The classes the marking page's tests mark: ps2's two written questions and five students, each with their
 name and written answers, and a class of ten with a study group (the fixtures in
-``tests/grader/marking/conftest.py`` grade them); how the tests read the marks given, and how they start the
+``tests/grader/conftest.py`` grade them with :func:`graded_once`); how the tests read the marks given, and how they start the
 marking server as a TA does."""
 
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
 
+import nbformat
+
 from autograder.outputs.gradebook import open_gradebook, written_marks
 from tests.support import ROOT
+from tests.support.grading import correct_submission, notebooks_of
+from tests.support.released import copy_course, run_once
 
 A = "ps2_online_perceptron"
 D1, D2 = "written_online_batch", "written_order"
@@ -91,3 +96,44 @@ def serve_marking(course):
     out = "".join(printed) + "".join(lines.get() for _ in range(lines.qsize()))
     assert process.returncode == 0 and "every saved mark is in the gradebook" in out, (process.returncode, out,
                                                                                         process.stderr.read())
+
+
+def with_answers(release_nb, source_nb, d1, d2):
+    """The model solution of ps2 with ``d1`` and ``d2`` as its written answers (None keeps the model's, "" the
+    release's text)."""
+    nb = correct_submission(release_nb, source_nb)
+    released = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c.source for c in release_nb.cells}
+    for cell in nb.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        for question, text in ((D1, d1), (D2, d2)):
+            if gid == question and text is not None:
+                cell.source = text or released[gid]
+    return nb
+
+
+def graded_once(released_course, folder, students, untouched=None):
+    """``folder`` with ps2 graded once per run for ``students`` (``{id: (name, D1, D2)}``) and, if given, one
+    student who handed in the release untouched."""
+    course, download, roster = folder / "course", folder / "download", folder / "roster.csv"
+
+    def prepare():
+        shutil.rmtree(course, ignore_errors=True)
+        shutil.rmtree(download, ignore_errors=True)
+        copy_course(released_course, course)
+        release_nb, source_nb = notebooks_of(course, A)
+        download.mkdir(parents=True)
+        for student, (_, d1, d2) in students.items():
+            nbformat.write(with_answers(release_nb, source_nb, d1, d2), str(download / f"{student}.ipynb"))
+        people = [(s, name) for s, (name, _, _) in students.items()]
+        if untouched:
+            nbformat.write(release_nb, str(download / f"{untouched[0]}.ipynb"))
+            people.append(untouched)
+        roster.write_text("student_id,name,email\n" + "".join(f"{s},{name},{s}@example.edu\n" for s, name in people),
+                          encoding="utf-8")
+
+    run = run_once(folder, "grade", ["grade", A, download, "--course-dir", course, "--out", folder / "out",
+                                     "--roster", roster, "--workers", 2], prepare=prepare)
+    if run.returncode != 0:
+        raise AssertionError(f"grading the marking tests' class failed (exit status {run.returncode}):\n{run.stdout}\n"
+                             f"{run.stderr}")
+    return folder
