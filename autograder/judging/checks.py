@@ -224,7 +224,12 @@ def _judge_case(check, case, record):
     if status == "missing":
         return f"{name} is not defined: run the cell that defines it, and keep its name", False
     if status == "timeout":
-        return f"{name} did not return in time on {case.describe}: look for a loop that never ends", False
+        # Never only "a loop that never ends": a right function that does far more work than it needs (a loop
+        # over every pair where one product would do) runs out of time too, and the function named may be a
+        # locked one of the notebook that calls the student's.
+        return (f"{name} did not return within the time a hidden test allows one call on {case.describe}: look, "
+                f"in {name} and in the functions of yours it calls, for a loop that never ends or one that does "
+                "far more work than the task needs"), False
     if status == "raised":
         exc = record.exception
         if exc == "NotImplementedError":
@@ -234,7 +239,7 @@ def _judge_case(check, case, record):
     if status != "returned":
         return f"{name} gave no usable result on {case.describe}", False
     if record.mutated and not check.allow_mutation:
-        return f"On {case.describe}, {name} changed its input arrays in place: work on a copy (e.g. w = w.copy())", False
+        return f"On {case.describe}, {name} changed its input arrays in place: work on a copy of any input you change (e.g. X = np.array(X, dtype=float))", False
     got = record.value
     want = check.expected(*case.args, **case.kwargs)
     problem = (check.compare or compare_values)(got, want)
@@ -258,7 +263,8 @@ def verdicts_from_results(checks, results):
             failure = _judge_case(check, case, record)
             if failure:
                 message, wrong_answer = failure
-                message += "."
+                # A student's exception text may end a sentence already.
+                message += "" if message.endswith((".", "!", "?")) else "."
                 if wrong_answer and check.hint:
                     message += " " + check.hint
                 elif record is not None and record.status == "raised" and check.hint_on_exception:
