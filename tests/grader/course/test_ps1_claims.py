@@ -4,10 +4,11 @@ The hidden cases of ``autograder/course/assignments/ps1_hyperplanes/checks.py`` 
 inputs to the students ("separable points in 3-D", "a plane that does not separate them", "the
 first two lie on the plane"), and the notebook's hints and model answers state facts about the
 worked examples (every point of the four-point example is 1/sqrt(2) from the line x1 + x2 = 0, no
-threshold at 0 separates the points 1, 2, 3, 4, the margin after multiplying by c < 0). Each claim
+threshold at 0 separates the points 1, 2, 3, 4, the margin after multiplying by rho < 0). Each claim
 is checked here by computation, in exact arithmetic where a point is said to lie on a plane: a
 score that is exactly 0 must be 0 however a right answer computes it, or the hidden check would
-depend on rounding.
+depend on rounding. Points said to be just off the plane score as little as said, but not 0, with
+the same sign however a right answer computes it, and rounding or a coarse tolerance loses their cell.
 
 The last tests run right implementations that the notebook's texts allow, written in other ways than
 the solution, through the hidden checks: none may lose a point. The texts ask for "exactly the types
@@ -177,7 +178,8 @@ def test_every_point_said_to_be_on_the_plane_scores_exactly_zero_however_it_is_c
     if "separating" in describe or describe.startswith("separable points") and "wrong way" not in describe \
             and "opposite" not in describe:
         assert pl.is_separated(X, y, w, b), describe
-    if "on the wrong side" in describe and y is not None and "two points" not in describe:
+    if "on the wrong side" in describe and y is not None and "two points" not in describe \
+            and "(the point" not in describe:
         assert all(label * s < 0 for label, s in zip(y, exact)), describe
     for d in ("3-D", "4-D", "5-D"):
         if d in describe:
@@ -186,6 +188,86 @@ def test_every_point_said_to_be_on_the_plane_scores_exactly_zero_however_it_is_c
         assert np.asarray(X).dtype.kind == "i" and np.asarray(w).dtype.kind == "i", describe
     if "without b" in describe or "b left at its default" in describe or "through the origin given without b" in describe:
         assert len(case.args) == (2 if y is None else 3), describe
+
+
+# Points just off the plane, and how small their scores are: ``sign`` and ``> 0`` must be strict there too.
+NEAR_THE_PLANE = {
+    "points 0.001 on either side of the line x1 = 0, with b left at its default": Fraction(1, 1000),
+    "points in 3-D just off a plane with an offset, on both sides, with scores w . x + b of about +0.00001 and "
+    "-0.00001": Fraction(1, 100000),
+}
+JUST_INSIDE_OR_OUTSIDE = {  # the description's point, its value, and its y (w . x + b)
+    "the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.001 (the point 2 is 0.001 inside its side)":
+        (1, Fraction(1, 1000)),
+    "the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.99999 (the point 3 is 0.00001 inside its "
+    "side)": (2, Fraction(1, 100000)),
+    "the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 1.999 (the point 2 is 0.001 on the wrong "
+    "side)": (1, -Fraction(1, 1000)),
+}
+
+
+@pytest.mark.parametrize("describe", NEAR_THE_PLANE)
+def test_the_points_said_to_be_just_off_the_plane_have_scores_that_small_and_on_both_sides(describe):
+    (case,) = [case for _, function, case in all_cases() if case.describe == describe]
+    X, _, w, b = plane_of("side_of_plane", case.args)
+    size, exact = NEAR_THE_PLANE[describe], exact_scores(X, w, b)
+    # Every score is that small, but not 0, and about as far from 0 as said; both signs occur.
+    assert all(s != 0 and abs(abs(s) - size) < size / 1000 for s in exact), describe
+    assert {s > 0 for s in exact} == {True, False}
+    assert ps1._side(X, w, b).tolist() == [1 if s > 0 else -1 for s in exact]
+    for how, scores in float_scores(X, w, b).items():  # a right answer gets the same signs however it computes
+        assert [s > 0 for s in scores] == [s > 0 for s in exact], (describe, how)
+        assert [s < 0 for s in scores] == [s < 0 for s in exact], (describe, how)
+
+
+@pytest.mark.parametrize("describe", JUST_INSIDE_OR_OUTSIDE)
+def test_the_point_said_to_be_just_inside_or_outside_its_side_is_that_close(describe):
+    (case,) = [case for grade_id, _, case in all_cases() if case.describe == describe and grade_id == "separates_values"]
+    X, y, w, b = plane_of("separates", case.args)
+    i, agreement = JUST_INSIDE_OR_OUTSIDE[describe]
+    exact = [label * s for label, s in zip(_exact(y), exact_scores(X, w, b))]
+    assert X[i, 0] == i + 1 and abs(exact[i] - agreement) < abs(agreement) / 1000, describe
+    assert all(a > 100 * abs(agreement) for j, a in enumerate(exact) if j != i), describe  # every other point is far
+    assert pl.is_separated(X, y, w, b) == (agreement > 0)
+    for how, scores in float_scores(X, w, b).items():
+        assert [label * s > 0 for label, s in zip(y, scores)] == [a > 0 for a in exact], (describe, how)
+
+
+COARSE = {  # rounding the scores or distances to four decimals, or a tolerance of 0.0001 (checks.py's docstring)
+    "scores rounded to four decimals": ("scores", "np.round(q, 4) > 0"),
+    "distances rounded to four decimals": ("distances", "np.round(q, 4) > 0"),
+    "scores compared with a tolerance of 0.0001": ("scores", "q > 1e-4"),
+    "distances compared with a tolerance of 0.0001": ("distances", "q > 1e-4"),
+}
+
+
+@pytest.mark.parametrize("function, grade_id", [("side_of_plane", "side_of_plane_values"),
+                                                ("separates", "separates_values")])
+@pytest.mark.parametrize("coarse", COARSE)
+def test_rounding_or_a_coarse_tolerance_loses_the_cell_of_the_points_just_off_the_plane(function, grade_id, coarse):
+    """A side of the plane, or y_i (w . x_i + b) for separates, decided by a rounded or shifted value."""
+    from autograder.commands.verify import namespace_from
+
+    namespace = namespace_from(nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4))
+    quantity, positive = COARSE[coarse]
+    q = "X @ w + b" if quantity == "scores" else "(X @ w + b) / np.linalg.norm(w)"
+    if function == "side_of_plane":
+        code = f"""
+            def side_of_plane(X, w, b=0.0):
+                X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
+                q = {q}
+                return np.where({positive}, 1, -1)
+            """
+    else:
+        code = f"""
+            def separates(X, y, w, b=0.0):
+                X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
+                q = np.asarray(y) * ({q})
+                return bool(np.all({positive}))
+            """
+    exec(textwrap.dedent(code), namespace)
+    failed = {v.grade_id for v in evaluate_namespace(ps1.CHECKS, namespace) if not v.passed}
+    assert grade_id in failed
 
 
 def test_a_margin_is_positive_exactly_when_the_plane_separates():
@@ -197,7 +279,8 @@ def test_a_margin_is_positive_exactly_when_the_plane_separates():
 
 
 def test_the_model_answer_of_e2_on_a_negative_c(notebook):
-    """For c < 0 the margin becomes -max_i y_i d(x_i), which is -gamma only when every point has the same margin."""
+    """For rho < 0 the margin becomes -max_i y_i (w . x_i + b) / ||w||, which is -gamma only when every point has
+    the same margin."""
     for X, y, w, b in [(ps1.X_sep, ps1.y_sep, ps1.w_star, 0.0), (ps1.X1, ps1.y1, np.array([-1.0]), 2.5),
                        (ps1.X_shift, ps1.y_sep, ps1.w_star, ps1.b_shift)]:
         distances = y * pl.signed_distance(X, w, b)
@@ -211,7 +294,8 @@ def test_the_model_answer_of_e2_on_a_negative_c(notebook):
     X, w, b = np.array([[1, 1, 1], [2, 2, 1], [0, 3, 0], [-1, -1, 2]]), np.array([1, -1, 2]), -2
     assert pl.sign(X @ w + b).tolist() == [-1, -1, -1, 1] and pl.sign(X @ -w - b).tolist() == [-1, -1, 1, -1]
     text = cell_text(notebook, "written_scaling")
-    assert "$-\\max_i y_i\\, d(x_i)$" in text and "minus the old *largest* margin" in text
+    assert "$-\\max_i y_i\\, \\frac{w \\cdot x_i + b}{\\lVert w \\rVert}$" in text
+    assert "minus the old *largest* margin" in text
 
 
 def test_the_model_answer_of_e1_states_the_margin_the_functions_give(notebook):
@@ -257,6 +341,15 @@ RIGHT_ANSWERS = {
                     return False
             return True
         """,
+    "a tolerance for floating-point noise, as np.isclose allows (1e-8)": """
+        def side_of_plane(X, w, b=0.0):
+            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+            return np.where((s > 0) & ~np.isclose(s, 0.0), 1, -1)
+
+        def separates(X, y, w, b=0.0):
+            agreement = np.asarray(y) * (np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b)
+            return bool(np.all((agreement > 0) & ~np.isclose(agreement, 0.0)))
+        """,
     "labels of a small integer dtype, and the separation through the margins of every point": """
         def side_of_plane(X, w, b=0.0):
             positive = np.einsum("ij,j->i", np.asarray(X, dtype=float), w) + b > 0
@@ -281,7 +374,7 @@ def test_a_right_answer_written_another_way_gets_every_point(name):
 
 def test_e2_guide_a_margin_that_changes_sign_is_not_what_c_below_zero_does_to_a_plane_that_does_not_separate():
     """The E2 guide's counterexample: on the points 1, 2, 3, 4 labelled +1, +1, -1, -1, w = 1, b = 0 has the
-    margin -4, and w = -1, b = 0 (c = -1) the margin -2: negative both times, so the sign did not flip."""
+    margin -4, and w = -1, b = 0 (rho = -1) the margin -2: negative both times, so the sign did not flip."""
     from perceptron_lib import margin
 
     X, y = np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([1.0, 1.0, -1.0, -1.0])

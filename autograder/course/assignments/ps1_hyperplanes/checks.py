@@ -3,7 +3,11 @@
 The visible cases repeat the notebook's visible tests; the hidden ones use
 other dimensions, lengths of ``w``, offsets and integer inputs, and put data
 points exactly on the plane, where ``sign(0) = -1`` and ``> 0`` versus ``>= 0``
-decide the answer.
+decide the answer. Points just off the plane, with scores of about 0.001 and 0.00001, make
+``> 0`` strict the other way: rounding the scores or distances to four decimals or fewer, or
+comparing them with a tolerance of 0.0001 or more, gets some of these labels (``side_of_plane``)
+or separators (``separates``) wrong, while a tolerance for floating-point noise, such as
+``np.isclose``'s 1e-8, passes.
 
 The docstrings promise numpy arrays, and ints for the labels of ``side_of_plane``: the visible tests refuse a
 list, and float labels, and so do the hidden checks (``compare_values`` alone would take both).
@@ -78,6 +82,12 @@ X_rand, y_rand, w_rand = _points(8, 3), _labels(8), np.array([1.0, 2.0, -1.0])
 X_on = np.array([[1.0, 0.0, 0.0], [2.0, 1.0, 1.0], [0.0, 0.0, 2.0], [-1.0, 0.0, 0.0], [0.0, 2.0, 0.0]])
 y_on = np.array([-1.0, 1.0, 1.0, -1.0, -1.0])
 w_on, b_on = np.array([1.0, -1.0, 2.0]), -1.0
+# Points just off a plane, on both sides: the score w . x + b is +-0.001 (a line in the plane, b left at its
+# default) and about +-0.00001 (a plane in 3-D with an offset), and no point is on the plane.
+X_near = np.array([[0.001, 2.0], [-0.001, -1.0], [0.001, -3.0], [-0.001, 0.5]])
+w_near = np.array([1.0, 0.0])
+X_near3 = np.array([[3.00001, 0.0, 0.0], [1.0, 1.0, 0.00001], [1.0, 1.000005, 0.0], [0.0, 0.0, -2.99999]])
+w_near3, b_near3 = np.array([1.0, 2.0, -1.0]), -3.0
 
 CHECKS = [
     Check(
@@ -98,7 +108,7 @@ CHECKS = [
         function="signed_distance",
         cases=[
             Case("two points in 3-D (integer arrays) with w = (0, 0, 2) and b left at its default",
-                 (np.array([[1, 2, 2], [0, 0, -3]]), np.array([0, 0, 2]))),
+                 (np.array([[1, 2, 2], [0, 0, -3]]), np.array([0, 0, 2])), visible=True),
             Case("the plane 30 x1 + 40 x2 - 50 = 0", (SCALED_X, 10 * W34, -50.0), visible=True),
             Case("the points (3, 4), (0, 0), (-1, 2) and the plane 3 x1 + 4 x2 - 5 = 0", (SCALED_X, W34, -5.0)),
             Case("six points in 5-D and a normal vector of length greater than 1 with an offset", (X_5d, w_5d, -1.25)),
@@ -124,9 +134,13 @@ CHECKS = [
             Case("integer points and an integer plane", (np.array([[3, 1], [-1, -4], [2, 2]]), np.array([1, 2]), -4)),
             Case("a single point in 4-D and a plane with an offset",
                  (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([0.2, 0.1, -0.4, 0.3]), 0.7)),
+            Case("points 0.001 on either side of the line x1 = 0, with b left at its default", (X_near, w_near)),
+            Case("points in 3-D just off a plane with an offset, on both sides, with scores w . x + b of about "
+                 "+0.00001 and -0.00001", (X_near3, w_near3, b_near3)),
         ],
         expected=_side,
-        hint="The label is +1 where w . x + b > 0 and -1 elsewhere, as an array of ints with one entry per point.",
+        hint="The label is +1 where w . x + b > 0, however small the score (do not round it or compare it with a "
+             "tolerance), and -1 elsewhere, as an array of ints with one entry per point.",
         compare=_int_labels,
     ),
     Check(
@@ -199,11 +213,18 @@ CHECKS = [
             Case("separable points in 3-D away from the origin and a plane with an offset", (X_shift, y_sep, w_star, b_shift)),
             Case("eight points in 3-D with random labels and a plane", (X_rand, y_rand, w_rand, 0.5)),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.5", (X1, y1, np.array([-1.0]), 2.5)),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.001 (the point 2 is 0.001 "
+                 "inside its side)", (X1, y1, np.array([-1.0]), 2.001)),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.99999 (the point 3 is 0.00001 "
+                 "inside its side)", (X1, y1, np.array([-1.0]), 2.99999)),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 1.999 (the point 2 is 0.001 "
+                 "on the wrong side)", (X1, y1, np.array([-1.0]), 1.999)),
             Case("a single point in 4-D on the wrong side of a plane with an offset",
                  (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([1.0]), np.array([0.2, 0.1, -0.4, 0.3]), -1.5)),
         ],
         expected=pl.is_separated,
-        hint="The plane separates the data when y_i (w . x_i + b) > 0 for every i; return True or False.",
+        hint="The plane separates the data when y_i (w . x_i + b) > 0 for every i, however small that product is "
+             "(do not round it or compare it with a tolerance); return True or False.",
     ),
     Check(
         grade_id="separates_on_plane",

@@ -91,6 +91,22 @@ KNOWN_WRONG = [
         def side_of_plane(X, w, b=0.0):
             return np.where(np.asarray(X, dtype=float) @ w + b > 0, 1.0, -1.0)
         """, ("side_of_plane_values",)),
+    # Rounding or a tolerance "against floating-point noise" labels a point just off the plane -1: 0.001 is positive.
+    KnownWrong("side_of_plane_rounds_the_distance_to_two_decimals", """
+        def side_of_plane(X, w, b=0.0):
+            d = np.round(signed_distance(X, w, b), 2)
+            return np.where(d > 0, 1, -1)
+        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_with_a_tolerance", """
+        def side_of_plane(X, w, b=0.0):
+            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+            return np.where(s > 0.1, 1, -1)
+        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_rounds_the_score_to_four_decimals", """
+        def side_of_plane(X, w, b=0.0):
+            s = np.round(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b, 4)
+            return np.where(s > 0, 1, -1)
+        """, ("side_of_plane_values",)),
     KnownWrong("side_of_plane_returns_a_list", """
         def side_of_plane(X, w, b=0.0):
             return [1 if s > 0 else -1 for s in np.asarray(X, dtype=float) @ w + b]
@@ -155,6 +171,21 @@ KNOWN_WRONG = [
         def separates(X, y, w, b=0.0):
             return bool(np.all(side_of_plane(X, w, b) == y))
         """, ("separates_on_plane",)),
+    # Rounding or a tolerance rejects a plane that puts a point only 0.001 or 0.00001 inside its side.
+    KnownWrong("separates_with_a_tolerance", """
+        def separates(X, y, w, b=0.0):
+            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+            return bool(np.all(np.asarray(y) * s > 0.1))
+        """, ("separates_values",)),
+    KnownWrong("separates_rounds_the_margins_to_one_decimal", """
+        def separates(X, y, w, b=0.0):
+            d = np.round(np.asarray(y) * signed_distance(X, w, b), 1)
+            return bool(np.all(d > 0))
+        """, ("separates_values",)),
+    KnownWrong("separates_with_a_tolerance_of_0_0001", """
+        def separates(X, y, w, b=0.0):
+            return bool(np.all(np.asarray(y) * (np.asarray(X, dtype=float) @ w + b) > 1e-4))
+        """, ("separates_values",)),
     KnownWrong("separates_returns_every_point", """
         def separates(X, y, w, b=0.0):
             return y * (np.asarray(X, dtype=float) @ w + b) > 0
