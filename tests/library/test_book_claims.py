@@ -437,6 +437,23 @@ def test_centring_can_make_every_lifted_bound_worse(lam):
 
 
 
+# --- offset: the notes' separator (-1, 2.5) has the largest lifted margin, so 493 cannot be improved --
+
+def test_the_notes_separator_has_the_largest_lifted_margin_of_the_one_dimensional_example():
+    # offset.md: "the bound of the notes' separator cannot be improved for lambda = 1". A certificate, exact up to
+    # rounding: p = (17/29) z_2 + (12/29) z_3 (z_i = y_i x~_i, the two points next to the threshold) is a convex
+    # combination of the z_i, so every unit u has min_i u.z_i <= u.p <= |p|; and the margin of (-1, 2.5) is |p|.
+    X, y = pl.one_dimensional_example()
+    lifted = pl.absorb_offset(X)
+    z = y[:, None] * lifted
+    np.testing.assert_array_equal(X.ravel(), [1, 2, 3, 4])
+    p = (17 / 29) * z[1] + (12 / 29) * z[2]
+    np.testing.assert_allclose(p, np.array([-2, 5]) / 29)
+    assert pl.margin(lifted, y, [-1, 2.5]) == pytest.approx(np.linalg.norm(p), rel=1e-12)
+    assert pl.radius(lifted) ** 2 == pytest.approx(17)
+    assert pl.mistake_bound(lifted, y, [-1, 2.5]) == pytest.approx(17 * 29)
+
+
 # --- offset: symmetry about the origin makes the offset redundant only for separable data -------
 
 @pytest.mark.parametrize("seed", range(10))
