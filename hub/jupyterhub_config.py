@@ -8,8 +8,9 @@ course exchange (:mod:`perceptron_course.hub.service`), a hub service run as
 its own Linux user, which holds released work, submissions and feedback.
 
 Everything site-specific is read from ``<state>/hub.json``, written by
-``python -m tools.hub setup`` (see README, "Running the course on a
-JupyterHub"): the environment's prefix, the state folder, the address, and the
+``tools.hub.write_site`` (README, "Running the course on a JupyterHub",
+step 3, and the demo's ``python -m tools.hub demo``): the environment's prefix, the state folder, the address (with
+``subdomain_host``, each user's server on a subdomain of its own), and the
 courses with their students, TAs and instructors, which become the hub's
 groups ``course-<course>-students|tas|instructors`` and so each user's role in
 each course.  With an ``lti`` section there, people log in by LTI 1.3 launches
@@ -47,6 +48,22 @@ c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = site["hub_port"]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{site['proxy_api_port']}"
 c.ConfigurableHTTPProxy.command = [os.path.join(prefix, "proxy", "node_modules", ".bin", "configurable-http-proxy")]
+# Each user's server at an address of its own, http(s)://<user>.<host>/user/<user>/, the hub at <host> itself:
+# a page a student's server serves (a notebook they trusted, anything their server sends) then runs at the
+# student's own origin, and a TA or instructor who opens it keeps their own server and hub session out of its
+# reach (the browser's same-origin policy: no reading another origin's pages or API, no framing them). It needs a
+# wildcard DNS name (*.<host>) and, with HTTPS, a wildcard certificate; the demo and the tests use
+# http://hub.localhost:<port>, which browsers resolve to loopback by themselves. The proxy then routes by host
+# name; the hub keeps every other host name (127.0.0.1, as the site's own scripts use), and the servers and the
+# exchange still talk to the hub and to each other on 127.0.0.1 directly, never through a user's domain. The
+# hub's and the servers' cookies get the __Host- prefix: only their own host can set them, so a student's
+# server cannot plant a cookie for the hub's domain (cookie tossing, GHSA-7r3h-4ph8-w38g). Such cookies must be
+# Secure, which the servers make their OAuth state cookie only when they see HTTPS: every cookie is Secure here
+# (browsers keep Secure cookies of http://*.localhost too, so the demo on loopback works as well).
+if site.get("subdomain_host"):
+    c.JupyterHub.subdomain_host = site["subdomain_host"]
+    c.JupyterHub.cookie_host_prefix_enabled = True
+    c.JupyterHub.tornado_settings = {"cookie_options": {"secure": True}}
 c.JupyterHub.db_url = "sqlite:///" + os.path.join(state, "jupyterhub.sqlite")
 c.JupyterHub.cookie_secret_file = os.path.join(state, "jupyterhub_cookie_secret")
 c.ConfigurableHTTPProxy.pid_file = os.path.join(state, "jupyterhub-proxy.pid")
@@ -93,10 +110,10 @@ c.Spawner.environment = {"COURSE_EXCHANGE_URL": f"{exchange_url}/services/{excha
                          "COURSE_EXCHANGE_CA": site["exchange_cert"],
                          "PATH": os.path.join(prefix, "venv", "bin") + ":/usr/local/bin:/usr/bin:/bin"}
 c.Spawner.mem_limit = site.get("mem_limit")
-# A student's own Jupyter configuration could make their server serve pages of their choosing at the hub's
-# address (extra static paths), from which a page could act as whoever opens it: servers read only the
-# environment's configuration. (Per-user subdomains, c.JupyterHub.subdomain_host with TLS and a wildcard
-# name, close the rest: see the README.)
+# A student's own Jupyter configuration could make their server serve pages of their choosing (extra static
+# paths, extensions), which would run as whoever opens them: servers read only the environment's configuration.
+# What a student's server still shows others (a notebook they trusted runs its scripts) is kept at the student's
+# own origin by per-user subdomains (subdomain_host above; README).
 c.Spawner.disable_user_config = True
 # The token each server holds: its own server, and the course exchange, which must see the user's groups.
 c.Spawner.server_token_scopes = [

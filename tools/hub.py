@@ -17,7 +17,9 @@
     the course ``perceptron``, one of them also in ``perceptron-b``, a TA and an
     instructor), releases the course's assignments (``notebooks/release/``) into
     its exchange as the instructor, and prints the address, the users and their
-    passwords; Ctrl-C stops the hub and everything it started.
+    passwords; Ctrl-C stops the hub and everything it started.  Each user's
+    server is on a subdomain of its own, ``http://<user>.hub.localhost:8000/``
+    (``--no-subdomains``: all at ``http://127.0.0.1:8000/``).
 
 A department's server uses the same pieces: :func:`ensure_user` for each
 person (home folders 0700, in the hub's accounts group), :func:`write_site`
@@ -62,6 +64,7 @@ COURSE_SERVER_EXTENSIONS = {"perceptron_course.hub.landing": True}
 LAB_PLUGINS_OFF = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment")
 
 __all__ = ["build_environment", "ensure_user", "ensure_accounts_group", "ensure_system_user", "write_site",
+           "subdomain_host_setting",
            "lti_settings", "start_hub", "stop_hub", "HubError", "DEFAULT_PREFIX", "EXCHANGE_USER"]
 
 
@@ -307,8 +310,36 @@ def private_folder(prefix):
     return folder
 
 
+def subdomain_host_setting(url):
+    """``url`` checked as the hub's ``subdomain_host``: ``http(s)://host[:port]`` with a host name (each user's
+    server is at ``<user>.<host>``, so no IP address) and no path; returned without a trailing slash."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url or "")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+        parts = parts._replace(scheme="")
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") or parts.query \
+            or parts.fragment or parts.username or parts.password:
+        raise HubError(f"subdomain_host must be http(s)://HOST[:PORT] with nothing after it, not {url!r}")
+    try:
+        ipaddress.ip_address(parts.hostname)
+    except ValueError:
+        pass
+    else:
+        raise HubError(f"subdomain_host needs a host name whose subdomains name the users' servers, not the "
+                       f"address {parts.hostname} (on loopback: http://hub.localhost:PORT)")
+    if parts.scheme == "http" and parts.hostname != "localhost" and not parts.hostname.endswith(".localhost"):
+        raise HubError(f"subdomain_host {url!r} is plain HTTP: the hub's cookies are secure (__Host-) ones, which "
+                       "browsers keep only over HTTPS (or on *.localhost, for a hub on loopback)")
+    return f"{parts.scheme}://{parts.hostname.lower()}" + (f":{port}" if port else "")
+
+
 def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), exchange_user=EXCHANGE_USER,
-               admin_token=None, store=None, lti=None):
+               admin_token=None, store=None, lti=None, subdomain_host=None):
     """The hub's state folder (root's alone), its ``hub.json``, and the exchange's store (its user's alone).
 
     ``courses`` is ``{course: {"students": [...], "tas": [...], "instructors": [...]}}``; ``admin_token``,
@@ -317,9 +348,14 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
     ``{"issuer", "client_ids", "deployment_ids", "jwks_url", "authorize_url", "courses": {context id: course},
     "username_claim"}`` (README, "Launching from Canvas or Moodle"); the hub's own key is made beside
     ``hub.json``.
+    ``subdomain_host``, if given (``https://hub.example.edu``, with a wildcard DNS name and a wildcard
+    certificate for ``*.hub.example.edu``; ``http://hub.localhost:PORT`` on loopback), puts each user's server
+    at an origin of its own, ``<user>.<host>`` (README, "Running the course on a JupyterHub").
     The store is ``store`` (default: ``<state>-exchange``, beside the state folder: inside it, the
     exchange's user could not reach it, and the hub's database and secrets must stay root's).
     """
+    if subdomain_host is not None:
+        subdomain_host = subdomain_host_setting(subdomain_host)
     state = os.path.abspath(state)
     store = os.path.abspath(store or state.rstrip("/") + "-exchange")
     for folder in (state, store):
@@ -346,6 +382,8 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
             "courses": courses, "admins": list(admins), "admin_token": admin_token}
     if lti is not None:
         site["lti"] = lti
+    if subdomain_host is not None:
+        site["subdomain_host"] = subdomain_host
     with open(os.path.join(state, "hub.json"), "w") as handle:
         json.dump(site, handle, indent=1)
     os.chmod(os.path.join(state, "hub.json"), 0o600)
@@ -409,7 +447,7 @@ DEMO = {
 }
 
 
-def demo(prefix, port):
+def demo(prefix, port, subdomains=True):
     import signal
 
     from perceptron_course.hub.client import ExchangeClient
@@ -422,12 +460,15 @@ def demo(prefix, port):
         ensure_user(user, passwords[user])
     state = os.path.join(private_folder("perceptron-hub-demo-"), "hub")
     admin_token = secrets.token_hex(32)
-    site = write_site(state, DEMO, prefix=prefix, port=port, admin_token=admin_token)
+    # Each user's server at http://<user>.hub.localhost:<port>/ (Chromium and Firefox take every *.localhost name
+    # for loopback by themselves): the department's setting, on this machine with no DNS.
+    site = write_site(state, DEMO, prefix=prefix, port=port, admin_token=admin_token,
+                      subdomain_host=f"http://hub.localhost:{port}" if subdomains else None)
     process = start_hub(state, prefix=prefix)
     # Stop the hub and all it started on Ctrl-C and on a plain kill alike.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
-        url = f"http://127.0.0.1:{site['port']}"
+        url = f"http://127.0.0.1:{site['port']}"  # the hub's API, for this script (which cannot resolve *.localhost)
         exchange = f"https://127.0.0.1:{site['exchange_port']}/services/course-exchange"
         request = urllib.request.Request(f"{url}/hub/api/users/demo-teacher/tokens", method="POST",
                                          data=json.dumps({"scopes": ["access:services!service=course-exchange",
@@ -442,7 +483,11 @@ def demo(prefix, port):
         for assignment in sorted(os.listdir(release)) if os.path.isdir(release) else ():
             teacher.release("perceptron", assignment, files_from_folder(os.path.join(release, assignment)))
             released.append(assignment)
-        print(f"\nThe course's hub: {url}/  (state and log in {state})")
+        shown = site.get("subdomain_host") or url
+        print(f"\nThe course's hub: {shown}/  (state and log in {state})")
+        if site.get("subdomain_host"):
+            print("  each user's JupyterLab at http://<user>.hub.localhost:...: open it in Chromium or Firefox, "
+                  "which find *.localhost on this machine by themselves (--no-subdomains for one address)")
         for user, password in passwords.items():
             roles = ", ".join(f"{'TA' if kind == 'tas' else kind[:-1]} of {course}" for course, r in DEMO.items()
                               for kind, members in r.items() if user in members)
@@ -466,9 +511,13 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="build or update the hub's environment")
     build.add_argument("--prefix", default=DEFAULT_PREFIX)
-    run = sub.add_parser("demo", help="start a demo hub on 127.0.0.1 with demo users")
+    run = sub.add_parser("demo", help="start a demo hub on loopback with demo users (at http://hub.localhost:PORT, "
+                                      "each user on a subdomain of their own)")
     run.add_argument("--prefix", default=DEFAULT_PREFIX)
     run.add_argument("--port", type=int, default=8000)
+    run.add_argument("--no-subdomains", dest="subdomains", action="store_false",
+                     help="serve every user at http://127.0.0.1:PORT/user/NAME/ instead of their own "
+                          "http://NAME.hub.localhost:PORT/ (for a browser that does not resolve *.localhost)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         if args.command == "build":
@@ -480,7 +529,7 @@ def main(argv=None):
         if args.command == "build":
             build_environment(args.prefix)
         else:
-            demo(args.prefix, args.port)
+            demo(args.prefix, args.port, args.subdomains)
     except HubError as exc:
         sys.exit(str(exc))
 

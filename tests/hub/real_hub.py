@@ -12,7 +12,6 @@ import pwd
 import secrets
 import shutil
 import subprocess
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -36,9 +35,16 @@ def environment_ready(prefix=DEFAULT_PREFIX):
 
 class Hub:
     """A hub of :data:`COURSES` with PAM logins, or, given ``lti`` settings (``tools.hub.write_site``'s), of
-    ``courses`` whose people log in by LTI launches (their Linux users are made at their first launch)."""
+    ``courses`` whose people log in by LTI launches (their Linux users are made at their first launch).
 
-    def __init__(self, prefix=DEFAULT_PREFIX, courses=None, lti=None):
+    With ``subdomains``, each user's server is on a subdomain of its own, as a department's hub is
+    (``subdomain_host``): the hub at ``http://hub.localhost:<port>`` (:attr:`url`, for the browser, which
+    resolves every ``*.localhost`` name to loopback by itself), each user at
+    ``http://<user>.hub.localhost:<port>/user/<user>/``. Python's resolver does not resolve those names, so the
+    tests' own requests go to the hub's API at :attr:`api_url` (127.0.0.1), where the proxy gives the hub every
+    request of a host name it has no route for. ``admins`` are the hub's administrators (``access:servers``)."""
+
+    def __init__(self, prefix=DEFAULT_PREFIX, courses=None, lti=None, subdomains=False, admins=()):
         courses = courses or COURSES
         self.prefix = prefix
         self.base = private_folder("pcx-hub-")
@@ -54,9 +60,12 @@ class Hub:
                 if not name.startswith(".bash") and name != ".profile":
                     path = os.path.join(home, name)
                     shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
-        self.site = write_site(self.state, courses, prefix=prefix, port=free_port(), admin_token=self.admin_token,
-                               lti=lti)
-        self.url = f"http://127.0.0.1:{self.site['port']}"
+        port = free_port()
+        self.site = write_site(self.state, courses, prefix=prefix, port=port, admin_token=self.admin_token,
+                               lti=lti, admins=admins,
+                               subdomain_host=f"http://hub.localhost:{port}" if subdomains else None)
+        self.api_url = f"http://127.0.0.1:{self.site['port']}"
+        self.url = self.site.get("subdomain_host") or self.api_url
         # The servers' address of the exchange, and its certificate, as the hub gives them to every server.
         self.exchange_url = f"https://127.0.0.1:{self.site['exchange_port']}/services/course-exchange"
         self.ca = self.site["exchange_cert"]
@@ -64,7 +73,7 @@ class Hub:
         self.tokens = {}
 
     def api(self, method, path, body=None, token=None):
-        request = urllib.request.Request(f"{self.url}/hub/api/{path}", method=method,
+        request = urllib.request.Request(f"{self.api_url}/hub/api/{path}", method=method,
                                          data=None if body is None else json.dumps(body).encode(),
                                          headers={"Authorization": f"token {token or self.admin_token}"})
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -78,6 +87,13 @@ class Hub:
             self.tokens[user] = made["token"]
         return self.tokens[user]
 
+    def server_url(self, user):
+        """The address of ``user``'s server as a browser opens it: on its own subdomain where the hub has them."""
+        if self.site.get("subdomain_host"):
+            scheme, _, host = self.url.partition("://")
+            return f"{scheme}://{user}.{host}/user/{user}/"
+        return f"{self.url}/user/{user}/"
+
     def start_server(self, user, timeout=60):
         try:
             self.api("POST", f"users/{user}/server")
@@ -89,7 +105,8 @@ class Hub:
             model = self.api("GET", f"users/{user}")
             server = model.get("servers", {}).get("")
             if server and server.get("ready"):
-                return f"{self.url}{server['url']}"
+                # With subdomains the hub gives the server's whole address (its own host), else its path.
+                return server["url"] if "://" in server["url"] else f"{self.url}{server['url']}"
             time.sleep(0.5)
         raise TimeoutError(f"{user}'s server did not start within {timeout} s; see {self.state}/jupyterhub.log")
 

@@ -8,16 +8,26 @@ book's own (``book/_ext/course_hub.py``). Chromium plays the student: a click be
 through the hub's login page; nbgitpuller clones the edition into the student's home, owned by the
 student; the student edits the assignment in JupyterLab; the instructor publishes a correction; the same
 link again keeps the student's edit and brings the correction in.
+
+The hub runs as a department's does, with each user's server on a subdomain of its own
+(``subdomain_host``: the hub at ``http://hub.localhost:<port>``, the student at
+``http://pcx-noa.hub.localhost:<port>/user/pcx-noa/``; Chromium resolves ``*.localhost`` to loopback by
+itself). So the module also checks what the subdomains are for: a page the student's server serves (a
+notebook she trusted, an HTML file in her home), opened by the instructor, cannot read the instructor's
+server.
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import pwd
 import shutil
 import stat
 import subprocess
+import re
+import secrets
 import threading
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,7 +46,8 @@ from tests.support.book import book_module
 pytestmark = pytest.mark.slow
 course_hub = book_module("_ext/course_hub.py")
 STUDENT = "pcx-noa"
-COURSES = {"perceptron": {"students": [STUDENT], "tas": [], "instructors": []}}
+INSTRUCTOR = "pcx-ida"  # and one of the hub's administrators, who may open a student's server
+COURSES = {"perceptron": {"students": [STUDENT], "tas": [], "instructors": [INSTRUCTOR]}}
 EDITION = "perceptron-course-public"  # the public repository's name, and the folder it is cloned into
 ASSIGNMENT = "ps1_hyperplanes"
 CHAPTER = "book/hyperplanes"
@@ -135,7 +146,7 @@ def hub():
         pytest.skip("the hub's tests make Linux users and run the hub as root, as a hub's administrator does")
     if not environment_ready():
         pytest.fail("the hub's environment is not built: run make hub-env (make test builds it)", pytrace=False)
-    running = Hub(courses=COURSES)
+    running = Hub(courses=COURSES, subdomains=True, admins=[INSTRUCTOR])
     if not glob.glob(f"{running.prefix}/venv/lib/python3*/site-packages/nbgitpuller/__init__.py"):
         running.stop()
         pytest.fail("the hub's environment has no nbgitpuller (hub/requirements.txt): build it again with "
@@ -269,3 +280,180 @@ def test_the_books_links_clone_the_public_edition_keep_the_students_edit_and_mer
     # Nothing of hers left out of the merge (only JupyterLab's own untracked checkpoints may be there).
     changed = hub.run_as(STUDENT, ["git", "-C", clone, "status", "--porcelain", "--untracked-files=no"], check=True)
     assert changed.stdout == "", changed.stdout
+
+
+# --- a page on the student's server, opened by the instructor --------------------------------------------
+
+# What a student's page tries, from wherever it runs, on the instructor's server at each of ``bases``: read its
+# API with the instructor's cookies; frame the instructor's JupyterLab, and open it in a window of its own (a
+# click on the page would do; the tests' Chromium blocks no pop-up), and from each read the page and its XSRF
+# cookie, and with that the API (as a script in the instructor's own JupyterLab could). What it got, or the
+# error, goes into the page's <html data-probe>, for the test to read.
+PROBE = r"""
+(async () => {
+  const root = document.documentElement;
+  if (root.dataset.probe) { return; }
+  root.dataset.probe = "running";
+  const out = {href: location.href, origin: self.origin, reads: []};
+  const pause = ms => new Promise(resolve => setTimeout(resolve, ms));
+  const through = async (how, base, view) => {
+    try {
+      const page = view.document;
+      const html = page.documentElement.outerHTML;
+      const xsrf = (page.cookie.match(/(?:^|; )_xsrf=([^;]*)/) || [])[1];
+      const response = await fetch(base + "api/contents", {credentials: "include",
+          headers: xsrf ? {"X-XSRFToken": decodeURIComponent(xsrf)} : {}});
+      out.reads.push({how, status: response.status,
+                      text: html.slice(0, 20000) + (await response.text()).slice(0, 20000)});
+    } catch (error) { out.reads.push({how, error: String(error)}); }
+  };
+  for (const base of __BASES__) {
+    try {
+      const response = await fetch(base + "api/contents", {credentials: "include"});
+      out.reads.push({how: "fetch " + base, status: response.status, text: (await response.text()).slice(0, 20000)});
+    } catch (error) { out.reads.push({how: "fetch " + base, error: String(error)}); }
+    const frame = document.createElement("iframe");
+    frame.style.cssText = "width: 600px; height: 400px";
+    const loaded = new Promise(resolve => { frame.onload = resolve; setTimeout(resolve, 30000); });
+    frame.src = base + "lab";
+    document.body.appendChild(frame);
+    await loaded;
+    await through("frame " + base, base, frame.contentWindow);
+    let opened = null;
+    try {
+      opened = window.open(base + "lab", "_blank");
+      for (let i = 0; i < 60; i++) {  // until its page has loaded, if this page may see it at all
+        await pause(500);
+        try { if (opened.document.getElementById("jupyter-config-data")) { break; } }
+        catch (error) { break; }
+      }
+    } catch (error) { /* no window: through() says so */ }
+    await through("window " + base, base, opened);
+    try { opened.close(); } catch (error) { /* closed, or none */ }
+  }
+  root.dataset.probe = JSON.stringify(out);
+})();
+"""
+
+
+def probe_script(hub, victim):
+    """:data:`PROBE` aimed at ``victim``'s server: by its path on the page's own host, and by its address."""
+    bases = list(dict.fromkeys([f"/user/{victim}/", hub.server_url(victim)]))
+    return PROBE.replace("__BASES__", json.dumps(bases))
+
+
+def probe_result(lab):
+    """What :data:`PROBE` found on the page open in ``lab``'s browser, once it has tried everything."""
+    lab.wait.until(lambda d: (d.execute_script("return document.documentElement.dataset.probe || ''")
+                              or "").startswith("{"))
+    return json.loads(lab.driver.execute_script("return document.documentElement.dataset.probe"))
+
+
+def read_from(probe, victim, marker):
+    """The probe's tries that got the victim's data: their files (``marker`` is one of their names) or their
+    JupyterLab's page (its settings name their server)."""
+    mine = re.compile(rf'"baseUrl":\s*"/user/{re.escape(victim)}/"')
+    return [read["how"] for read in probe["reads"] if marker in read.get("text", "") or mine.search(read.get("text", ""))]
+
+
+def start_chromium(user_data_dir):
+    """A second browser, with its own profile (its own cookies), as test_hub_real.py's ``chromium`` starts one."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+                     "--proxy-server=127.0.0.1:9", "--window-size=1280,900", f"--user-data-dir={user_data_dir}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(90)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def instructor_chromium(tmp_path_factory):
+    driver = start_chromium(tmp_path_factory.mktemp("hub-chromium-instructor"))
+    yield driver
+    driver.quit()
+
+
+def write_as(user, path, text):
+    """``text`` into ``path`` in ``user``'s home, as their own file (0600)."""
+    account = pwd.getpwnam(user)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chown(path, account.pw_uid, account.pw_gid)
+    os.chmod(path, 0o600)
+
+
+def log_in_if_asked(lab, hub, user):
+    from selenium.webdriver.common.by import By
+
+    if lab.driver.find_elements(By.ID, "username_input"):
+        lab.driver.find_element(By.ID, "username_input").send_keys(user)
+        lab.driver.find_element(By.ID, "password_input").send_keys(hub.passwords[user])
+        lab.driver.find_element(By.ID, "login_submit").click()
+
+
+def test_a_students_page_opened_by_the_instructor_cannot_read_the_instructors_server(
+        hub, git_server, chromium, instructor_chromium, repo_root):
+    from selenium.webdriver.common.by import By
+
+    artifacts = repo_root / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    teacher = Lab(instructor_chromium, artifacts)
+    student = Lab(chromium, artifacts)
+    assert hub.url.startswith("http://hub.localhost:"), hub.url  # the department's setting: a subdomain each
+    marker = f"instructor-only-{secrets.token_hex(6)}.txt"
+    write_as(INSTRUCTOR, os.path.join(pwd.getpwnam(INSTRUCTOR).pw_dir, marker), "the gradebook\n")
+
+    # The instructor works in their own JupyterLab, on their own subdomain. There, the probe reads their files
+    # (so it would see a read where there is one).
+    teacher.log_in(hub.url, INSTRUCTOR, hub.passwords[INSTRUCTOR])
+    assert teacher.driver.current_url.startswith(hub.server_url(INSTRUCTOR)), teacher.driver.current_url
+    teacher.driver.execute_script(probe_script(hub, INSTRUCTOR))
+    assert read_from(probe_result(teacher), INSTRUCTOR, marker), "the probe reads nothing even at its own origin"
+
+    # The student's page: a notebook she trusted (JupyterLab runs the scripts of a trusted notebook's outputs,
+    # in the page of the server it is opened on) and an HTML file, both with the probe in them.
+    home = pwd.getpwnam(STUDENT).pw_dir
+    script = probe_script(hub, INSTRUCTOR)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/html": f"<p>Please look at my plot</p><script>{script}</script>"})])])
+    write_as(STUDENT, os.path.join(home, "look-at-this.ipynb"), nbformat.writes(notebook))
+    hub.run_as(STUDENT, [f"{hub.prefix}/venv/bin/jupyter", "trust", "look-at-this.ipynb"], check=True)
+    write_as(STUDENT, os.path.join(home, "look-at-this.html"),
+             f"<!doctype html><html><head><title>My plot</title></head><body><p>My plot</p>"
+             f"<script>{script}</script></body></html>")
+
+    # The instructor opens her links. The hub asks them to authorize access to her server (an administrator
+    # may), and her JupyterLab shows the notebook: its script runs, on her subdomain, and reads nothing of theirs.
+    teacher.driver.get(f"{hub.server_url(STUDENT)}lab/tree/look-at-this.ipynb")
+    teacher.wait.until(lambda d: d.find_elements(By.XPATH, "//button[normalize-space()='Authorize']"))
+    teacher.driver.find_element(By.XPATH, "//button[normalize-space()='Authorize']").click()
+    probe = probe_result(teacher)
+    teacher.screenshot("subdomains-1-instructor-opens-the-students-notebook")
+    assert probe["href"].startswith(hub.server_url(STUDENT)), probe
+    assert probe["origin"] == hub.server_url(STUDENT).split("/user/")[0], probe
+    assert len(probe["reads"]) == 6, probe  # each way, by path and by address
+    assert read_from(probe, INSTRUCTOR, marker) == [], probe
+    teacher.driver.get(f"{hub.server_url(STUDENT)}files/look-at-this.html")
+    probe = probe_result(teacher)
+    assert probe["href"].startswith(hub.server_url(STUDENT)), probe
+    assert read_from(probe, INSTRUCTOR, marker) == [], probe
+
+    # The instructor's own server is still theirs: their JupyterLab loads and shows their file.
+    teacher.driver.get(f"{hub.server_url(INSTRUCTOR)}lab/tree/{marker}")
+    teacher.wait.until(lambda d: any(t.text.strip() == marker for t in d.find_elements(
+        By.CSS_SELECTOR, "#jp-main-dock-panel .lm-TabBar-tab .lm-TabBar-tabLabel")))
+
+    # And the student's: the book's link still pulls into her clone and opens the assignment in her JupyterLab.
+    links = course_hub.hub_links(hub.url, git_server.url, "main")
+    assignment = os.path.join(home, EDITION, course_hub.assignment_notebook(ASSIGNMENT))
+    student.driver.get(links.assignment(ASSIGNMENT))
+    log_in_if_asked(student, hub, STUDENT)
+    open_link(student, links.assignment(ASSIGNMENT), assignment, follow=False)
+    assert student.driver.current_url.startswith(hub.server_url(STUDENT)), student.driver.current_url
+    student.screenshot("subdomains-2-student-pulls-again")
