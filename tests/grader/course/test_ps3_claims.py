@@ -7,8 +7,10 @@ bounds of the experiment) and facts (XOR is not separable through the origin, th
 needs many updates).  Each test here checks one such sentence on the very arrays the checks use, so a
 change of seed or data that makes a sentence false fails here, not in front of a student or a TA.
 Part C's text promises that its test judges ``bound_experiment`` with the student's own functions, so
-a mistake in Part A or B costs no point there: the last tests run such mistakes, and right answers
-written in other ways, through the hidden checks.
+a mistake in Part A or B costs no point there, and that a right ``count_mistakes`` returns in time on
+its data sets even if it runs all ``max_epochs`` epochs: the last tests count the examples such a
+function visits in every hidden call, and run mistakes of Parts A and B, and right answers written in
+other ways, through the hidden checks.
 """
 
 import math
@@ -21,13 +23,15 @@ from scipy.optimize import linprog, nnls
 
 import perceptron_lib as pl
 from autograder.commands.verify import namespace_from
+from autograder.course.limits import load_limits
 from autograder.course.assignments import load_known_wrong
 from autograder.course.assignments.ps3_convergence import checks as ps3
 from autograder.judging.checks import evaluate_namespace
-from tests.support import REPO_ROOT
+from tests.support import COURSE, REPO_ROOT
 
 # The experiment of the notebook's Part C cell, and what the model answer of D1 quotes from it.
 NOTEBOOK_MARGINS = (0.4, 0.2, 0.1, 0.05)
+NOTEBOOK_SIZES = {"n_samples": 200, "n_features": 10, "random_state": 0}
 QUOTED_BOUNDS = (6.2, 24.9, 99.5, 395.4)
 QUOTED_MISTAKES = (2, 7, 14, 17)
 
@@ -199,25 +203,31 @@ def test_the_tie_case_scores_zero_with_label_minus_one():
 
 # -- Part C and question D1: the experiment --------------------------------------------------------------
 
-@pytest.mark.parametrize("margins, sizes", [
-    (NOTEBOOK_MARGINS, {}),
-    ((0.4, 0.2), {"n_samples": 50, "n_features": 5, "random_state": 1}),
-    ((0.3, 0.15, 0.08), {"n_samples": 60, "n_features": 3, "random_state": 4}),
-    ((0.25,), {"n_samples": 30, "n_features": 2, "random_state": 9}),
-])
+@pytest.mark.parametrize("margins, sizes", [(NOTEBOOK_MARGINS, NOTEBOOK_SIZES)]
+                         + [(margins, sizes) for _, margins, sizes in ps3.EXPERIMENTS])
 def test_the_experiments_data_are_as_part_c_says(margins, sizes):
-    n_samples, n_features = sizes.get("n_samples", 200), sizes.get("n_features", 10)
     for g in margins:
-        X, y, w_star = pl.make_separable(n_samples, n_features, margin=g, random_state=sizes.get("random_state", 0))
+        X, y, w_star = pl.make_separable(sizes["n_samples"], sizes["n_features"], margin=g,
+                                         random_state=sizes["random_state"])
         assert pl.radius(X) <= 1.0 and math.isclose(np.linalg.norm(w_star), 1.0)  # "points in the unit ball"
         assert pl.margin(X, y, w_star) >= g  # "separates them through the origin with margin at least g"
         counted = run(X, y)
         assert counted.converged  # the default max_epochs is enough: the counts are the whole runs
         assert counted.n_mistakes <= pl.mistake_bound(X, y, w_star)
+        # bound_experiment_values tells a columns-swapped or transposed result from a right one.
+        assert counted.n_mistakes != pl.mistake_bound(X, y, w_star)
+    assert sizes["n_samples"] != sizes["n_features"]  # so that swapping them changes the data
+
+
+def test_the_notebook_run_has_r_close_to_one_as_the_model_answers_say():
+    # D1: "the radius stays close to 1"; D2: "as in Part C, where R is close to 1".
+    for g in NOTEBOOK_MARGINS:
+        X, _, _ = pl.make_separable(margin=g, **NOTEBOOK_SIZES)
+        assert 0.999 < pl.radius(X) <= 1.0
 
 
 def test_the_numbers_quoted_by_the_model_answer_of_d1():
-    results = ps3._experiment(np.array(NOTEBOOK_MARGINS))
+    results = ps3._experiment(np.array(NOTEBOOK_MARGINS), **NOTEBOOK_SIZES)
     assert results[:, 0].tolist() == list(QUOTED_MISTAKES)
     assert np.round(results[:, 1], 1).tolist() == list(QUOTED_BOUNDS)
     growth = results[1:, 1] / results[:-1, 1]
@@ -315,6 +325,25 @@ def test_the_fibonacci_example_needs_more_updates_than_it_has_numbers():
     assert np.all(np.diff(np.log(made)) > np.log(1.6))
 
 
+def test_a_point_near_the_origin_or_two_close_opposite_points_make_every_bound_large():
+    # D2's guide: "a point very close to the origin compared with the farthest one (... every bound is at least
+    # (R / ||x||)^2), and two points of opposite labels very close together compared with R (every separator's
+    # margin is at most half their distance)".  Both added to data that w_star separates with margin 0.3, so that
+    # they stay separable.
+    X, y, w_star = pl.make_separable(40, 3, margin=0.3, random_state=5)
+    on_plane = np.cross(w_star, [1.0, 0.0, 0.0])
+    on_plane *= 0.5 / np.linalg.norm(on_plane)
+    for s in (0.1, 0.01):
+        near, near_y = np.vstack([X, s * w_star]), np.append(y, 1.0)
+        assert pl.margin(near, near_y, w_star) > 0 and math.isclose(np.linalg.norm(near[-1]), s)
+        assert largest_margin_at_most(near, near_y) <= s * (1 + 1e-6)
+        assert (pl.radius(near) / largest_margin_at_most(near, near_y)) ** 2 >= (pl.radius(X) / s) ** 2 * (1 - 1e-6)
+        pair = np.vstack([X, on_plane + s / 2 * w_star, on_plane - s / 2 * w_star])
+        pair_y = np.append(y, [1.0, -1.0])
+        assert pl.margin(pair, pair_y, w_star) > 0 and math.isclose(np.linalg.norm(pair[-2] - pair[-1]), s)
+        assert largest_margin_at_most(pair, pair_y) <= s / 2 * (1 + 1e-6)
+
+
 def test_scaling_the_data_leaves_the_bound_and_the_mistakes_alone():
     # The model answer of D2: "a large R alone is not the property".
     for X, y, w in [(ps3.X_sep, ps3.y_sep, ps3.w_star), (ps3.X3, ps3.y3, np.array([1.0, 1.0]))]:
@@ -351,16 +380,35 @@ def test_part_c_hands_its_locked_cell_the_data_sets_of_bound_experiment(source):
         data, handed_margins = case.args
         assert handed_margins.tolist() == list(margins) and case.kwargs == sizes
         for (X, y, w_star), g in zip(data, margins, strict=True):
-            made = pl.make_separable(sizes.get("n_samples", 200), sizes.get("n_features", 10), margin=g,
-                                     random_state=sizes.get("random_state", 0))
+            made = pl.make_separable(sizes["n_samples"], sizes["n_features"], margin=g,
+                                     random_state=sizes["random_state"])
             assert all(np.array_equal(a, b) for a, b in zip((X, y, w_star), made))
-    # "four margins with the default sizes and seed"
-    assert ps3.EXPERIMENTS[1][1:] == (NOTEBOOK_MARGINS, {})
+    # "margins (0.4, 0.2) with n_samples=8, n_features=3, random_state=1", the visible case too
+    describe, margins, sizes = ps3.EXPERIMENTS[0]
+    assert describe == (f"margins {margins} with n_samples={sizes['n_samples']}, n_features={sizes['n_features']}, "
+                        f"random_state={sizes['random_state']}")
+    visible = cell_text(source, "bound_experiment_values")
+    assert f'where = "{describe}"' in visible
+    assert (f"bound_experiment(margins, n_samples={sizes['n_samples']}, n_features={sizes['n_features']}, "
+            f"random_state={sizes['random_state']})") in visible
+    # "four margins from 0.4 down to 0.05, halving each time, with five points in 3-D"
+    assert ps3.EXPERIMENTS[1][1] == NOTEBOOK_MARGINS and np.allclose(np.diff(np.log2(NOTEBOOK_MARGINS)), -1)
+    assert ps3.EXPERIMENTS[1][2]["n_samples"] == 5 and ps3.EXPERIMENTS[1][2]["n_features"] == 3
+    # "three margins in 3-D"; "a single margin"
+    assert len(ps3.EXPERIMENTS[2][1]) == 3 and ps3.EXPERIMENTS[2][2]["n_features"] == 3
+    assert len(ps3.EXPERIMENTS[3][1]) == 1
+    # The notebook's run, whose numbers D1's model answer quotes.
+    run_cell = next(c.source for c in source.cells if c.source.startswith("# Run the experiment"))
+    assert (f"margins = np.array({list(NOTEBOOK_MARGINS)})" in run_cell
+            and "bound_experiment(margins, n_samples=200, n_features=10, random_state=0)" in run_cell)
     (cell,) = [c for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "experiment_with_your_functions"]
     assert cell.metadata["nbgrader"]["locked"] and not cell.metadata["nbgrader"]["grade"]
     assert "def experiment_with_your_functions(data, margins, **kwargs):" in cell.source
     part_c = next(c.source for c in source.cells if c.source.startswith("## Part C"))
     assert "This part's test judges `bound_experiment` with your own functions" in " ".join(part_c.split())
+    # The budget test below proves this sentence.
+    assert ("a right `count_mistakes` returns in time on them even if it runs all `max_epochs` epochs"
+            in " ".join(part_c.split()))
 
 
 @pytest.mark.parametrize("wrong", ["radius_largest_coordinate", "bound_ignores_radius", "bound_forgets_the_labels",
@@ -392,6 +440,43 @@ def test_the_visible_test_tells_a_bound_of_none_to_return_math_inf(source):
     with pytest.raises(AssertionError) as info:
         exec(visible, namespace)
     assert "expected math.inf" in str(info.value) and "return statement" not in str(info.value)
+
+
+# -- no hidden call is too long for a right count_mistakes written as a plain loop ------------------------------
+
+# What one visit of an example costs the slowest plain loop we timed, one that reads X[i][j] an element at a time
+# on 10 features, on the shared 2-core machine under load; a numpy dot product per visit costs 1 to 2 microseconds.
+SLOWEST_VISIT_SECONDS = 5e-6
+
+
+def test_no_hidden_call_makes_a_count_mistakes_running_all_max_epochs_visit_more_than_the_budget(source):
+    # Part C's text: "a right `count_mistakes` returns in time on them even if it runs all `max_epochs` epochs".
+    # Each hidden call of a student's function has its own time limit, never below min_call_seconds. A right
+    # count_mistakes that never stops early visits len(X) examples in each of max_epochs epochs, and none visits
+    # more; the visits are counted here, not timed, so that the test does not depend on the machine's load.
+    assert ps3.VISIT_BUDGET * SLOWEST_VISIT_SECONDS <= load_limits(COURSE).min_call_seconds / 5
+    visits, features = [], []
+
+    def count_mistakes(X, y, *, max_epochs=1000):
+        visits.append(len(X) * max_epochs)
+        features.append(np.shape(X)[1])
+        return ps3._count(X, y, max_epochs=max_epochs)
+
+    namespace = namespace_from(source)
+    namespace["count_mistakes"] = count_mistakes  # the one bound_experiment and the locked cell call too
+    per_call = {}
+    for check in ps3.CHECKS:
+        for case in check.cases:
+            visits.clear()
+            namespace[check.function](*case.args, **case.kwargs)
+            per_call[f"{check.function} on {case.describe}"] = sum(visits)
+    too_long = {call: n for call, n in per_call.items() if n > ps3.VISIT_BUDGET}
+    assert too_long == {}
+    assert max(features) <= 10  # the number of features SLOWEST_VISIT_SECONDS was timed with
+    # The count reaches the calls through bound_experiment and the locked cell: the four margins' data sets, five
+    # points each, are each counted twice, 1000 epochs at a time.
+    assert per_call[f"experiment_with_your_functions on {ps3.EXPERIMENTS[1][0]}"] == 2 * 4 * 5 * 1000
+    assert per_call["count_mistakes on forty separable points in 4-D"] == 40 * 1000
 
 
 # -- right answers written differently never lose a point ---------------------------------------------------------
@@ -467,6 +552,37 @@ RIGHT_ANSWERS = {
         def bound_experiment(margins, *, n_samples=200, n_features=10, random_state=0):
             data = [make_separable(n_samples, n_features, margin=g, random_state=random_state) for g in margins]
             return np.array([[count_mistakes(X, y)[0], mistake_bound(X, y, w)] for X, y, w in data], dtype=float)
+        """,
+    "all max_epochs epochs run, with no early stop (the count and the flag come out the same)": """
+        def count_mistakes(X, y, *, max_epochs=1000):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            n, made = 0, 0
+            for e in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i) <= 0:
+                        w = w + y_i * x_i
+                        made += 1
+                n += made
+            return n, made == 0
+        """,
+    "an element at a time with indices, and no early stop": """
+        def count_mistakes(X, y, *, max_epochs=1000):
+            w = [0.0] * len(X[0])
+            n_mistakes, made = 0, 0
+            for epoch in range(max_epochs):
+                made = 0
+                for i in range(len(X)):
+                    score = 0.0
+                    for j in range(len(w)):
+                        score += w[j] * X[i][j]
+                    if y[i] * score <= 0:
+                        for j in range(len(w)):
+                            w[j] += y[i] * X[i][j]
+                        made += 1
+                n_mistakes += made
+            return int(n_mistakes), made == 0
         """,
     "a Gram-matrix radius and the margin of the unit vector": """
         def radius(X):

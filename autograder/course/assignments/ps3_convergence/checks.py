@@ -11,9 +11,19 @@ converging (the ``converged`` flag and the epoch count off by one), a single
 epoch whose only mistake is the first visit (a first update made before the
 loop, outside the epoch's count), points that score exactly 0 with either label
 (a mistake, whatever the sign of 0 is taken to predict), integer arrays, and
-other margins, sizes and seeds for the experiment.  Every claim a case's
+several margins, sizes and seeds for the experiment.  Every claim a case's
 description makes about its data is asserted in
 ``tests/grader/course/test_ps3_claims.py``.
+
+Every case is small enough for a right ``count_mistakes`` written as a plain
+Python loop, even one that runs all ``max_epochs`` epochs instead of stopping
+after the first epoch without a mistake: no hidden call makes such a function
+visit more than :data:`VISIT_BUDGET` examples, far below what a Python loop
+visits in the shortest time a hidden test allows one call (the claims test
+counts the visits of every case).  So Part C's experiments use a few points in
+2 or 3 dimensions, and ``bound_experiment`` has no default sizes or seed (the
+notebook's own run passes them): a case that left them out would need its
+default 200 points, 200,000 visits per margin for such a function.
 
 Part C asks for the experiment run with the student's own ``count_mistakes``
 and ``mistake_bound``, so it is judged with them, and a mistake in Part A or B
@@ -65,7 +75,7 @@ def _count(X, y, *, max_epochs=1000):
     return int(result.n_mistakes), bool(result.converged)
 
 
-def _experiment(margins, *, n_samples=200, n_features=10, random_state=0):
+def _experiment(margins, *, n_samples, n_features, random_state):
     rows = []
     for g in margins:
         X, y, w_star = pl.make_separable(n_samples, n_features, margin=float(g), random_state=random_state)
@@ -74,7 +84,7 @@ def _experiment(margins, *, n_samples=200, n_features=10, random_state=0):
     return np.array(rows, dtype=float)
 
 
-def _data(margins, *, n_samples=200, n_features=10, random_state=0):
+def _data(margins, *, n_samples, n_features, random_state):
     """The data sets of Part C's experiment, one ``(X, y, w_star)`` per margin, as ``bound_experiment`` makes them."""
     return [pl.make_separable(n_samples, n_features, margin=float(g), random_state=random_state) for g in margins]
 
@@ -168,8 +178,8 @@ X_one, y_one = np.array([[0.5, -2.0, 1.0]]), np.array([-1.0])
 # Inside a ball of radius 0.5, so that (R / gamma)^2 is a quarter of 1 / gamma^2.
 X_half, y_half, w_half = pl.make_separable(30, 5, margin=0.1, radius=0.5, random_state=21)
 
-RADIUS_FIRST = ("mistake_bound calls your radius: if it is not written yet or raises, write or fix it first, with its "
-                "own test.")
+RADIUS_FIRST = ("mistake_bound calls your radius: if the error comes from radius (not written yet, or raising on "
+                "these points), write or fix it first, with its own test.")
 EXPERIMENT_CALLS = ("bound_experiment calls your count_mistakes and mistake_bound (which calls your radius): if one of "
                     "them is not written yet or raises, write or fix it first, with its own test.")
 YOUR_FUNCTIONS_CALLS = ("experiment_with_your_functions calls your bound_experiment, then your count_mistakes and "
@@ -180,13 +190,20 @@ EXPERIMENT_HINT = ("For each margin g, make the data set with make_separable(n_s
                    "(default max_epochs) and the bound your mistake_bound gives for w_star. This test judges those "
                    "rows with your own count_mistakes and mistake_bound, whether or not they pass their own tests.")
 
-# Part C's cases: (description, margins, sizes and seed).
+# The most examples that a right count_mistakes running all max_epochs epochs may visit in one hidden call: at the
+# 5 microseconds a visit of the slowest plain loop (an element at a time, on 10 features, on a loaded machine), a
+# fifth of the shortest limit a hidden call gets (min_call_seconds, 1 s).
+VISIT_BUDGET = 40_000
+
+# Part C's cases: (description, margins, sizes and seed).  experiment_with_your_functions counts every data set
+# twice (in bound_experiment, then on its own), 2 * 1000 * n_samples * len(margins) visits at most: 40,000 here.
 EXPERIMENTS = [
-    ("margins (0.4, 0.2) with n_samples=50, n_features=5, random_state=1", (0.4, 0.2),
-     {"n_samples": 50, "n_features": 5, "random_state": 1}),
-    ("four margins with the default sizes and seed", (0.4, 0.2, 0.1, 0.05), {}),
-    ("three margins in 3-D with another seed", (0.3, 0.15, 0.08), {"n_samples": 60, "n_features": 3, "random_state": 4}),
-    ("a single margin", (0.25,), {"n_samples": 30, "n_features": 2, "random_state": 9}),
+    ("margins (0.4, 0.2) with n_samples=8, n_features=3, random_state=1", (0.4, 0.2),
+     {"n_samples": 8, "n_features": 3, "random_state": 1}),
+    ("four margins from 0.4 down to 0.05, halving each time, with five points in 3-D", (0.4, 0.2, 0.1, 0.05),
+     {"n_samples": 5, "n_features": 3, "random_state": 2}),
+    ("three margins in 3-D with another seed", (0.3, 0.15, 0.08), {"n_samples": 6, "n_features": 3, "random_state": 4}),
+    ("a single margin", (0.25,), {"n_samples": 15, "n_features": 2, "random_state": 9}),
 ]
 
 CHECKS = [

@@ -55,8 +55,9 @@ RUBRIC = {
              note="The half credit of the guide: 'no' with a reason that says nothing of the margin, (R/\u03b3)\u00b2 "
                   "or the Fibonacci example ('it might just need more time', 'separable data can need very many "
                   "updates'), a linear program with no word on running, or only 'an epoch without a mistake "
-                  "proves separability'. Nothing in this part for a bare 'no' or 'yes', or for 'yes: if it has "
-                  "not converged after max_epochs the data are not separable', a hint and not a proof."),
+                  "proves separability'. Nothing in this part for a bare 'no' or 'yes'. Leave the whole part off "
+                  "for 'yes: if it has not converged after max_epochs the data are not separable', a hint and not "
+                  "a proof, even next to a right statement (a linear program, say)."),
         Item(0.5, "Why a long run of mistakes proves nothing, tied to the margin: separable data with a small "
                   "margin can need very many updates ((R/\u03b3)\u00b2 grows without limit as \u03b3 shrinks, and a "
                   "run does not know \u03b3; in the Fibonacci example, exponentially many in the dimension)",
@@ -66,9 +67,13 @@ RUBRIC = {
                   "prove a cycle, or more than (R/\u03b3)\u00b2 mistakes rule out a known margin."),
         Item(0.5, "What makes the smallest bound over all separators large: a small margin compared with the "
                   "radius, for every separator",
-             note="'A small margin' of the data is enough. Leave this off for a small margin of one chosen w* "
-                  "only (the question asks for the smallest bound over all separators), 'many examples', 'many "
-                  "dimensions', or 'a large R' with no word on the margin. With an offset, a separator far from "
-                  "the origin is right too."),
+             note="Read every answer on data scaled so that R = 1, which changes nothing: 'a small margin' of "
+                  "the data is then enough, and 'a large R' or 'points far from the origin' with no word on the "
+                  "margin earns nothing (nothing taken away). Also right: a point very close to the origin "
+                  "compared with the farthest one, or two points of opposite labels very close together compared "
+                  "with R (each makes every separator's margin small). Leave the whole part off for a small "
+                  "margin of one chosen w* only (the question asks for the smallest bound over all separators), "
+                  "'many examples' or 'many dimensions', even next to a right statement. With an offset, a "
+                  "separator far from the origin is right too."),
     ),
 }
