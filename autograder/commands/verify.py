@@ -182,12 +182,20 @@ class Assignment:
         """The grade ids of the autograded test cells, in notebook order."""
         return [grade_id(c) for c in self.source.cells if is_test_cell(c)]
 
+    @cached_property
+    def call_seconds(self):
+        """What one call of a student's function may take here: the floor of the calibrated limit that grading
+        gives every call, so that a right function that is too slow for grading is too slow for ``verify``."""
+        from autograder.course.limits import load_limits
+
+        return load_limits(self.course_dir).min_call_seconds
+
     def verdicts(self, notebook, extra_code=None, label="extra"):
         """``{grade_id: Verdict}`` of the hidden checks on a notebook's code (plus ``extra_code``)."""
         namespace = namespace_from(notebook)
         if extra_code is not None:
             exec(compile(extra_code, f"<{label}>", "exec"), namespace)
-        return {v.grade_id: v for v in evaluate_namespace(self.checks, namespace)}
+        return {v.grade_id: v for v in evaluate_namespace(self.checks, namespace, seconds_per_call=self.call_seconds)}
 
 
 # -- the requirements ---------------------------------------------------------------
@@ -329,7 +337,8 @@ def _loses_points(a, notebook, function):
     namespace = namespace_from(notebook)
     own = [c for c in a.checks if c.function == function]
     others = [c for c in a.checks if c.function != function]
-    return any(group and not all(v.passed for v in evaluate_namespace(group, namespace)) for group in (own, others))
+    return any(group and not all(v.passed for v in evaluate_namespace(group, namespace, seconds_per_call=a.call_seconds))
+               for group in (own, others))
 
 
 def defaults_matter(a):

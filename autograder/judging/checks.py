@@ -205,10 +205,14 @@ def compare_values(got, expected, *, rtol=1e-7, atol=1e-9):
 
 
 def _show(value):
+    """A value as a message shows it: arrays and floats to 6 significant digits (2.0000000000000004 is 2.0)."""
     if isinstance(value, np.ndarray):
         return np.array2string(value, precision=4, separator=", ")
     if isinstance(value, tuple):
         return "(" + ", ".join(_show(v) for v in value) + ")"
+    if isinstance(value, (float, np.floating)):
+        shown = f"{float(value):.6g}"
+        return shown + ".0" if shown.lstrip("-").isdigit() else shown
     return repr(value)
 
 
@@ -234,12 +238,14 @@ def _judge_case(check, case, record):
         exc = record.exception
         if exc == "NotImplementedError":
             return f"{name} raised NotImplementedError: {name}, or a function it calls, is not implemented yet", False
-        detail = record.detail[:300]
+        # Long details are cut at a word, never inside one.
+        detail = record.detail if len(record.detail) <= 300 else record.detail[:300].rsplit(" ", 1)[0] + " ..."
         return f"On {case.describe}, {name} raised {exc}" + (f": {detail}" if detail else ""), False
     if status != "returned":
         return f"{name} gave no usable result on {case.describe}", False
     if record.mutated and not check.allow_mutation:
-        return f"On {case.describe}, {name} changed its input arrays in place: work on a copy of any input you change (e.g. X = np.array(X, dtype=float))", False
+        return (f"On {case.describe}, {name} (or a function of yours it calls) changed its input arrays in place: "
+                "work on a copy of any input you change (e.g. X = np.array(X, dtype=float))"), False
     got = record.value
     want = check.expected(*case.args, **case.kwargs)
     problem = (check.compare or compare_values)(got, want)
