@@ -12,7 +12,7 @@ from hypothesis import settings
 
 from tests.support import REPO_ROOT
 from tests.support.book import BUILT_BOOK, book_module, toc_docnames
-from tests.support.browser import CHROMIUM_HELP, find_executable
+from tests.support.browser import chromium_driver
 from tests.support.released import Release, release_once, run_folder
 
 # The edit loop's property tests (make test-fast, --hypothesis-profile=fast): a quarter of the examples.
@@ -93,31 +93,7 @@ def released_course(course_release) -> Path:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    chromium = find_executable("CHROMIUM_BINARY", ("/usr/bin/chromium", "chromium", "chromium-browser"))
-    chromedriver = find_executable("CHROMEDRIVER", ("/usr/bin/chromedriver", "chromedriver"))
-    if chromium is None or chromedriver is None:
-        pytest.fail(f"{CHROMIUM_HELP} Found chromium={chromium}, chromedriver={chromedriver}.",
-                    pytrace=False)
-
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in (
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--disable-default-apps", "--disable-extensions",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-        # Every request that leaves the machine, loopback included, goes to a closed port.
-        "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-        "--window-size=1280,900",
-    ):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    driver.set_page_load_timeout(60)
-    driver.set_script_timeout(60)
+    driver = chromium_driver(tmp_path_factory.mktemp("chromium-profile"), loopback=False)
     driver.set_network_conditions(offline=True, latency=0, download_throughput=0,
                                   upload_throughput=0)
     yield driver

@@ -73,19 +73,11 @@ def hub(platform):
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory, repo_root):
     """Headless Chromium, loopback only (anything else goes to a closed port)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.support.ui import WebDriverWait
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-                     "--proxy-server=127.0.0.1:9", "--window-size=1280,900",
-                     f"--user-data-dir={tmp_path_factory.mktemp('lti-chromium')}"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(90)
+    from tests.support.browser import chromium_driver
+
+    driver = chromium_driver(tmp_path_factory.mktemp("lti-chromium"), page_load_seconds=90)
     driver.wait = WebDriverWait(driver, 90, poll_frequency=0.3)
     driver.artifacts = repo_root / "test-artifacts"
     driver.artifacts.mkdir(exist_ok=True)

@@ -55,9 +55,7 @@ def hub():
 
 @pytest.fixture(scope="module")
 def course(released_course, tmp_path_factory):
-    """The instructor's course directory (a copy of the released course), with ps1 released into the hub."""
-    from autograder.commands.release import release_to_hub
-
+    """The instructor's course directory (a copy of the released course); ps1_released releases ps1 into the hub."""
     return copy_course(released_course, tmp_path_factory.mktemp("course"))
 
 
@@ -158,18 +156,9 @@ def test_the_assignments_panel_lists_fetches_and_submits_each_course_apart(hub, 
 @pytest.fixture(scope="module")
 def chromium(tmp_path_factory):
     """Headless Chromium for the hub's pages: loopback only (anything else goes to a closed port)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    from tests.support.browser import chromium_driver
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-                     "--proxy-server=127.0.0.1:9", "--window-size=1280,900",
-                     f"--user-data-dir={tmp_path_factory.mktemp('hub-chromium')}"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(90)
+    driver = chromium_driver(tmp_path_factory.mktemp("hub-chromium"), page_load_seconds=90)
     yield driver
     driver.quit()
 

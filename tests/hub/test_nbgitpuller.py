@@ -356,25 +356,12 @@ def read_from(probe, victim, marker):
     return [read["how"] for read in probe["reads"] if marker in read.get("text", "") or mine.search(read.get("text", ""))]
 
 
-def start_chromium(user_data_dir):
-    """A second browser, with its own profile (its own cookies), as test_hub_real.py's ``chromium`` starts one."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-                     "--proxy-server=127.0.0.1:9", "--window-size=1280,900", f"--user-data-dir={user_data_dir}"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(90)
-    return driver
-
-
 @pytest.fixture(scope="module")
 def instructor_chromium(tmp_path_factory):
-    driver = start_chromium(tmp_path_factory.mktemp("hub-chromium-instructor"))
+    """A second browser, with its own profile (its own cookies), for the instructor."""
+    from tests.support.browser import chromium_driver
+
+    driver = chromium_driver(tmp_path_factory.mktemp("hub-chromium-instructor"), page_load_seconds=90)
     yield driver
     driver.quit()
 

@@ -1,7 +1,8 @@
 """The browser the tests drive: headless Chromium through selenium, offline, and the accessibility checkers in it.
 
-The fixtures that start the browser are in ``tests/conftest.py``; this module
-has what they and the tests share: viewport sizes, opening a page and waiting
+The fixtures that start the browser are in ``tests/conftest.py`` and beside the tests that use one; every
+one is started by :func:`chromium_driver`.  This module has what they and the tests share: viewport sizes,
+opening a page and waiting
 for MathJax and the images, screenshots, running axe-core's WCAG 2.1 A and AA
 rules and HTML_CodeSniffer's WCAG 2 AA standard, and the check that a page
 fits a phone's screen.
@@ -27,6 +28,40 @@ CHROMIUM_HELP = (
     "`apt-get install chromium chromium-driver` (Debian/Ubuntu), or set CHROMIUM_BINARY "
     "and CHROMEDRIVER to their paths."
 )
+
+
+def chromium_driver(profile, *, loopback: bool = True, page_load_seconds: float = 60):
+    """Headless Chromium with its own profile folder (its own cookies and storage), driven through selenium.
+
+    Nothing it loads can come from the network: every request goes to a closed port, except, with
+    ``loopback``, those to this machine's servers (a marking page, a hub), which Chromium never sends through a
+    proxy.  Without it, loopback goes to the closed port too (the built book is opened from files).  Fails, with
+    how to install them, when Chromium or ChromeDriver is missing."""
+    import pytest
+
+    chromium = find_executable("CHROMIUM_BINARY", ("/usr/bin/chromium", "chromium", "chromium-browser"))
+    chromedriver = find_executable("CHROMEDRIVER", ("/usr/bin/chromedriver", "chromedriver"))
+    if chromium is None or chromedriver is None:
+        pytest.fail(f"{CHROMIUM_HELP} Found chromium={chromium}, chromedriver={chromedriver}.", pytrace=False)
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
+                 "--disable-extensions", f"--user-data-dir={profile}", "--proxy-server=127.0.0.1:9",
+                 "--window-size=1280,900"]
+    if not loopback:
+        arguments.append("--proxy-bypass-list=<-loopback>")
+    for argument in arguments:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(page_load_seconds)
+    driver.set_script_timeout(60)
+    return driver
 
 
 def find_executable(variable: str, candidates: tuple[str, ...]) -> str | None:

@@ -159,7 +159,7 @@ def test_marking_by_groups_takes_a_fraction_of_the_keys_of_marking_one_by_one(ma
 
 
 def test_two_tas_pressing_the_next_to_mark_in_their_browsers_never_meet(marking_browser, server, tmp_path_factory):
-    from tests.grader.marking.conftest import chromium_driver
+    from tests.support.browser import chromium_driver
 
     driver, (course, address, _) = marking_browser, server
     base = address.split("/?")[0]
