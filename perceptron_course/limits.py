@@ -77,6 +77,8 @@ class Limits:
     exchange_depth: int = _limit(8, "folders", "folders deep a file of one submission to the hub's exchange lies")
     exchange_submissions: int = _limit(100, "submissions", "submissions one student keeps of one assignment in "
                                                             "the hub's exchange")
+    exchange_upload_seconds: float = _limit(300.0, "s", "time one request's body may take to reach the hub's "
+                                                         "exchange; a slower one is cut off")
 
     def __post_init__(self):
         for spec in dataclasses.fields(self):

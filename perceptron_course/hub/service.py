@@ -40,10 +40,10 @@ from tornado.ioloop import IOLoop
 
 from perceptron_course.hub.courses import INSTRUCTOR, STUDENT, TA, group_name, is_staff, roles_from_groups
 from perceptron_course.hub.store import NotFound, Store, StoreError, stamp_to_iso
-from perceptron_course.hub.transfer import TransferError, encode_files, parse_files
+from perceptron_course.hub.transfer import TransferError, encode_files, largest_body, parse_files
 from perceptron_course.limits import Limits
 
-__all__ = ["make_app", "hub_identify", "main", "SERVICE_NAME"]
+__all__ = ["make_app", "hub_identify", "main", "server_settings", "SERVICE_NAME"]
 
 SERVICE_NAME = "course-exchange"
 log = logging.getLogger("course-exchange")
@@ -272,6 +272,14 @@ def hub_identify(cache_seconds=10):
     return identify, members
 
 
+def server_settings(limits):
+    """The exchange's HTTP server settings from the course's limits: a body larger than any request may hold is
+    refused before it is read (so a student cannot make the exchange hold gigabytes in memory), and one that
+    trickles in slower than ``exchange_upload_seconds`` is cut off (so slow uploads cannot hold its
+    connections forever)."""
+    return {"max_body_size": largest_body(limits), "body_timeout": limits.exchange_upload_seconds}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m perceptron_course.hub.service", description=__doc__.split("\n")[0])
     parser.add_argument("--store", required=True, help="the folder the exchange keeps everything in (made 0700)")
@@ -301,7 +309,7 @@ def main(argv=None):
 
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         tls.load_cert_chain(args.tls_cert, args.tls_key)
-    app.listen(where.port, address=where.hostname, ssl_options=tls)
+    app.listen(where.port, address=where.hostname, ssl_options=tls, **server_settings(limits))
     log.info("course exchange on %s, store %s", url, args.store)
     IOLoop.current().start()
 

@@ -91,11 +91,16 @@ def _too_large(size, limits):
                          "from the assignment's folder and try again")
 
 
+def largest_body(limits):
+    """The most bytes a request's body may hold: the files' ``exchange_bytes`` in base64, which makes 4 bytes of
+    every 3, and the JSON around them, which is small.  The exchange's server reads no more than this."""
+    return limits.exchange_bytes * 4 // 3 + 64 * 1024 + 1024 * limits.exchange_files
+
+
 def parse_files(body, limits=None):
     """The :class:`File` records of a JSON body (bytes or str); :class:`TransferError` if anything is wrong."""
     limits = limits or Limits()
-    # base64 makes 4 bytes of every 3, and the JSON around the files is small.
-    if len(body) > limits.exchange_bytes * 4 // 3 + 64 * 1024 + 1024 * limits.exchange_files:
+    if len(body) > largest_body(limits):
         raise _too_large(len(body) * 3 // 4, limits)
     try:
         document = json.loads(body)

@@ -12,8 +12,9 @@ from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
 from perceptron_course.hub.client import ExchangeClient
-from perceptron_course.hub.service import make_app
+from perceptron_course.hub.service import make_app, server_settings
 from perceptron_course.hub.store import Store
+from perceptron_course.limits import Limits
 
 PEOPLE = {
     "tok-ann": ("ann", ["course-perceptron-students"]),
@@ -45,7 +46,7 @@ class Running:
         def serve():
             asyncio.set_event_loop(self.loop)
             self.server = HTTPServer(make_app(store, identify, members=members, prefix="/services/course-exchange/",
-                                              limits=limits))
+                                              limits=limits), **server_settings(limits or Limits()))
             sockets = bind_sockets(0, "127.0.0.1")
             self.server.add_sockets(sockets)
             self.port = sockets[0].getsockname()[1]

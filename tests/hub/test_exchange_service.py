@@ -241,3 +241,41 @@ def test_a_body_that_is_not_what_the_exchange_reads_is_named():
         parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "A", "content": ""}]}))
     with pytest.raises(TransferError, match="both a file and a folder"):
         parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "a/b", "content": ""}]}))
+
+
+def test_a_body_larger_than_any_request_is_refused_unread_and_a_trickling_one_is_cut_off(tmp_path):
+    """The exchange's server reads at most ``largest_body`` bytes of a request and waits at most
+    ``exchange_upload_seconds`` for them (service.server_settings), and serves everyone else meanwhile."""
+    import socket
+
+    from tests.hub.conftest import Running
+    from perceptron_course.hub.transfer import largest_body
+
+    limits = Limits().replace(exchange_bytes=1000, exchange_files=3, exchange_upload_seconds=1.0)
+    running = Running(Store(str(tmp_path / "store")), limits=limits)
+    path = "/services/course-exchange/api/submissions/perceptron/ps1"
+
+    def request_head(length):
+        return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token tok-ann\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n").encode()
+
+    try:
+        running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
+        # Twice the largest body, announced: refused from the head alone, with nothing of the body sent.
+        with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
+            sock.sendall(request_head(2 * largest_body(limits)))
+            answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 400"), answer
+        # A body that stops arriving: the connection is closed once the upload's time is up (a server that
+        # held it open would let the socket's own timeout fail the test).
+        with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
+            sock.sendall(request_head(5000) + b'{"files": [')
+            closed = sock.recv(4096)
+        assert closed == b"" or closed.startswith(b"HTTP/1.1 4"), closed
+        # Neither left anything behind, and the exchange still takes an honest submission.
+        ann = running.client("ann")
+        assert ann.submissions("perceptron", "ps1") == []
+        ann.submit("perceptron", "ps1", [NOTEBOOK])
+        assert len(ann.submissions("perceptron", "ps1")) == 1
+    finally:
+        running.stop()
