@@ -33,13 +33,13 @@ PS4 = "ps4_offset"
 
 pytestmark = pytest.mark.timeout(600)
 
-# Appended to a copy of autograder/course/assignments/ps4_offset/checks.py: train_with_lifting's cases that pass max_epochs are cut.
+# Appended to a copy of autograder/course/assignments/ps4_offset/checks.py: Part C's cases that pass max_epochs are cut.
 WEAKENING = '''
 
 import dataclasses as _dataclasses
 
 CHECKS = [_dataclasses.replace(c, cases=[k for k in c.cases if "max_epochs" not in k.kwargs])
-          if c.function in ("train_with_lifting", "train_with_lifting_reversed") else c for c in CHECKS]
+          if c.function in ("train_with_lifting", "lifting_with_your_functions") else c for c in CHECKS]
 '''
 
 
@@ -64,8 +64,8 @@ def test_every_fast_requirement_holds_on_problem_set_4(ps4):
 
 
 def test_a_check_that_no_longer_catches_a_known_wrong_implementation_is_reported(ps4):
-    # Part C is checked by calling train_with_lifting and by its locked reverse-order helper: weaken both.
-    ps4.checks = without_max_epochs(without_max_epochs(ps4.checks, "train_with_lifting"), "train_with_lifting_reversed")
+    # Part C is checked by calling train_with_lifting and through its locked helper: weaken both.
+    ps4.checks = without_max_epochs(without_max_epochs(ps4.checks, "train_with_lifting"), "lifting_with_your_functions")
     outcome = verify.known_wrong_lose_exactly_their_cells(ps4)
     # The trainers that miscount epochs are caught by the same cases, so they are reported too.
     assert ("lifting_ignores_max_epochs passes lifting_one_dimensional, lifting_general, which must reject it"
@@ -74,10 +74,10 @@ def test_a_check_that_no_longer_catches_a_known_wrong_implementation_is_reported
 
 
 def test_a_known_wrong_implementation_that_loses_more_than_it_names_is_reported(ps4):
-    wrong = next(w for w in ps4.known_wrong if w.name == "absorb_offset_appends_a_row")
+    wrong = next(w for w in ps4.known_wrong if w.name == "absorb_offset_flattens")
     ps4.known_wrong = [dataclasses.replace(wrong, must_fail=("absorb_offset_values",))]
     (problem,) = verify.known_wrong_lose_exactly_their_cells(ps4).problems
-    assert problem.startswith("absorb_offset_appends_a_row also fails lifting_one_dimensional, lifting_general, "
+    assert problem.startswith("absorb_offset_flattens also fails lifting_one_dimensional, lifting_general, "
                               "which it does not name (On the points 1, 2, 3, 4")
 
 

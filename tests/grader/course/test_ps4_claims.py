@@ -13,13 +13,16 @@ a mistake.
 A stub of Part A raises inside ``train_with_lifting``, which calls it: the message of Part C's cells then
 names the functions it calls, not ``train_with_lifting`` alone.
 
-Part C is graded through ``train_with_lifting_reversed``, a locked cell of the notebook that runs the
-student's ``train_with_lifting`` with ``train_through_origin`` fed the examples in reverse order.  The
-last tests check that this tells a training loop of the student's own from the method the part asks
-for on every case it is used on, that right answers written differently still get full marks, and
-that the helper leaves the notebook's names as it found them.
+Part C is graded with the student's own functions, through ``lifting_with_your_functions``, a function of
+a locked cell of the notebook: it returns what ``train_with_lifting`` (or ``train_with_lifting_reversed``,
+which runs it with ``train_through_origin`` fed the examples in reverse order) returned, and what the
+student's ``absorb_offset``, ``train_through_origin`` and ``split_offset`` give, called in turn.  The last
+tests check that the reverse order tells a training loop of the student's own from the method the part
+asks for on every case it is used on, that a mistake in Part A or B costs its own cell only, that right
+answers written differently still get full marks, and that the helpers leave the notebook's names as they
+found them.
 
-The docstrings promise float arrays and float offsets, and the checks hold every part to them on
+The docstrings promise float64 arrays and float offsets, and the checks hold every part to them on
 integer inputs: the tests below check that those inputs are integers, that the typical slips fail on
 them, and that right answers which make their floats in other ways are accepted.
 """
@@ -34,7 +37,7 @@ from scipy.optimize import linprog
 import perceptron_lib as pl
 
 from autograder.commands.verify import namespace_from
-from autograder.course.assignments import load_checks
+from autograder.course.assignments import load_checks, load_known_wrong
 from autograder.course.assignments.ps4_offset import checks as ps4
 from autograder.judging.checks import compare_values, evaluate_namespace
 
@@ -152,8 +155,13 @@ def test_the_integer_cases_hold_integers_and_catch_an_integer_theta():
     # "integer points with float labels", "integer points and integer labels": the same points and labels.
     assert ps4.X_int.dtype.kind == "i" and ps4.y_int.dtype.kind == "i" and ps4.y_int_float.dtype.kind == "f"
     assert np.array_equal(ps4.y_int_float, ps4.y_int)
-    # Through the origin they need several epochs, so the updates are many and theta's dtype shows.
+    # Through the origin they need several epochs, so the updates are many and theta's dtype shows; Part B's
+    # visible test runs the same case on the same literals.
     assert run(ps4.X_int, ps4.y_int, offset=False) == ([5.0, -7.0], 0.0, 11, 6, True)
+    cell = next(c.source for c in nbformat.read(SOURCE, as_version=4).cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "train_through_origin_values")
+    assert (f"X_int, y_int = np.array({ps4.X_int.tolist()}), np.array({ps4.y_int.tolist()})" in cell
+            and "expect_array(\"train_through_origin\", result[0], [5.0, -7.0], where)" in cell)
     # theta = np.zeros_like(X[0]), updated in place: float labels cannot be added into an integer theta ...
     theta = np.zeros_like(ps4.X_int[0])
     with pytest.raises(TypeError):
@@ -161,15 +169,19 @@ def test_the_integer_cases_hold_integers_and_catch_an_integer_theta():
     # ... and integer labels keep it an integer array, which only the type tells from the right answer.
     theta += ps4.y_int[0] * ps4.X_int[0]
     assert theta.dtype.kind == "i"
-    # The notebook's own integer array of Part A, in 3-D.
+    # The notebook's own integer array of Part A, in 3-D, and the integer thetas of the split, visible and hidden.
     assert np.array([[1, -2, 3], [0, 5, -1]]).dtype.kind == "i"
+    split = next(c for c in load_checks("ps4_offset") if c.grade_id == "split_offset_values")
+    integer = [case for case in split.cases if "integer" in case.describe]
+    assert [case.visible for case in integer] == [True, False]
+    assert all(case.args[0].dtype.kind == "i" for case in integer) and np.array_equal(ps4.THETA_INT, [3, -1, 7])
 
 
 @pytest.mark.parametrize("got, expected, accepted", [
     ((np.array([1, 2]), 3), (np.array([1.0, 2.0]), 3.0), False),    # an integer w and an integer b
     ((np.array([1.0, 2.0]), 3), (np.array([1.0, 2.0]), 3.0), False),  # an integer b
     ([1.0, 2.0], np.array([1.0, 2.0]), False),                         # a list for an array
-    ((np.array([1.0, 2.0], dtype=np.float32), 3.0), (np.array([1.0, 2.0]), 3.0), True),
+    ((np.array([1.0, 2.0], dtype=np.float32), 3.0), (np.array([1.0, 2.0]), 3.0), False),  # the docstrings say float64
     ((np.array([1.0, 2.0]), np.array(3.0)), (np.array([1.0, 2.0]), 3.0), False),  # b as a 0-d array (as expect_number)
     ((np.array([1.0]), 3.0, 25, 11), (np.array([1.0]), 3.0, 25, 11), True),
     ((np.array([1.0]), 3.0, 25.0, 11), (np.array([1.0]), 3.0, 25, 11), False),    # a whole-number float count
@@ -230,29 +242,156 @@ def test_symmetry_about_the_origin_makes_the_offset_redundant_only_for_separable
 # -- how Part C is graded ----------------------------------------------------------------------------------
 
 def _reversed_cases():
-    return [(check, case) for check in load_checks("ps4_offset") if check.function == "train_with_lifting_reversed"
+    return [(check, case) for check in load_checks("ps4_offset")
+            if check.function == "lifting_with_your_functions" and reverses(check)
             for case in check.cases]
+
+
+def reverses(check):
+    """Whether every case of ``check`` has train_through_origin visit the examples in reverse order."""
+    return all(case.kwargs.get("reverse") for case in check.cases)
 
 
 @pytest.mark.parametrize("check, case", _reversed_cases(), ids=lambda value: getattr(value, "describe", None))
 def test_every_reversed_case_tells_a_loop_of_its_own_from_the_lifting(check, case):
     # A loop of its own returns the run in the given order; the lifting through train_through_origin, the run in
     # reverse order. The case catches the loop only if the two differ.
-    in_order = ps4._with_offset(*case.args, **case.kwargs)
+    kwargs = {k: v for k, v in case.kwargs.items() if k != "reverse"}
+    in_order = ps4._with_offset(*case.args, **kwargs)
     assert compare_values(in_order, check.expected(*case.args, **case.kwargs)) is not None
 
 
-def test_part_c_checks_train_through_origin_first_on_a_call_it_makes():
-    # Each Part C cell starts with a check of train_through_origin on lifted points: the call a right
-    # train_with_lifting makes on one of the cell's cases, so it fails only when that answer fails too.
+def test_each_part_c_cell_calls_train_with_lifting_then_judges_it_with_the_student_s_functions():
+    # train_with_lifting itself first (exceptions and changed inputs under its name), then the same cases through
+    # lifting_with_your_functions, then the reverse order: no case of the cell escapes the judging of its values.
     for grade_id in ("lifting_one_dimensional", "lifting_general"):
-        first = next(c for c in load_checks("ps4_offset") if c.grade_id == grade_id)
-        assert first.function == "train_through_origin" and len(first.cases) == 1
-        (lifted, y), = [first.cases[0].args]
-        part_c = [case for c in load_checks("ps4_offset") if c.grade_id == grade_id
-                  and c.function == "train_with_lifting" for case in c.cases if not case.kwargs]
-        assert any(np.array_equal(pl.absorb_offset(case.args[0]), lifted) and np.array_equal(case.args[1], y)
-                   for case in part_c)
+        first, forward, backward = [c for c in load_checks("ps4_offset") if c.grade_id == grade_id]
+        assert first.function == "train_with_lifting" and not first.allow_mutation
+        assert forward.function == backward.function == "lifting_with_your_functions"
+        assert [(k.describe, k.kwargs) for k in forward.cases] == [(k.describe, k.kwargs) for k in first.cases]
+        assert all(np.array_equal(a, b) for k, j in zip(forward.cases, first.cases) for a, b in zip(k.args, j.args))
+        assert reverses(backward) and not any(k.kwargs.get("reverse") for k in forward.cases)
+        # Hidden: a failure would show the reference's values, which need not be what the student's functions give.
+        assert not any(k.visible for k in forward.cases + backward.cases)
+
+
+@pytest.mark.parametrize("got, accepted", [
+    ((np.array([-3.0]), 7.0, 25, 11), True),                          # the perceptron with an offset
+    ((np.array([-3.0]), 7, 25, 11), False),                           # an integer b, and not the student's
+    ((np.array([-2.0]), 5.0, 17, 11), False),                         # another run
+    ((np.array([-3.0]), np.array(7.0), 25, 11), True),                # exactly what the student's functions gave
+    ((np.array([-3.0]), np.array([7.0]), 25, 11), False),             # not exactly theirs: another shape
+    ((np.array([-3.0], dtype=np.float32), np.array(7.0), 25, 11), False),
+])
+def test_part_c_accepts_the_offset_perceptron_or_exactly_what_the_student_s_functions_give(got, accepted):
+    X1, y1 = pl.one_dimensional_example()
+    expected = ps4._lifting(X1, y1)
+    yours = (np.array([-3.0]), np.array(7.0), 25, 11)  # a split_offset that returns b as an array of shape ()
+    compare = ps4._judged_with_yours(reverse=False)
+    assert (compare((got, yours), expected) is None) == accepted
+    # With the student's functions raising, only the perceptron with an offset passes.
+    assert (compare((got, None), expected) is None) == (ps4._compare(got, expected) is None)
+
+
+# A mistake in Part A or B, with the solution's train_with_lifting: its own cell fails, Part C keeps its points.
+# The first two are right runs in a form Part B's docstring refuses (X changed, theta as a list); the
+# others are wrong runs or types.
+PART_A_OR_B_MISTAKES = {
+    "train_through_origin folds the labels into X once, in place": ("train_through_origin_values",
+        "origin_folds_the_labels_into_X_once_in_place", """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            X *= np.asarray(y, dtype=float)[:, None]   # y_i x_i, computed once for all epochs
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for z in X:
+                    if theta @ z <= 0:
+                        theta = theta + z
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta, n_mistakes, epoch
+        """),
+    "train_through_origin returns theta as a list": ("train_through_origin_values", "origin_returns_theta_as_a_list", """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (theta @ x_i) <= 0:
+                        theta = theta + y_i * x_i
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta.tolist(), n_mistakes, epoch
+        """),
+    "train_through_origin tests with sign(0) = +1": ("train_through_origin_values",
+        "origin_predicts_plus_one_on_the_plane", """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if (1 if theta @ x_i >= 0 else -1) != y_i:
+                        theta = theta + y_i * x_i
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta, n_mistakes, epoch
+        """),
+    "train_through_origin tests strictly, unless theta is zero": ("train_through_origin_values",
+        "origin_strict_test_unless_theta_is_zero", """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (theta @ x_i) < 0 or not theta.any():
+                        theta = theta + y_i * x_i
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta, n_mistakes, epoch
+        """),
+    "split_offset returns b as an array of shape ()": ("split_offset_values", "split_offset_offset_as_a_0d_array", """
+        def split_offset(theta):
+            theta = np.asarray(theta, dtype=float)
+            return theta[:-1].copy(), theta[-1:].reshape(())
+        """),
+    "absorb_offset lifts in float32": ("absorb_offset_values", "absorb_offset_in_float32", """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=np.float32)
+            return np.hstack([X, np.ones((X.shape[0], 1), dtype=np.float32)])
+        """),
+    "absorb_offset puts the ones first": ("absorb_offset_values", "absorb_offset_prepends_the_ones", """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            return np.hstack([np.ones((X.shape[0], 1)), X])
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PART_A_OR_B_MISTAKES))
+def test_a_mistake_in_part_a_or_b_costs_its_own_cell_and_not_part_c(source, name):
+    cell, known, code = PART_A_OR_B_MISTAKES[name]
+    namespace = namespace_from(source)
+    exec(compile(textwrap.dedent(code), name, "exec"), namespace)
+    failed = [v.grade_id for v in evaluate_namespace(load_checks("ps4_offset"), namespace) if not v.passed]
+    assert failed == [cell]
+    # known_wrong.py keeps the mistake, naming that cell alone, so that verify proves it on every change.
+    assert {w.name: w.must_fail for w in load_known_wrong("ps4_offset")}[known] == (cell,)
 
 
 RIGHT_ANSWERS = {
@@ -333,6 +472,28 @@ RIGHT_ANSWERS = {
                     break
             return theta, n_mistakes, n_epochs
         """,
+    "a stop as soon as theta separates, counting the clean epoch that would follow": """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            y = np.asarray(y, dtype=float)
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                for x_i, y_i in zip(X, y):
+                    if y_i * (theta @ x_i) <= 0:
+                        theta = theta + y_i * x_i
+                        n_mistakes += 1
+                if np.all(y * (X @ theta) > 0):
+                    return theta, n_mistakes, min(epoch + 1, max_epochs)
+            return theta, n_mistakes, max_epochs
+        """,
+    "lifting with -1 and splitting with -theta": """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            Z = np.hstack([X, -np.ones((len(X), 1))])
+            theta, n_mistakes, n_epochs = train_through_origin(Z, y, max_epochs=max_epochs)
+            return theta[:-1], -float(theta[-1]), n_mistakes, n_epochs
+        """,
 }
 
 
@@ -367,10 +528,34 @@ def test_part_c_names_the_functions_it_calls_when_a_stub_of_part_a_raises_in_it(
 
 def test_part_c_s_wrong_answers_carry_the_hint_and_not_the_note_on_exceptions(source):
     namespace = namespace_from(source)
-    exec("def split_offset(theta):\n    return np.asarray(theta[1:], dtype=float), float(theta[0])\n", namespace)
+    exec("def train_with_lifting(X, y, *, max_epochs=100):\n"
+         "    theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)\n"
+         "    return theta[:-1], -float(theta[-1]), n_mistakes, n_epochs\n", namespace)
     verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks("ps4_offset"), namespace)}
     message = verdicts["lifting_one_dimensional"].message
-    assert "returned the wrong values" in message and ps4.LIFTING_CALLS not in message
+    assert message.startswith("On the points 1, 2, 3, 4 labelled +1, +1, -1, -1, lifting_with_your_functions found "
+                              "that train_with_lifting returned neither the perceptron with an offset "), message
+    assert "(its b differs)" in message and ps4.LIFTING_HINT in message and ps4.LIFTING_CALLS not in message
+
+
+def test_the_locked_helper_gives_the_student_s_own_run_and_none_when_a_function_raises(source):
+    namespace = namespace_from(source)
+    X1, y1 = pl.one_dimensional_example()
+    # With the solution, what train_with_lifting returns is what the three functions give, in either order.
+    for reverse in (False, True):
+        result, yours = namespace["lifting_with_your_functions"](X1, y1, reverse=reverse, max_epochs=4)
+        assert ps4._identical(result, yours) and ps4._compare(result, ps4._lifting(X1, y1, reverse=reverse,
+                                                                                   max_epochs=4)) is None
+    # A train_with_lifting written out, with split_offset a stub: the result alone is judged.
+    exec("def split_offset(theta):\n    raise NotImplementedError()\n", namespace)
+    exec("def train_with_lifting(X, y, *, max_epochs=100):\n"
+         "    theta, n_mistakes, n_epochs = train_through_origin(np.c_[np.asarray(X, dtype=float), np.ones(len(X))], y,"
+         " max_epochs=max_epochs)\n"
+         "    return theta[:-1], float(theta[-1]), n_mistakes, n_epochs\n", namespace)
+    result, yours = namespace["lifting_with_your_functions"](X1, y1)
+    assert yours is None and ps4._compare(result, ps4._lifting(X1, y1)) is None
+    verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks("ps4_offset"), namespace)}
+    assert [g for g, v in verdicts.items() if not v.passed] == ["split_offset_values"]
 
 
 def test_the_reversed_helper_leaves_the_names_as_it_found_them(source):
@@ -386,4 +571,7 @@ def test_the_reversed_helper_leaves_the_names_as_it_found_them(source):
     namespace["train_with_lifting"] = namespace["raises"]
     with pytest.raises(ValueError, match="stop"):
         namespace["train_with_lifting_reversed"](X1, y1)
+    assert namespace["train_through_origin"] is yours and namespace["alias"] is yours
+    with pytest.raises(ValueError, match="stop"):
+        namespace["lifting_with_your_functions"](X1, y1, reverse=True)
     assert namespace["train_through_origin"] is yours and namespace["alias"] is yours

@@ -1,44 +1,61 @@
 """Hidden checks of problem set 4: lifting, the perceptron through the origin, the offset recovered.
 
 ``train_with_lifting`` is compared with ``perceptron_lib.train_perceptron`` with
-an offset, so a lifting with the wrong constant, the column in the wrong
-place, or a forgotten split all fail; the hidden cases include data that only
+an offset (or with what the student's own functions give, below), so a lifting
+with the wrong constant, the column in the wrong place, or a forgotten split all
+fail; the hidden cases include data that only
 an offset separates, several dimensions, a single point, the epoch of
 convergence as the last one allowed, the last mistake in the last epoch
 allowed (one epoch short of convergence, which catches an epoch count past
 ``max_epochs``), and data that never converges (for each function once with
 the default ``max_epochs``, which it tells from any other).
 
-Each Part C cell first checks ``train_through_origin`` on the lifted points of
-one of its visible cases, the call a right ``train_with_lifting`` makes: it
-fails exactly when that ``train_with_lifting`` would, and a stub or an
-exception of Part B is then reported under its own name rather than as one of
-``train_with_lifting``.  A stub or an exception of Part A (``absorb_offset``,
-``split_offset``) can only show as an exception of ``train_with_lifting``, which
-calls them: the message of such an exception says so
-(``hint_on_exception``).
+Part C is judged with the student's own functions, as problem set 3 judges its
+Part C: a mistake in Part A or B costs the points of its own cell, and none in
+Part C unless it makes ``train_with_lifting`` raise or change the ``X`` it is
+given.  Each Part C cell first calls ``train_with_lifting`` itself and requires
+only four values, no exception and unchanged inputs, so that these are reported
+under its name (an exception with the note that it calls Part A's and Part B's
+functions, ``hint_on_exception``).  Its other checks call
+``lifting_with_your_functions``, a function of the notebook's locked cell before
+Part C's tests: it returns what ``train_with_lifting`` returned and what the
+student's ``absorb_offset``, ``train_through_origin`` and ``split_offset`` give,
+called in turn on copies of the data (``None`` if one of them raises).  The
+result passes when it is the perceptron with an offset, under the type rules
+below, or exactly what those functions give (:func:`_judged_with_yours`): the
+second is what a right ``train_with_lifting`` returns with a wrong Part A or B,
+such as a ``train_through_origin`` that returns theta as a list or changes the
+lifted array it is handed, or a ``split_offset`` that returns b as an array.
 
 Part C asks for a method, not only for numbers: lift, train with
 ``train_through_origin``, split.  A training loop of the student's own (the
-one of problem set 2, pasted in) returns the same numbers, so each of its
-grade cells also calls ``train_with_lifting_reversed``, a function of the
-notebook's locked cell before Part C's tests: it runs the student's
-``train_with_lifting`` with every name bound to the student's
-``train_through_origin`` rebound, for that call, to the same function fed the
-examples in reverse order.  Offset absorption says the result must then be
-the perceptron with an offset run on the reversed examples
-(:func:`_reversed`); a loop of its own returns the run in the given order.
-The cases are data on which the two orders end differently.
+one of problem set 2, pasted in, or a loop over the lifted points) returns the
+same numbers, so each Part C cell also calls ``lifting_with_your_functions``
+with ``reverse=True``: it runs ``train_with_lifting_reversed``, another function
+of that locked cell, which runs the student's ``train_with_lifting`` with every
+name bound to the student's ``train_through_origin`` rebound, for that call, to
+the same function fed the examples in reverse order.  Offset absorption says
+the result must then be the perceptron with an offset run on the reversed
+examples, or what the student's own functions give on the lifted points in
+reverse order; a loop of its own returns the run in the given order, neither
+of them.  The cases are data on which the two orders end differently.  (One
+pair of mistakes goes through: a ``train_through_origin`` that itself visits the
+examples backwards, which loses its own cell, turns the reverse order back into
+the given one, and a loop of its own in ``train_with_lifting`` then passes.)
 
-Arrays must come back as float numpy arrays, offsets as floats and the counts
+Arrays must come back as float64 numpy arrays, offsets as floats and the counts
 as ints (a Python or NumPy integer, not a bool, not a whole-number float), as the
 docstrings say: integer inputs appear in every part (an integer X for the
 lifting, an integer theta for the split, integer points with float and with
 integer labels for both trainers), so ``np.zeros_like(X[0])``, an appended
 column of integer ones or ``theta[-1]`` of an integer theta lose the points of
-their cell.  ``tests/grader/course/test_ps4_claims.py`` proves what the cases'
-descriptions and the notebook's texts claim about their data.
+their cell, and so does a lifting computed in float32, whose values can still
+pass the tolerance.  ``tests/grader/course/test_ps4_claims.py`` proves what the
+cases' descriptions and the notebook's texts claim about their data, and that
+Part C keeps its points with the right method and a wrong Part A or B.
 """
+
+import math
 
 import numpy as np
 
@@ -48,7 +65,7 @@ from autograder.judging.checks import Case, Check, compare_values
 
 
 def _floats(got, expected):
-    """``None`` if every array of ``expected`` came back as a float numpy array in ``got``, every float as a
+    """``None`` if every array of ``expected`` came back as a float64 numpy array in ``got``, every float as a
     float and every count as an int, else the reason."""
     if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and len(got) == len(expected):
         for k, (g, e) in enumerate(zip(got, expected)):
@@ -58,9 +75,9 @@ def _floats(got, expected):
         return None
     if isinstance(expected, np.ndarray):
         if not isinstance(got, np.ndarray):
-            return f"returned a {type(got).__name__}; the docstring asks for a numpy array of floats"
-        if got.dtype.kind != "f":
-            return (f"returned an array of dtype {got.dtype}; the docstring asks for floats "
+            return f"returned a {type(got).__name__}; the docstring asks for a numpy array of float64"
+        if got.dtype != np.float64:
+            return (f"returned an array of dtype {got.dtype}; the docstring asks for float64 "
                     "(convert with np.asarray(..., dtype=float))")
     if isinstance(expected, float):
         kind = got.dtype.kind if isinstance(got, np.ndarray) else None
@@ -70,9 +87,17 @@ def _floats(got, expected):
 
 
 def _compare(got, expected):
-    """:func:`compare_values`, and the arrays must be float numpy arrays, the offsets floats and the counts ints, as
-    the docstrings promise."""
-    return compare_values(got, expected) or _floats(got, expected)
+    """:func:`compare_values`, and the arrays must be float64 numpy arrays, the offsets floats and the counts ints,
+    as the docstrings promise.
+
+    Values that miss the tolerance but agree to single precision were computed in float32: the message says so,
+    as in problem sets 1 and 2.
+    """
+    problem = compare_values(got, expected)
+    if problem and compare_values(got, expected, rtol=1e-5, atol=1e-6) is None:
+        problem += (" (they agree with the right values only to about 6 digits, the precision of float32: "
+                    "compute in float64, numpy's default, with np.asarray(..., dtype=float))")
+    return problem or _floats(got, expected)
 
 
 def _absorb(X):
@@ -94,39 +119,123 @@ def _with_offset(X, y, *, max_epochs=100):
     return result.w, float(result.b), int(result.n_mistakes), int(result.n_epochs)
 
 
-def _reversed(X, y, *, max_epochs=100):
-    """What ``train_with_lifting_reversed`` returns for a ``train_with_lifting`` that trains with
-    ``train_through_origin``: the perceptron with an offset on the examples in reverse order."""
-    return _with_offset(np.asarray(X)[::-1], np.asarray(y)[::-1], max_epochs=max_epochs)
+def _lifting(X, y, *, reverse=False, max_epochs=100):
+    """What a right ``train_with_lifting`` returns with right functions, as ``lifting_with_your_functions`` calls it:
+    the perceptron with an offset, run on the examples in reverse order when ``reverse`` (then
+    ``train_with_lifting_reversed`` has ``train_through_origin`` visit them so)."""
+    if reverse:
+        X, y = np.asarray(X)[::-1], np.asarray(y)[::-1]
+    return _with_offset(X, y, max_epochs=max_epochs)
 
 
-FIX_FIRST = ("If train_through_origin, absorb_offset or split_offset fails its own test, fix that first: this "
-             "part runs yours.")
+RESULT_NAMES = ("w", "b", "n_mistakes", "n_epochs")
+
+
+def _four_values(got, expected):
+    """``None`` if ``train_with_lifting`` returned four values, as ``(w, b, n_mistakes, n_epochs)``; their values
+    are judged by the cell's next checks, with the student's own functions."""
+    if isinstance(got, (tuple, list)):
+        return None if len(got) == 4 else f"returned {len(got)} values; expected 4: (w, b, n_mistakes, n_epochs)"
+    what = getattr(got, "description", None) or f"a {type(got).__name__}"
+    return f"returned {what}; expected a tuple (w, b, n_mistakes, n_epochs)"
+
+
+def _identical(got, yours):
+    """Whether ``got`` is exactly ``yours``, as the same functions called on the same data return it: arrays of the
+    same dtype, shape and values, numbers of the same type and value, sequences item by item."""
+    if isinstance(got, (tuple, list)) and isinstance(yours, (tuple, list)):
+        return len(got) == len(yours) and all(_identical(g, e) for g, e in zip(got, yours))
+    if isinstance(got, np.ndarray) or isinstance(yours, np.ndarray):
+        return (isinstance(got, np.ndarray) and isinstance(yours, np.ndarray) and got.dtype == yours.dtype
+                and got.shape == yours.shape and np.array_equal(got, yours, equal_nan=True))
+    if type(got) is not type(yours) or type(got) not in (bool, int, float, str, type(None)):
+        return False  # values of different types, or an Opaque marker, which never equals anything
+    return got == yours or (type(got) is float and math.isnan(got) and math.isnan(yours))
+
+
+def _judged_with_yours(reverse):
+    """The comparison of a ``lifting_with_your_functions`` check.
+
+    ``got`` is ``(result, yours)``: what ``train_with_lifting`` (or, with ``reverse``, ``train_with_lifting_reversed``)
+    returned, and what the student's ``absorb_offset``, ``train_through_origin`` and ``split_offset`` gave, called in
+    turn on the same data (``None`` if they raised).  The result passes when it is the perceptron with an offset
+    (``expected``, under :func:`_compare`'s rules) or exactly ``yours``.  Neither shows an expected value.
+    """
+    called = "train_with_lifting_reversed" if reverse else "train_with_lifting"
+    trainer = "train_through_origin" + (" (visiting the lifted points in reverse order)" if reverse else "")
+
+    def compare(got, expected):
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+            return ("returned something other than what the locked cell's lifting_with_your_functions returns: has "
+                    "the cell been changed?")
+        result, yours = got
+        problem = _compare(result, expected)
+        if problem is None or (yours is not None and _identical(result, yours)):
+            return None
+        if yours is None:
+            return (f"found that {called} did not return the perceptron with an offset ({problem}), and that your "
+                    f"absorb_offset, {trainer} and split_offset, called in turn on these data, raise or do not "
+                    "return (theta, n_mistakes, n_epochs) and (w, b)")
+        differs = next((name for name, g, e in zip(RESULT_NAMES, result, yours) if not _identical(g, e)), "result")
+        return (f"found that {called} returned neither the perceptron with an offset ({problem}) nor what your "
+                f"absorb_offset, {trainer} and split_offset give, called in turn (its {differs} differs)")
+
+    return compare
+
 
 LIFTING_CALLS = ("train_with_lifting calls your absorb_offset and split_offset (Part A) and your train_through_origin "
                  "(Part B): if one of them is not written yet or raises, write or fix it first, with its own test.")
 
-ORIGIN_FIRST = ("Part C trains with your train_through_origin, on the lifted points: fix it first, with its own test "
-                "in Part B.")
+FOUR_VALUES_HINT = ("Return (w, b, n_mistakes, n_epochs): lift with absorb_offset, train with train_through_origin, "
+                    "then split_offset the result.")
 
+WITH_YOURS = ("This test judges train_with_lifting with your own absorb_offset, train_through_origin and split_offset, "
+              "whether or not they pass their own tests.")
 
-def _origin_first(grade_id, describe, X, y):
-    """A check of ``train_through_origin`` on the lifted data one of Part C's cases hands it, put first in that
-    Part C cell: a right ``train_with_lifting`` fails there exactly when it does, and a stub or an exception of
-    ``train_through_origin`` is then reported under its own name, not as one of ``train_with_lifting``."""
-    return Check(
-        grade_id=grade_id,
-        function="train_through_origin",
-        cases=[Case(describe, (pl.absorb_offset(X), y))],
-        expected=_through_origin,
-        compare=_compare,
-        hint=ORIGIN_FIRST,
-    )
-
+LIFTING_HINT = ("Lift with absorb_offset, train with train_through_origin, then split_offset the result, and return "
+                "(w, b, n_mistakes, n_epochs) with the types the docstring gives. " + WITH_YOURS)
 
 REVERSED_HINT = ("train_with_lifting must train with train_through_origin, not with a training loop of its own: "
                  "in this test train_through_origin visits the examples in reverse order, and the result must be "
-                 "what that run found, split into (w, b). " + FIX_FIRST)
+                 "what that run found, split into (w, b). " + WITH_YOURS)
+
+
+def _part_c(grade_id, cases, reversed_cases):
+    """The checks of one Part C cell: ``train_with_lifting`` called itself (four values, no exception, its inputs
+    unchanged), then judged with the student's own functions on the same cases, then with
+    ``train_through_origin`` visiting the examples in reverse order on ``reversed_cases``."""
+    def hidden(case, **kwargs):
+        return Case(case.describe, case.args, {**case.kwargs, **kwargs})
+
+    return [
+        Check(
+            grade_id=grade_id,
+            function="train_with_lifting",
+            cases=cases,
+            expected=_with_offset,
+            compare=_four_values,
+            hint=FOUR_VALUES_HINT,
+            hint_on_exception=LIFTING_CALLS,
+        ),
+        Check(
+            grade_id=grade_id,
+            function="lifting_with_your_functions",
+            cases=[hidden(case) for case in cases],
+            expected=_lifting,
+            compare=_judged_with_yours(reverse=False),
+            hint=LIFTING_HINT,
+            hint_on_exception=LIFTING_CALLS,
+        ),
+        Check(
+            grade_id=grade_id,
+            function="lifting_with_your_functions",
+            cases=[hidden(case, reverse=True) for case in reversed_cases],
+            expected=_lifting,
+            compare=_judged_with_yours(reverse=True),
+            hint=REVERSED_HINT,
+            hint_on_exception=LIFTING_CALLS,
+        ),
+    ]
 
 
 X4, y4 = pl.four_point_example()
@@ -144,6 +253,7 @@ XOR4_y = np.array([1.0, -1.0, -1.0, 1.0])
 X0, y0 = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([-1.0, -1.0])
 X_one, y_one = np.array([[2.0, -1.0]]), np.array([-1.0])
 X_zero, y_zero = np.array([[0.0, 0.0]]), np.array([1.0])
+THETA_INT = np.array([3, -1, 7])
 
 CHECKS = [
     Check(
@@ -158,7 +268,7 @@ CHECKS = [
         ],
         expected=_absorb,
         compare=_compare,
-        hint="Return a new float array with a last column of ones: shape (n_samples, n_features + 1).",
+        hint="Return a new float64 array with a last column of ones: shape (n_samples, n_features + 1).",
     ),
     Check(
         grade_id="split_offset_values",
@@ -166,12 +276,13 @@ CHECKS = [
         cases=[
             Case("theta = (-1, 2.5)", (np.array([-1.0, 2.5]),), visible=True),
             Case("theta = (1, 2, 3, -4)", (np.array([1.0, 2.0, 3.0, -4.0]),), visible=True),
+            Case("theta = (3, -1, 7), an integer array", (THETA_INT,), visible=True),
             Case("a lifted weight vector with a zero offset", (np.array([0.5, -0.25, 0.0]),)),
-            Case("an integer lifted weight vector", (np.array([3, -1, 7]),)),
+            Case("an integer lifted weight vector in 4-D", (np.array([0, 2, -5, 1]),)),
         ],
         expected=_split,
         compare=_compare,
-        hint="w is every entry of theta but the last (a float array), b is the last entry (a float), also for an "
+        hint="w is every entry of theta but the last (a float64 array), b is the last entry (a float), also for an "
              "integer theta.",
     ),
     Check(
@@ -181,6 +292,7 @@ CHECKS = [
             Case("the points (1, 0) and (0, 1), both labelled -1", (X0, y0), visible=True),
             Case("the four-point example", (X4, y4), visible=True),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=5", (X1, y1), {"max_epochs": 5}, visible=True),
+            Case("integer points and integer labels", (X_int, y_int), visible=True),
             Case("thirty separable points in 3-D", (X_sep, y_sep)),
             Case("thirty points in 3-D with some labels flipped, with max_epochs=4", (X_sep, y_flip), {"max_epochs": 4}),
             Case("the lifted one-dimensional example", (pl.absorb_offset(X1), y1)),
@@ -195,83 +307,45 @@ CHECKS = [
             Case("the four-point example with max_epochs=1, one epoch short of the epoch without mistakes",
                  (X4, y4), {"max_epochs": 1}),
             Case("integer points with float labels", (X_int, y_int_float)),
-            Case("integer points and integer labels", (X_int, y_int)),
         ],
         expected=_through_origin,
         compare=_compare,
-        hint="Start from theta = 0 as a float array (also for integer points), update on y (theta . x) <= 0, stop "
+        hint="Start from theta = 0 as a float64 array (also for integer points), update on y (theta . x) <= 0, stop "
              "after a clean epoch or at max_epochs.",
     ),
-    _origin_first("lifting_one_dimensional", "the points 1, 2, 3, 4 labelled +1, +1, -1, -1, lifted, as "
-                  "train_with_lifting hands them to train_through_origin", X1, y1),
-    Check(
-        grade_id="lifting_one_dimensional",
-        function="train_with_lifting",
-        cases=[
-            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1", (X1, y1), visible=True),
-            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=4", (X1, y1), {"max_epochs": 4}),
-            Case("the points 1, 2, 3, 4 in reverse order", (X1[::-1].copy(), y1[::-1].copy())),
-            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=11, so that the epoch without "
-                 "mistakes is the last one allowed", (X1, y1), {"max_epochs": 11}),
-            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=10, one epoch short of the epoch "
-                 "without mistakes", (X1, y1), {"max_epochs": 10}),
-        ],
-        expected=_with_offset,
-        compare=_compare,
-        hint="Lift with absorb_offset, train with train_through_origin, then split_offset the result. " + FIX_FIRST,
-        hint_on_exception=LIFTING_CALLS,
-    ),
-    Check(
-        grade_id="lifting_one_dimensional",
-        function="train_with_lifting_reversed",
-        cases=[
-            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1, with train_through_origin visiting them in "
-                 "reverse order", (X1, y1), visible=True),
-            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=4, with train_through_origin "
-                 "visiting them in reverse order", (X1, y1), {"max_epochs": 4}),
-            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=10, one epoch short of the epoch "
-                 "without mistakes, with train_through_origin visiting them in reverse order", (X1, y1),
-                 {"max_epochs": 10}),
-        ],
-        expected=_reversed,
-        compare=_compare,
-        hint=REVERSED_HINT,
-    ),
-    _origin_first("lifting_general", "the points (2, 3), (3, 2.5), (1, 1), (2.5, 1) labelled +1, +1, -1, -1, "
-                  "lifted, as train_with_lifting hands them to train_through_origin", X_away, y_away),
-    Check(
-        grade_id="lifting_general",
-        function="train_with_lifting",
-        cases=[
-            Case("the points (2, 3), (3, 2.5), (1, 1), (2.5, 1) labelled +1, +1, -1, -1", (X_away, y_away), visible=True),
-            Case("the four-point example", (X4, y4)),
-            Case("thirty separable points in 3-D, moved away from the origin", (X_shift, y_sep)),
-            Case("thirty points in 3-D with some labels flipped, with max_epochs=3", (X_sep, y_flip), {"max_epochs": 3}),
-            Case("integer points with integer labels", (X_int, y_int)),
-            Case("the four XOR points, which never converge, with the default max_epochs", (XOR4, XOR4_y)),
-            Case("a single point at the origin labelled +1", (X_zero, y_zero)),
-        ],
-        expected=_with_offset,
-        compare=_compare,
-        hint="The result must equal the perceptron with an offset: lift with a constant 1, and return (w, b, n_mistakes, "
-             "n_epochs). " + FIX_FIRST,
-        hint_on_exception=LIFTING_CALLS,
-    ),
-    Check(
-        grade_id="lifting_general",
-        function="train_with_lifting_reversed",
-        cases=[
-            Case("the points (2, 3), (3, 2.5), (1, 1), (2.5, 1) labelled +1, +1, -1, -1, with train_through_origin "
-                 "visiting them in reverse order", (X_away, y_away), visible=True),
-            Case("thirty separable points in 3-D, moved away from the origin, with train_through_origin visiting "
-                 "them in reverse order", (X_shift, y_sep)),
-            Case("integer points with integer labels, with train_through_origin visiting them in reverse order",
-                 (X_int, y_int)),
-            Case("thirty points in 3-D with some labels flipped, with max_epochs=3, with train_through_origin "
-                 "visiting them in reverse order", (X_sep, y_flip), {"max_epochs": 3}),
-        ],
-        expected=_reversed,
-        compare=_compare,
-        hint=REVERSED_HINT,
-    ),
+    *_part_c("lifting_one_dimensional", [
+        Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1", (X1, y1), visible=True),
+        Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=4", (X1, y1), {"max_epochs": 4}),
+        Case("the points 1, 2, 3, 4 in reverse order", (X1[::-1].copy(), y1[::-1].copy())),
+        Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=11, so that the epoch without "
+             "mistakes is the last one allowed", (X1, y1), {"max_epochs": 11}),
+        Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=10, one epoch short of the epoch "
+             "without mistakes", (X1, y1), {"max_epochs": 10}),
+    ], [
+        Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1, with train_through_origin visiting them in "
+             "reverse order", (X1, y1)),
+        Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=4, with train_through_origin "
+             "visiting them in reverse order", (X1, y1), {"max_epochs": 4}),
+        Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with max_epochs=10, one epoch short of the epoch "
+             "without mistakes, with train_through_origin visiting them in reverse order", (X1, y1),
+             {"max_epochs": 10}),
+    ]),
+    *_part_c("lifting_general", [
+        Case("the points (2, 3), (3, 2.5), (1, 1), (2.5, 1) labelled +1, +1, -1, -1", (X_away, y_away), visible=True),
+        Case("the four-point example", (X4, y4)),
+        Case("thirty separable points in 3-D, moved away from the origin", (X_shift, y_sep)),
+        Case("thirty points in 3-D with some labels flipped, with max_epochs=3", (X_sep, y_flip), {"max_epochs": 3}),
+        Case("integer points with integer labels", (X_int, y_int)),
+        Case("the four XOR points, which never converge, with the default max_epochs", (XOR4, XOR4_y)),
+        Case("a single point at the origin labelled +1", (X_zero, y_zero)),
+    ], [
+        Case("the points (2, 3), (3, 2.5), (1, 1), (2.5, 1) labelled +1, +1, -1, -1, with train_through_origin "
+             "visiting them in reverse order", (X_away, y_away)),
+        Case("thirty separable points in 3-D, moved away from the origin, with train_through_origin visiting "
+             "them in reverse order", (X_shift, y_sep)),
+        Case("integer points with integer labels, with train_through_origin visiting them in reverse order",
+             (X_int, y_int)),
+        Case("thirty points in 3-D with some labels flipped, with max_epochs=3, with train_through_origin "
+             "visiting them in reverse order", (X_sep, y_flip), {"max_epochs": 3}),
+    ]),
 ]

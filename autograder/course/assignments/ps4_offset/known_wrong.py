@@ -1,4 +1,9 @@
-"""Mistakes in problem set 4: lifting, splitting, the perceptron through the origin, the offset recovered."""
+"""Mistakes in problem set 4: lifting, splitting, the perceptron through the origin, the offset recovered.
+
+Part C is judged with the student's own functions, so a mistake in Part A or B names its own cell only,
+unless it makes ``train_with_lifting`` raise or change the ``X`` it is given; a mistake of Part C's own
+names Part C's cells, whether Parts A and B are right or not.
+"""
 
 from autograder.course.known_wrong import KnownWrong
 
@@ -56,44 +61,45 @@ LIFTING = ("lifting_one_dimensional", "lifting_general")
 
 KNOWN_WRONG = [
     # -- absorb_offset ------------------------------------------------------------------
-    KnownWrong("absorb_offset_prepends_the_ones", PREPENDS_THE_ONES, ("absorb_offset_values",) + LIFTING),
+    KnownWrong("absorb_offset_prepends_the_ones", PREPENDS_THE_ONES, ("absorb_offset_values",)),
     KnownWrong("absorb_offset_appends_zeros", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.hstack([X, np.zeros((X.shape[0], 1))])
-        """, ("absorb_offset_values",) + LIFTING),
+        """, ("absorb_offset_values",)),
     KnownWrong("absorb_offset_appends_a_row", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.vstack([X, np.ones((1, X.shape[1]))])
-        """, ("absorb_offset_values", "lifting_one_dimensional", "lifting_general")),
+        """, ("absorb_offset_values",)),
     KnownWrong("absorb_offset_returns_X", """
         def absorb_offset(X):
             return np.asarray(X, dtype=float)
-        """, ("absorb_offset_values",) + LIFTING),
+        """, ("absorb_offset_values",)),
     KnownWrong("absorb_offset_appends_minus_ones", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.hstack([X, -np.ones((X.shape[0], 1))])
-        """, ("absorb_offset_values",) + LIFTING),
+        """, ("absorb_offset_values",)),
     KnownWrong("absorb_offset_keeps_only_the_first_feature", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.column_stack([X[:, 0], np.ones(X.shape[0])])
-        """, ("absorb_offset_values", "lifting_general")),
+        """, ("absorb_offset_values",)),
+    # A flat array: train_through_origin raises on it (X.shape[1]), so train_with_lifting raises, and Part C loses.
     KnownWrong("absorb_offset_flattens", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.append(X, np.ones((X.shape[0], 1)))
         """, ("absorb_offset_values",) + LIFTING),
+    # Writes into the caller's float X: train_with_lifting then changes the X it is given, and Part C loses.
     KnownWrong("absorb_offset_overwrites_the_last_column", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             X[:, -1] = 1.0
             return X
         """, ("absorb_offset_values",) + LIFTING),
-    # An integer X lifted without a conversion: the right values, as an integer array (the docstring asks for floats).
-    # The lifted data of Part C come back right, since train_through_origin converts them itself.
+    # An integer X lifted without a conversion: the right values, as an integer array (the docstring asks for float64).
     KnownWrong("absorb_offset_inserts_into_an_integer_array", """
         def absorb_offset(X):
             return np.insert(X, X.shape[1], 1, axis=1)
@@ -102,71 +108,84 @@ KNOWN_WRONG = [
         def absorb_offset(X):
             return np.c_[X, np.ones(len(X), int)]
         """, ("absorb_offset_values",)),
+    # Lifted in float32: values within the tolerance on most cases, but not float64, which the docstring asks for.
+    KnownWrong("absorb_offset_in_float32", """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=np.float32)
+            return np.hstack([X, np.ones((X.shape[0], 1), dtype=np.float32)])
+        """, ("absorb_offset_values",)),
     # -- split_offset ------------------------------------------------------------------------
     KnownWrong("split_offset_takes_the_first_entry", """
         def split_offset(theta):
             theta = np.asarray(theta, dtype=float)
             return theta[1:].copy(), float(theta[0])
-        """, ("split_offset_values",) + LIFTING),
+        """, ("split_offset_values",)),
     KnownWrong("split_offset_offset_as_array", """
         def split_offset(theta):
             theta = np.asarray(theta, dtype=float)
             return theta[:-1].copy(), theta[-1:]
-        """, ("split_offset_values",) + LIFTING),
+        """, ("split_offset_values",)),
     KnownWrong("split_offset_keeps_the_offset_in_w", """
         def split_offset(theta):
             theta = np.asarray(theta, dtype=float)
             return theta.copy(), float(theta[-1])
-        """, ("split_offset_values",) + LIFTING),
+        """, ("split_offset_values",)),
     KnownWrong("split_offset_w_is_the_first_entry_only", """
         def split_offset(theta):
             theta = np.asarray(theta, dtype=float)
             return theta[:1].copy(), float(theta[-1])
-        """, ("split_offset_values", "lifting_general")),
+        """, ("split_offset_values",)),
     KnownWrong("split_offset_returns_b_first", """
         def split_offset(theta):
             theta = np.asarray(theta, dtype=float)
             return float(theta[-1]), theta[:-1].copy()
-        """, ("split_offset_values",) + LIFTING),
+        """, ("split_offset_values",)),
     # An integer theta split as it is: an integer w and an np.int64 b, where the docstring asks for floats.
     KnownWrong("split_offset_keeps_the_integer_dtype", """
         def split_offset(theta):
             return theta[:-1], theta[-1]
         """, ("split_offset_values",)),
+    # b as an array of shape (): a number to print, not a float (expect_number in the visible test refuses it too).
+    KnownWrong("split_offset_offset_as_a_0d_array", """
+        def split_offset(theta):
+            theta = np.asarray(theta, dtype=float)
+            return theta[:-1].copy(), theta[-1:].reshape(())
+        """, ("split_offset_values",)),
     # -- train_through_origin ---------------------------------------------------------------
     KnownWrong("origin_on_plane_is_not_a_mistake", _origin(test="y_i * (theta @ x_i) < 0"),
-               ("train_through_origin_values",) + LIFTING),
-    KnownWrong("origin_wrong_sign", _origin(step="theta = theta - y_i * x_i"), ("train_through_origin_values",) + LIFTING),
-    KnownWrong("origin_never_stops_early", _origin(stop="pass"), ("train_through_origin_values",) + LIFTING),
-    KnownWrong("origin_stops_after_one_epoch", _origin(stop="break"), ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
+    KnownWrong("origin_wrong_sign", _origin(step="theta = theta - y_i * x_i"), ("train_through_origin_values",)),
+    KnownWrong("origin_never_stops_early", _origin(stop="pass"), ("train_through_origin_values",)),
+    KnownWrong("origin_stops_after_one_epoch", _origin(stop="break"), ("train_through_origin_values",)),
     KnownWrong("origin_counts_last_epoch_only", _origin(result="theta, made, epoch"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_predicts_minus_one_on_the_plane", _origin(test="(1 if theta @ x_i > 0 else -1) != y_i"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_updates_without_the_label", _origin(step="theta = theta + x_i"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_starts_from_the_first_example", _origin(start="y[0] * X[0]"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_counts_epochs_from_zero", _origin(epochs="range(max_epochs)"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_runs_one_epoch_too_few", _origin(epochs="range(1, max_epochs)"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_runs_one_epoch_too_many", _origin(epochs="range(1, max_epochs + 2)"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     # A shortcut after an epoch with mistakes: when theta already separates the data, count the clean epoch that
     # would follow as run. One epoch too many, past max_epochs, when the last mistake falls in the last epoch allowed.
+    # (Returning min(epoch + 1, max_epochs) instead is right: see RIGHT_ANSWERS in the claims test.)
     KnownWrong("origin_counts_the_clean_epoch_it_skips",
                _origin(stop="if made == 0:\n                    break\n"
                             "                if np.all(y * (X @ theta) > 0):\n"
                             "                    return theta, n_mistakes, epoch + 1"),
-               ("train_through_origin_values", "lifting_one_dimensional")),
+               ("train_through_origin_values",)),
     # Whole numbers as floats: the docstrings ask for int counts.
     KnownWrong("origin_returns_float_counts", _origin(result="theta, float(n_mistakes), float(epoch)"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_returns_numpy_float_counts", _origin(result="theta, np.float64(n_mistakes), np.float64(epoch)"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_leaves_out_the_epoch_without_mistakes", _origin(result="theta, n_mistakes, epoch - (made == 0)"),
-               ("train_through_origin_values",) + LIFTING),
+               ("train_through_origin_values",)),
     KnownWrong("origin_folds_the_labels_into_X_in_place", """
         def train_through_origin(X, y, *, max_epochs=100):
             X = np.asarray(X, dtype=float)
@@ -183,12 +202,42 @@ KNOWN_WRONG = [
                 if made == 0:
                     break
             return theta, n_mistakes, epoch
-        """, ("train_through_origin_values",) + LIFTING),
+        """, ("train_through_origin_values",)),
     # theta shaped like a point, and updated in place: on integer points an update by a float label raises
-    # UFuncTypeError, and with integer labels theta comes back as an integer array. Part C lifts to floats first.
+    # UFuncTypeError, and with integer labels theta comes back as an integer array.
     KnownWrong("origin_zeros_like_in_place", _origin(start="np.zeros_like(X[0])", step="theta += y_i * x_i")
                .replace("X = np.asarray(X, dtype=float)", "X = np.asarray(X)"), ("train_through_origin_values",)),
     KnownWrong("origin_starts_with_the_dtype_of_X", _origin(start="np.zeros(X.shape[1], dtype=X.dtype)")
+               .replace("X = np.asarray(X, dtype=float)", "X = np.asarray(X)"), ("train_through_origin_values",)),
+    # The notes' sign(0) = +1 used as the mistake test: a point on the plane labelled -1 is then a mistake, but one
+    # labelled +1 is not.
+    KnownWrong("origin_predicts_plus_one_on_the_plane", _origin(test="(1 if theta @ x_i >= 0 else -1) != y_i"),
+               ("train_through_origin_values",)),
+    KnownWrong("origin_strict_test_unless_theta_is_zero", _origin(test="y_i * (theta @ x_i) < 0 or not theta.any()"),
+               ("train_through_origin_values",)),
+    # The right run on the labels folded into X once, in place: the caller's float X changes (the docstring says
+    # "Not modified"). train_with_lifting hands it a new lifted array, so Part C keeps its points.
+    KnownWrong("origin_folds_the_labels_into_X_once_in_place", """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            X *= np.asarray(y, dtype=float)[:, None]
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for z in X:
+                    if theta @ z <= 0:
+                        theta = theta + z
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta, n_mistakes, epoch
+        """, ("train_through_origin_values",)),
+    # theta as a list: the right numbers, not the float64 array the docstring asks for. split_offset converts it.
+    KnownWrong("origin_returns_theta_as_a_list", _origin(result="theta.tolist(), n_mistakes, epoch"),
+               ("train_through_origin_values",)),
+    KnownWrong("origin_zeros_like_without_a_conversion", _origin(start="np.zeros_like(X[0])")
                .replace("X = np.asarray(X, dtype=float)", "X = np.asarray(X)"), ("train_through_origin_values",)),
     # -- train_with_lifting ------------------------------------------------------------------------
     KnownWrong("lifting_forgets_to_lift", """
@@ -252,6 +301,64 @@ KNOWN_WRONG = [
             theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
             return theta[1:].copy(), float(theta[0]), n_mistakes, n_epochs
         """, LIFTING),
+    # A loop of its own over the lifted points, with the student's absorb_offset and split_offset: the lifting without
+    # train_through_origin. train_with_lifting_reversed tells it apart.
+    KnownWrong("lifting_trains_the_lifted_points_with_a_loop_of_its_own", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            Z = absorb_offset(X)
+            theta = np.zeros(Z.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for z, t in zip(Z, y):
+                    if t * (theta @ z) <= 0:
+                        theta = theta + t * z
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            w, b = split_offset(theta)
+            return w, b, n_mistakes, epoch
+        """, LIFTING),
+    # Part C is judged with the student's own functions: a mistake of its own still fails when Part A or B is wrong.
+    KnownWrong("lifting_returns_minus_the_offset_and_origin_predicts_plus_one_on_the_plane", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
+            w, b = split_offset(theta)
+            return w, -b, n_mistakes, n_epochs
+        """ + _origin(test="(1 if theta @ x_i >= 0 else -1) != y_i"), ("train_through_origin_values",) + LIFTING),
+    KnownWrong("lifting_ignores_max_epochs_and_absorb_offset_appends_zeros", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y)
+            w, b = split_offset(theta)
+            return w, b, n_mistakes, n_epochs
+
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            return np.hstack([X, np.zeros((X.shape[0], 1))])
+        """, ("absorb_offset_values",) + LIFTING),
+    # A right train_with_lifting, but absorb_offset hands X itself to a train_through_origin that changes its input:
+    # together they change the caller's X, the one way a Part A or B mistake costs Part C besides an exception.
+    KnownWrong("absorb_offset_returns_X_and_origin_folds_the_labels_in_place", """
+        def absorb_offset(X):
+            return np.asarray(X, dtype=float)
+
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            X *= np.asarray(y, dtype=float)[:, None]
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for z in X:
+                    if theta @ z <= 0:
+                        theta = theta + z
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta, n_mistakes, epoch
+        """, ("absorb_offset_values", "train_through_origin_values") + LIFTING),
     # Problem set 2's loop pasted in: the numbers of the perceptron with an offset, without the lifting the part
     # teaches. Only train_with_lifting_reversed tells it apart, with the rest of the notebook right or wrong.
     KnownWrong("lifting_is_a_pasted_training_loop", _pasted(), LIFTING),
