@@ -17,7 +17,9 @@ A linear program (scipy's ``linprog``, whose infeasibility is a numerical verdic
 exact certificates and decides the claims about random data.
 
 The last tests run right implementations that the notebook's texts allow, written in other ways than
-the solution, through the hidden checks: none may lose a point.
+the solution, through the hidden checks: none may lose a point; they check that the types the docstrings
+ask for (float64 arrays, a float offset) are what the checks require; and they mark the cases of the
+marking guides with the starting rubric's items, as the marking page adds them up.
 """
 
 import itertools
@@ -343,8 +345,8 @@ RIGHT_ANSWERS = {
             w = np.array(w, dtype=float)
             x = np.array(x, dtype=float)
             if np.sign(np.dot(w, x) + b) != y:
-                return [w + y * x, b + y, True]
-            return [w, b, False]
+                return [w + y * x, float(b + y), True]
+            return [w, float(b), False]
         """,
     "the update through perceptron_update, a while loop and a numpy bool": """
         def perceptron_update(w, b, x, y):
@@ -469,3 +471,126 @@ def test_the_four_point_example_with_an_offset_ends_on_one_line_by_two_routes(no
         r = pl.train_perceptron(X_o, y_o)
         assert (r.w.tolist(), float(r.b), int(r.n_mistakes)) == ([1.0, 1.0], 0.0, 2)
     assert "12 of the 24 orders end at $w = (2, 2)$" in cell_text(notebook, "written_order")
+
+
+@pytest.mark.parametrize("got, expected, message", [
+    ((np.array([2.0, 2.0], dtype=np.float32), 2.0, True), (np.array([2.0, 2.0]), 2.0, True),
+     "value 1 of the result: returned an array of dtype float32; the docstring asks for float64"),
+    (np.array([0.5, 0.0], dtype=np.float32), np.array([0.5, 0.0]), "returned an array of dtype float32"),
+    ((np.array([3.0, -1.0]), 2, True), (np.array([3.0, -1.0]), 2.0, True),
+     "value 2 of the result: returned an integer; the docstring asks for a float (convert with float(...))"),
+    ((np.array([3.0, -1.0]), np.int64(2), True), (np.array([3.0, -1.0]), 2.0, True), "value 2 of the result: returned an integer"),
+    ((np.array([3.0, -1.0]), np.float64(2.0), True), (np.array([3.0, -1.0]), 2.0, True), None),
+    ((np.array([1.0]), 0.0, 2, 2), (np.array([1.0]), 0.0, 2, 2), None),
+    ((np.array([1.0]), 0.0, np.int64(2), 2), (np.array([1.0]), 0.0, 2, 2), None),
+])
+def test_the_docstrings_types_float64_arrays_and_float_offsets_are_required(got, expected, message):
+    """The docstrings ask for float64 arrays and a float b: float32 arrays pass the 1e-7 tolerance on the update
+    cases and the training errors, and an int b passes compare_values, so the type is checked on its own; the
+    counts stay ints, of Python or numpy."""
+    problem = ps2._compare(got, expected)
+    if message is None:
+        assert problem is None
+    else:
+        assert problem is not None and problem.startswith(message), problem
+        assert "dtype=float" in problem or "float(...)" in problem
+
+
+def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
+    assert "return a float where a docstring asks for one, also for integer inputs" in cell_text(
+        notebook, startswith="# Problem set 2")
+    assert "``w_new`` a float64 ndarray of shape (n_features,) and ``b_new`` a float, also for integer inputs" \
+        in cell_text(notebook, "perceptron_update")
+    assert "``w`` a float64 ndarray of shape (n_features,) and ``b`` a float, also for integer data" \
+        in cell_text(notebook, "train_perceptron")
+    for grade_id in ("update_rules", "train_with_offset"):
+        assert "expected a float64 array and a float" in cell_text(notebook, grade_id)
+    assert "Start from b = 0.0." in cell_text(notebook, "train_through_origin")
+    assert "Build it with np.array(errors, dtype=float)." in cell_text(notebook, "training_errors_values")
+
+
+# -- the starting rubric marks as the guides do ---------------------------------------------------------------
+
+def _mark(grade_id, *starts):
+    """The mark of the items of ``grade_id``'s starting rubric whose texts start with ``starts``, as the marking
+    page computes it."""
+    from autograder.course import assignments
+    from autograder.marking.rubrics import rubric_score
+
+    items = assignments.load_rubric(ASSIGNMENT)[grade_id].items
+    ticked = []
+    for start in starts:
+        found = [item for item in items if item.text.startswith(start)]
+        assert len(found) == 1, start
+        ticked.append(found[0].points)
+    return rubric_score(ticked, None, 2.0)
+
+
+# D1's items, by the start of their texts.
+PARTS_HALF, PARTS_FULL = "The parts, half:", "The parts, in full:"
+A_ONLINE, B_BATCH, C_MISSING, BATCH_JUDGED = "Part A is the online", "Part B is the batch", "Part C is missing", \
+    "A batch learner is judged"
+APPLICATION, COUNT = "The application:", "The mistake count there:"
+NOT_A_STREAM, NOT_THE_ERROR = "A fixed training set would", "The mistake count is not"
+# D2's items.
+EXPERIMENT, ANSWER = "The experiment:", "The answer drawn"
+NO_NUMBERS, NO_CHANGE_SHOWN, NO_EXPERIMENT = "The experiment's numbers", "An experiment in which the order changes", \
+    "The question asks for the answer"
+ONLY_ONE, ALWAYS, CONVERGES = "The order can change both", "The order does not always", "On data a plane separates"
+IDEA, WHY, NO_WHY = "The explanation: another order", "Why: whether an example", "The explanation does not say"
+
+GUIDE_CASES = [
+    # (question, what the answer does, the items a TA ticks, the guide's mark)
+    ("written_online_batch", "everything", (PARTS_HALF, PARTS_FULL, APPLICATION, COUNT), 2.0),
+    ("written_online_batch", "A in batch, the training-error claim too, a full application (the referee's G1)",
+     (A_ONLINE, BATCH_JUDGED, APPLICATION, COUNT), 1.0),
+    ("written_online_batch", "the training-error claim as C's reason, A and B right with reasons",
+     (PARTS_HALF, BATCH_JUDGED, APPLICATION, COUNT), 1.5),
+    ("written_online_batch", "C unexplained and the training-error claim: two flaws",
+     (C_MISSING, BATCH_JUDGED, APPLICATION, COUNT), 1.0),
+    ("written_online_batch", "B called online, the facts right", (PARTS_HALF, B_BATCH, APPLICATION, COUNT), 1.5),
+    ("written_online_batch", "the mistake count as the training error of the final weights",
+     (PARTS_HALF, PARTS_FULL, APPLICATION, NOT_THE_ERROR), 1.5),
+    ("written_online_batch", "an X-ray archive, the mistake count right",
+     (PARTS_HALF, PARTS_FULL, COUNT, NOT_A_STREAM), 1.5),
+    ("written_online_batch", "nothing right, every comment ticked",
+     (A_ONLINE, B_BATCH, C_MISSING, BATCH_JUDGED, NOT_A_STREAM, NOT_THE_ERROR), 0.0),
+    ("written_order", "everything", (EXPERIMENT, ANSWER, IDEA, WHY), 2.0),
+    ("written_order", "no experiment and 'always', a full explanation (the referee's G1)",
+     (NO_EXPERIMENT, ALWAYS, IDEA, WHY), 1.0),
+    ("written_order", "no experiment and 'does not converge', a full explanation (the referee's G1)",
+     (NO_EXPERIMENT, CONVERGES, IDEA, WHY), 1.0),
+    ("written_order", "'it can, but not always' from the four-point example through the origin only (M1)",
+     (ANSWER, NO_CHANGE_SHOWN, IDEA, WHY), 1.5),
+    ("written_order", "the general claim that the separator never changes, a right experiment (M2's half case)",
+     (EXPERIMENT, ONLY_ONE, IDEA, WHY), 1.5),
+    ("written_order", "the four-point example with an offset reported as the same line, and the order said to "
+                      "change both (M2)", (EXPERIMENT, ANSWER, IDEA, WHY), 2.0),
+    ("written_order", "numbers missing and 'always'", (NO_NUMBERS, ALWAYS, IDEA, WHY), 1.0),
+    ("written_order", "a right experiment and 'always', only 'the weights depend on the order'",
+     (EXPERIMENT, ALWAYS, IDEA, NO_WHY), 1.0),
+]
+
+
+@pytest.mark.parametrize("grade_id, case, ticked, mark", GUIDE_CASES, ids=[c[1] for c in GUIDE_CASES])
+def test_the_starting_rubric_gives_the_guides_marks(grade_id, case, ticked, mark):
+    assert _mark(grade_id, *ticked) == mark
+
+
+@pytest.mark.parametrize("grade_id, points", [
+    ("written_online_batch", ((PARTS_HALF, PARTS_FULL), (APPLICATION, COUNT))),
+    ("written_order", ((EXPERIMENT, ANSWER), (IDEA, WHY))),
+])
+def test_no_items_a_ta_can_tick_take_a_point_below_zero_or_above_one(grade_id, points):
+    """Every item is worth 0 or more, and the items worth more than 0 are the two halves of the guide's two
+    points: any set of ticked items gives each point 0, 0.5 or 1, the guide's levels, never less."""
+    from autograder.course import assignments
+
+    items = assignments.load_rubric(ASSIGNMENT)[grade_id].items
+    assert all(item.points >= 0 for item in items)
+    positive = sorted(item.text for item in items if item.points > 0)
+    halves = [start for point in points for start in point]
+    assert len(positive) == len(halves) == 4
+    for start in halves:
+        assert sum(item.points for item in items if item.text.startswith(start)) == 0.5, start
+    assert _mark(grade_id, *(item.text for item in items)) == 2.0

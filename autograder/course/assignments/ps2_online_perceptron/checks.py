@@ -11,10 +11,14 @@ stated default from any other.
 The training error after each epoch is checked on data where it differs from
 the mistakes made during the epoch, goes up as well as down, and never
 reaches zero.
-Arrays must come back as float numpy arrays, as the docstrings say: a list, or
-an integer array from integer inputs (with or without a mistake), loses the
-points of its cell. The docstrings say float64: values computed in float32
-miss the 1e-7 tolerance on the random data, and their message says why.
+Arrays must come back as float64 numpy arrays and offsets as floats, as the
+docstrings say: a list, an integer array from integer inputs (with or without a
+mistake), a float32 array (whose values, one rounding away from the right ones,
+pass the 1e-7 tolerance on the update cases and the training errors), or an
+offset ``b + y`` left an int by integer inputs, or ``b = 0`` never updated
+through the origin, loses the points of its cell.  Values computed in float32
+and returned as float64 miss the tolerance on the random data of Part B, and
+their message says why.
 ``tests/grader/course/test_ps2_claims.py`` proves what the cases' descriptions
 and the notebook's texts claim about their data.
 """
@@ -26,25 +30,29 @@ import perceptron_lib as pl
 from autograder.judging.checks import Case, Check, compare_values
 
 
-def _float_arrays(got, expected):
-    """``None`` if every array of ``expected`` came back as a float numpy array in ``got``, else the reason."""
+def _floats(got, expected):
+    """``None`` if every array of ``expected`` came back as a float64 numpy array in ``got`` and every float as a
+    float (not an int), else the reason."""
     if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and len(got) == len(expected):
         for k, (g, e) in enumerate(zip(got, expected)):
-            problem = _float_arrays(g, e)
+            problem = _floats(g, e)
             if problem:
                 return f"value {k + 1} of the result: {problem}"
         return None
     if isinstance(expected, np.ndarray):
         if not isinstance(got, np.ndarray):
             return f"returned a {type(got).__name__}; the docstring asks for a numpy array of float64"
-        if got.dtype.kind != "f":
+        if got.dtype != np.float64:
             return (f"returned an array of dtype {got.dtype}; the docstring asks for float64 "
-                    "(convert with np.asarray(..., dtype=float))")
-    return None
+                    "(compute with np.asarray(..., dtype=float))")
+    if isinstance(expected, float) and isinstance(got, (int, np.integer)):
+        return "returned an integer; the docstring asks for a float (convert with float(...))"
+    return None  # an int where an int is expected: compare_values holds the counts to that already
 
 
 def _compare(got, expected):
-    """:func:`compare_values`, and the arrays must be float numpy arrays, as the docstrings promise.
+    """:func:`compare_values`, and the arrays must be float64 numpy arrays and the offsets floats, as the
+    docstrings promise.
 
     Values that miss the tolerance but agree to single precision were computed in float32 (inputs
     converted with ``dtype=np.float32``, even if the result is float64 again): the message says so.
@@ -53,7 +61,7 @@ def _compare(got, expected):
     if problem and compare_values(got, expected, rtol=1e-5, atol=1e-6) is None:
         problem += (" (they agree with the right values only to about 6 digits, the precision of float32: "
                     "compute in float64, numpy's default, with np.asarray(..., dtype=float))")
-    return problem or _float_arrays(got, expected)
+    return problem or _floats(got, expected)
 
 
 def _update(w, b, x, y):

@@ -5,13 +5,13 @@ from autograder.course.known_wrong import KnownWrong
 
 def _train(*, test="y_i * (w @ x_i + b) <= 0", w_step="w = w + y_i * x_i", b_step="b = b + float(y_i)",
            epochs="range(1, max_epochs + 1)", order="zip(X, y)", stop="if made == 0:\n                    break",
-           result="w, float(b), n_mistakes, epoch"):
+           result="w, float(b), n_mistakes, epoch", start="0.0"):
     """A training loop with one of its lines replaced by a mistake."""
     return f"""
         def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
             X = np.asarray(X, dtype=float)
             w = np.zeros(X.shape[1])
-            b = 0.0
+            b = {start}
             n_mistakes = 0
             epoch = 0
             for epoch in {epochs}:
@@ -152,6 +152,20 @@ KNOWN_WRONG = [
                 return np.asarray(w, float) + y * np.asarray(x, float), float(b + y), True
             return w.copy(), b, False
         """, ("update_rules",)),
+    KnownWrong("update_computed_in_float32", """
+        def perceptron_update(w, b, x, y):
+            w, x = np.asarray(w, dtype=np.float32), np.asarray(x, dtype=np.float32)
+            if y * (w @ x + b) <= 0:
+                return w + y * x, float(b + y), True
+            return w.copy(), float(b), False
+        """, ("update_worked_example", "update_rules")),
+    KnownWrong("update_offset_left_an_int", """
+        def perceptron_update(w, b, x, y):
+            w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+            if y * (w @ x + b) <= 0:
+                return w + y * x, b + y, True
+            return w.copy(), b, False
+        """, ("update_rules",)),
     # -- train_perceptron -------------------------------------------------------------
     KnownWrong("train_on_plane_is_not_a_mistake", _train(test="y_i * (w @ x_i + b) < 0"),
                ("train_through_origin", "train_with_offset", "train_stopping_rule")),
@@ -268,6 +282,11 @@ KNOWN_WRONG = [
                     break
             return w, float(b), n_mistakes, epoch
         """, ("train_with_offset",)),
+    KnownWrong("train_offset_an_int_through_origin", _train(start="0", result="w, b, n_mistakes, epoch"),
+               ("train_through_origin",)),
+    KnownWrong("train_offset_sums_integer_labels",
+               _train(start="0", b_step="b = b + y_i", result="w, b, n_mistakes, epoch"),
+               ("train_through_origin", "train_with_offset")),
     # -- training_errors ---------------------------------------------------------------------------
     KnownWrong("errors_are_the_mistakes_during_the_epoch", _errors(measure="made / len(y)"), ERRORS),
     KnownWrong("errors_counted_not_divided", _errors(measure="int(np.sum(y * (X @ w + b) <= 0))"), ERRORS),
@@ -278,6 +297,7 @@ KNOWN_WRONG = [
     KnownWrong("errors_ignore_max_epochs", _errors(epochs="100"), ERRORS),
     KnownWrong("errors_one_epoch_short", _errors(epochs="max_epochs - 1"), ERRORS),
     KnownWrong("errors_returned_as_a_list", _errors(result="errors"), ERRORS),
+    KnownWrong("errors_returned_as_float32", _errors(result="np.array(errors, dtype=np.float32)"), ERRORS),
     KnownWrong("errors_leave_out_the_clean_epoch", _errors(
         record="if made == 0:\n                    break\n                errors.append({measure})", stop="pass"), ERRORS),
     KnownWrong("errors_stop_at_zero_training_error", _errors(stop="if errors[-1] == 0:\n                    break"),
