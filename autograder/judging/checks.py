@@ -149,6 +149,53 @@ def _as_vector(value):
     return None
 
 
+def in_result(k, problem):
+    """``problem`` of value ``k`` (from 0) of a tuple a function returned, as a message reads it after the
+    function's name: "returned, as value 2 of its result, an integer; ..."."""
+    if problem.startswith("returned "):
+        return f"returned, as value {k + 1} of its result, {problem[len('returned '):]}"
+    return f"got, as value {k + 1} of its result, a value that is wrong: {problem}"
+
+
+def compare_near_float32(got, expected):
+    """:func:`compare_values`; values that miss the tolerance but agree to single precision were computed in
+    float32 (inputs converted with ``dtype=np.float32``, even if the result is float64 again): the message says
+    so."""
+    problem = compare_values(got, expected)
+    if problem and compare_values(got, expected, rtol=1e-5, atol=1e-6) is None:
+        problem += (" (they agree with the right values only to about 6 digits, the precision of float32: "
+                    "compute in float64, numpy's default, with np.asarray(..., dtype=float))")
+    return problem
+
+
+def float64_problem(got, expected):
+    """``None`` if every array of ``expected`` came back as a float64 numpy array in ``got`` and every float as a
+    float (not an integer), as the docstrings that promise float64 ask; else the reason.  Everything else is
+    :func:`compare_values`' to judge."""
+    if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and len(got) == len(expected):
+        for k, (g, e) in enumerate(zip(got, expected)):
+            problem = float64_problem(g, e)
+            if problem:
+                return in_result(k, problem)
+        return None
+    if isinstance(expected, np.ndarray):
+        if not isinstance(got, np.ndarray):
+            return f"returned a {type(got).__name__}; the docstring asks for a numpy array of float64"
+        if got.dtype != np.float64:
+            return (f"returned an array of dtype {got.dtype}; the docstring asks for float64 "
+                    "(compute with np.asarray(..., dtype=float))")
+    if isinstance(expected, float):
+        if isinstance(got, (int, np.integer, np.bool_)) or (isinstance(got, np.ndarray) and got.dtype.kind in "iub"):
+            return "returned an integer; the docstring asks for a float (convert with float(...))"
+    return None
+
+
+def compare_float64(got, expected):
+    """:func:`compare_near_float32`, and :func:`float64_problem`: the values, then the types the docstrings
+    promise."""
+    return compare_near_float32(got, expected) or float64_problem(got, expected)
+
+
 def compare_values(got, expected, *, rtol=1e-7, atol=1e-9):
     """``None`` if ``got`` matches ``expected`` in structure, type, shape and value, else the reason.
 
@@ -169,7 +216,7 @@ def compare_values(got, expected, *, rtol=1e-7, atol=1e-9):
         for k, (g, e) in enumerate(zip(got, expected)):
             problem = compare_values(g, e, rtol=rtol, atol=atol)
             if problem:
-                return f"value {k + 1} of the result: {problem}"
+                return in_result(k, problem)
         return None
     if isinstance(expected, np.ndarray):
         vec = _as_vector(got)

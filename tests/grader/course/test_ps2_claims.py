@@ -475,11 +475,11 @@ def test_the_four_point_example_with_an_offset_ends_on_one_line_by_two_routes(no
 
 @pytest.mark.parametrize("got, expected, message", [
     ((np.array([2.0, 2.0], dtype=np.float32), 2.0, True), (np.array([2.0, 2.0]), 2.0, True),
-     "value 1 of the result: returned an array of dtype float32; the docstring asks for float64"),
+     "returned, as value 1 of its result, an array of dtype float32; the docstring asks for float64"),
     (np.array([0.5, 0.0], dtype=np.float32), np.array([0.5, 0.0]), "returned an array of dtype float32"),
     ((np.array([3.0, -1.0]), 2, True), (np.array([3.0, -1.0]), 2.0, True),
-     "value 2 of the result: returned an integer; the docstring asks for a float (convert with float(...))"),
-    ((np.array([3.0, -1.0]), np.int64(2), True), (np.array([3.0, -1.0]), 2.0, True), "value 2 of the result: returned an integer"),
+     "returned, as value 2 of its result, an integer; the docstring asks for a float (convert with float(...))"),
+    ((np.array([3.0, -1.0]), np.int64(2), True), (np.array([3.0, -1.0]), 2.0, True), "returned, as value 2 of its result, an integer"),
     ((np.array([3.0, -1.0]), np.float64(2.0), True), (np.array([3.0, -1.0]), 2.0, True), None),
     ((np.array([1.0]), 0.0, 2, 2), (np.array([1.0]), 0.0, 2, 2), None),
     ((np.array([1.0]), 0.0, np.int64(2), 2), (np.array([1.0]), 0.0, 2, 2), None),
@@ -488,7 +488,7 @@ def test_the_docstrings_types_float64_arrays_and_float_offsets_are_required(got,
     """The docstrings ask for float64 arrays and a float b: float32 arrays pass the 1e-7 tolerance on the update
     cases and the training errors, and an int b passes compare_values, so the type is checked on its own; the
     counts stay ints, of Python or numpy."""
-    problem = ps2._compare(got, expected)
+    problem = ps2.compare_float64(got, expected)
     if message is None:
         assert problem is None
     else:

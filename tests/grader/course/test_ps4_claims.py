@@ -190,7 +190,7 @@ def test_the_integer_cases_hold_integers_and_catch_an_integer_theta():
     ((np.array([1.0]), True), (np.array([1.0]), 1), False),                        # a bool for a count
 ])
 def test_the_type_rule_takes_float_arrays_and_floats_only(got, expected, accepted):
-    assert (ps4._compare(got, expected) is None) == accepted
+    assert (ps4.compare_float64(got, expected) is None) == accepted
 
 
 def test_the_four_xor_points_never_converge_even_with_an_offset():
@@ -290,7 +290,7 @@ def test_part_c_accepts_the_offset_perceptron_or_exactly_what_the_student_s_func
     compare = ps4._judged_with_yours(reverse=False)
     assert (compare((got, yours), expected) is None) == accepted
     # With the student's functions raising, only the perceptron with an offset passes.
-    assert (compare((got, None), expected) is None) == (ps4._compare(got, expected) is None)
+    assert (compare((got, None), expected) is None) == (ps4.compare_float64(got, expected) is None)
 
 
 # A mistake in Part A or B, with the solution's train_with_lifting: its own cell fails, Part C keeps its points.
@@ -544,7 +544,7 @@ def test_the_locked_helper_gives_the_student_s_own_run_and_none_when_a_function_
     # With the solution, what train_with_lifting returns is what the three functions give, in either order.
     for reverse in (False, True):
         result, yours = namespace["lifting_with_your_functions"](X1, y1, reverse=reverse, max_epochs=4)
-        assert ps4._identical(result, yours) and ps4._compare(result, ps4._lifting(X1, y1, reverse=reverse,
+        assert ps4._identical(result, yours) and ps4.compare_float64(result, ps4._lifting(X1, y1, reverse=reverse,
                                                                                    max_epochs=4)) is None
     # A train_with_lifting written out, with split_offset a stub: the result alone is judged.
     exec("def split_offset(theta):\n    raise NotImplementedError()\n", namespace)
@@ -553,7 +553,7 @@ def test_the_locked_helper_gives_the_student_s_own_run_and_none_when_a_function_
          " max_epochs=max_epochs)\n"
          "    return theta[:-1], float(theta[-1]), n_mistakes, n_epochs\n", namespace)
     result, yours = namespace["lifting_with_your_functions"](X1, y1)
-    assert yours is None and ps4._compare(result, ps4._lifting(X1, y1)) is None
+    assert yours is None and ps4.compare_float64(result, ps4._lifting(X1, y1)) is None
     verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks("ps4_offset"), namespace)}
     assert [g for g, v in verdicts.items() if not v.passed] == ["split_offset_values"]
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import perceptron_lib as pl
 
-from autograder.judging.checks import Case, Check, compare_values
+from autograder.judging.checks import Case, Check, compare_near_float32
 
 _rng = np.random.default_rng(20240101)
 
@@ -34,21 +34,10 @@ def _side(X, w, b=0.0):
     return pl.sign(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b).astype(np.int64)
 
 
-def _float64(got, expected):
-    """:func:`compare_values`; values that miss the tolerance but agree to single precision were computed in
-    float32 (inputs converted with ``dtype=np.float32``, even if the result is float64 again): the message says
-    so, as in problem set 2."""
-    problem = compare_values(got, expected)
-    if problem and compare_values(got, expected, rtol=1e-5, atol=1e-6) is None:
-        problem += (" (they agree with the right values only to about 6 digits, the precision of float32: "
-                    "compute in float64, numpy's default, with np.asarray(..., dtype=float))")
-    return problem
-
-
 def _numpy_array(got, expected):
-    """:func:`_float64`, and the result must be a numpy array, as the docstring says and ``expect_array`` in
+    """:func:`compare_near_float32`, and the result must be a numpy array, as the docstring says and ``expect_array`` in
     the visible tests requires."""
-    problem = _float64(got, expected)
+    problem = compare_near_float32(got, expected)
     if problem is None and not isinstance(got, np.ndarray):
         problem = f"returned a {type(got).__name__}; the docstring asks for a numpy array"
     return problem
@@ -179,7 +168,7 @@ CHECKS = [
         ],
         expected=pl.margin,
         hint="The margin is min_i y_i (w . x_i + b) / ||w||: the smallest, with the labels, divided by ||w||.",
-        compare=_float64,
+        compare=compare_near_float32,
     ),
     Check(
         grade_id="margin_not_separating",
@@ -200,7 +189,7 @@ CHECKS = [
         expected=pl.margin,
         hint="The margin is min_i y_i (w . x_i + b) / ||w||, with b: when a point is on the wrong side its term is "
              "negative, and so is the margin. Keep the sign (no abs(), and no 0 in its place).",
-        compare=_float64,
+        compare=compare_near_float32,
     ),
     Check(
         grade_id="separates_values",

@@ -27,41 +27,7 @@ import numpy as np
 
 import perceptron_lib as pl
 
-from autograder.judging.checks import Case, Check, compare_values
-
-
-def _floats(got, expected):
-    """``None`` if every array of ``expected`` came back as a float64 numpy array in ``got`` and every float as a
-    float (not an int), else the reason."""
-    if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and len(got) == len(expected):
-        for k, (g, e) in enumerate(zip(got, expected)):
-            problem = _floats(g, e)
-            if problem:
-                return f"value {k + 1} of the result: {problem}"
-        return None
-    if isinstance(expected, np.ndarray):
-        if not isinstance(got, np.ndarray):
-            return f"returned a {type(got).__name__}; the docstring asks for a numpy array of float64"
-        if got.dtype != np.float64:
-            return (f"returned an array of dtype {got.dtype}; the docstring asks for float64 "
-                    "(compute with np.asarray(..., dtype=float))")
-    if isinstance(expected, float) and isinstance(got, (int, np.integer)):
-        return "returned an integer; the docstring asks for a float (convert with float(...))"
-    return None  # an int where an int is expected: compare_values holds the counts to that already
-
-
-def _compare(got, expected):
-    """:func:`compare_values`, and the arrays must be float64 numpy arrays and the offsets floats, as the
-    docstrings promise.
-
-    Values that miss the tolerance but agree to single precision were computed in float32 (inputs
-    converted with ``dtype=np.float32``, even if the result is float64 again): the message says so.
-    """
-    problem = compare_values(got, expected)
-    if problem and compare_values(got, expected, rtol=1e-5, atol=1e-6) is None:
-        problem += (" (they agree with the right values only to about 6 digits, the precision of float32: "
-                    "compute in float64, numpy's default, with np.asarray(..., dtype=float))")
-    return problem or _floats(got, expected)
+from autograder.judging.checks import Case, Check, compare_float64
 
 
 def _update(w, b, x, y):
@@ -119,7 +85,7 @@ CHECKS = [
             Case("a misclassified negative point in 3-D", (np.array([0.5, -1.0, 2.0]), 0.25, np.array([0.0, 1.0, 1.0]), -1)),
         ],
         expected=_update,
-        compare=_compare,
+        compare=compare_float64,
         hint="On a mistake, w becomes w + y x and b becomes b + y; return (w_new, b_new, mistake).",
     ),
     Check(
@@ -143,7 +109,7 @@ CHECKS = [
             Case("a correctly classified point in 4-D", (np.array([0.3, 0.1, -0.2, 0.4]), 0.0, np.array([1.0, 1.0, -1.0, 1.0]), 1)),
         ],
         expected=_update,
-        compare=_compare,
+        compare=compare_float64,
         hint="Update only when y (w . x + b) <= 0, and return new arrays rather than changing w.",
     ),
     Check(
@@ -162,7 +128,7 @@ CHECKS = [
                  "max_epochs=4", (X_off, y_off), {"fit_intercept": False, "max_epochs": 4}),
         ],
         expected=_train,
-        compare=_compare,
+        compare=compare_float64,
         hint="Start from w = 0; update on y (w . x) <= 0; with fit_intercept=False, b stays 0; stop after the "
              "first epoch without a mistake (and count it), or after max_epochs epochs.",
     ),
@@ -178,7 +144,7 @@ CHECKS = [
             Case("a single example, the point (2, -1) labelled -1", (X_one, y_one)),
         ],
         expected=_train,
-        compare=_compare,
+        compare=compare_float64,
         hint="On every mistake add y x to w and y to b, visiting the examples in the given order; stop after the "
              "first epoch without a mistake (and count it), or after max_epochs epochs.",
     ),
@@ -200,7 +166,7 @@ CHECKS = [
             Case("the four XOR points, which never converge, with the default max_epochs", (XOR4, XOR4_y)),
         ],
         expected=_train,
-        compare=_compare,
+        compare=compare_float64,
         hint="Stop after the first epoch without a mistake (and count it), or after max_epochs epochs.",
     ),
     Check(
@@ -225,7 +191,7 @@ CHECKS = [
             Case("a single example, the point (2, -1) labelled -1", (X_one, y_one)),
         ],
         expected=_training_errors,
-        compare=_compare,
+        compare=compare_float64,
         hint="After each epoch, count the training examples the weights of that moment get wrong or put on "
              "the plane, divided by the number of examples; one entry per epoch run, up to the first epoch "
              "without a mistake (included) or max_epochs epochs.",

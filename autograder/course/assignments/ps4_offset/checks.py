@@ -61,43 +61,7 @@ import numpy as np
 
 import perceptron_lib as pl
 
-from autograder.judging.checks import Case, Check, compare_values
-
-
-def _floats(got, expected):
-    """``None`` if every array of ``expected`` came back as a float64 numpy array in ``got``, every float as a
-    float and every count as an int, else the reason."""
-    if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and len(got) == len(expected):
-        for k, (g, e) in enumerate(zip(got, expected)):
-            problem = _floats(g, e)
-            if problem:
-                return f"value {k + 1} of the result: {problem}"
-        return None
-    if isinstance(expected, np.ndarray):
-        if not isinstance(got, np.ndarray):
-            return f"returned a {type(got).__name__}; the docstring asks for a numpy array of float64"
-        if got.dtype != np.float64:
-            return (f"returned an array of dtype {got.dtype}; the docstring asks for float64 "
-                    "(convert with np.asarray(..., dtype=float))")
-    if isinstance(expected, float):
-        kind = got.dtype.kind if isinstance(got, np.ndarray) else None
-        if type(got) is int or kind in ("i", "u", "b"):
-            return "returned an integer; the docstring asks for a float (convert with float(...))"
-    return None  # an int where an int is expected: compare_values holds counts to that already
-
-
-def _compare(got, expected):
-    """:func:`compare_values`, and the arrays must be float64 numpy arrays, the offsets floats and the counts ints,
-    as the docstrings promise.
-
-    Values that miss the tolerance but agree to single precision were computed in float32: the message says so,
-    as in problem sets 1 and 2.
-    """
-    problem = compare_values(got, expected)
-    if problem and compare_values(got, expected, rtol=1e-5, atol=1e-6) is None:
-        problem += (" (they agree with the right values only to about 6 digits, the precision of float32: "
-                    "compute in float64, numpy's default, with np.asarray(..., dtype=float))")
-    return problem or _floats(got, expected)
+from autograder.judging.checks import Case, Check, compare_float64
 
 
 def _absorb(X):
@@ -159,7 +123,7 @@ def _judged_with_yours(reverse):
     ``got`` is ``(result, yours)``: what ``train_with_lifting`` (or, with ``reverse``, ``train_with_lifting_reversed``)
     returned, and what the student's ``absorb_offset``, ``train_through_origin`` and ``split_offset`` gave, called in
     turn on the same data (``None`` if they raised).  The result passes when it is the perceptron with an offset
-    (``expected``, under :func:`_compare`'s rules) or exactly ``yours``.  Neither shows an expected value.
+    (``expected``, under :func:`compare_float64`'s rules) or exactly ``yours``.  Neither shows an expected value.
     """
     called = "train_with_lifting_reversed" if reverse else "train_with_lifting"
     trainer = "train_through_origin" + (" (visiting the lifted points in reverse order)" if reverse else "")
@@ -169,7 +133,7 @@ def _judged_with_yours(reverse):
             return ("returned something other than what the locked cell's lifting_with_your_functions returns: has "
                     "the cell been changed?")
         result, yours = got
-        problem = _compare(result, expected)
+        problem = compare_float64(result, expected)
         if problem is None or (yours is not None and _identical(result, yours)):
             return None
         if yours is None:
@@ -267,7 +231,7 @@ CHECKS = [
             Case("a single point in 5-D", (np.array([[0.5, -1.0, 0.0, 2.0, 3.5]]),)),
         ],
         expected=_absorb,
-        compare=_compare,
+        compare=compare_float64,
         hint="Return a new float64 array with a last column of ones: shape (n_samples, n_features + 1).",
     ),
     Check(
@@ -281,7 +245,7 @@ CHECKS = [
             Case("an integer lifted weight vector in 4-D", (np.array([0, 2, -5, 1]),)),
         ],
         expected=_split,
-        compare=_compare,
+        compare=compare_float64,
         hint="w is every entry of theta but the last (a float64 array), b is the last entry (a float), also for an "
              "integer theta.",
     ),
@@ -309,7 +273,7 @@ CHECKS = [
             Case("integer points with float labels", (X_int, y_int_float)),
         ],
         expected=_through_origin,
-        compare=_compare,
+        compare=compare_float64,
         hint="Start from theta = 0 as a float64 array (also for integer points), update on y (theta . x) <= 0, stop "
              "after a clean epoch or at max_epochs.",
     ),
