@@ -363,7 +363,7 @@ def test_grading_warns_when_the_source_changed_since_the_release(released_course
 
 
 @pytest.mark.slow
-def test_limits_measured_at_release_are_reused_until_something_they_depend_on_changes(
+def test_limits_measured_at_release_are_reused_and_measured_again_on_request(
         course_release, released_course, tmp_path, sandbox_ready, capsys):
     from autograder.running.calibrate import saved_path
 
@@ -388,19 +388,47 @@ def test_limits_measured_at_release_are_reused_until_something_they_depend_on_ch
 
     assert f"on {saved['measured']} (saved in .autograder/calibration/{PS1}.json" in grade()
     assert "at the start of this batch" in grade("--recalibrate")
+
+
+def test_a_saved_measurement_holds_until_something_it_depends_on_changes(released_course, tmp_path, monkeypatch):
+    """What the measurement depends on (the limits, the release, a readable record), without grading: each
+    measurement here is recorded, as ``_measure`` records it, with made-up times."""
+    from autograder.course.limits import load_limits
+    from autograder.results import Settings
+    from autograder.running import calibrate
+
+    course = copy_course(released_course, tmp_path / "course")
+    measured = []
+
+    def measure(settings, course_dir, assignment):
+        measured.append(settings.limits.calibration_factor)
+        done = replace(settings, call_seconds=1.5, cell_seconds_by_cell=(("imports", 4.0),))
+        calibrate._save(settings, course_dir, assignment, done, 0.2, 0.075)
+        return done
+
+    monkeypatch.setattr(calibrate, "_measure", measure)
+
+    def limits_text():
+        settings = Settings(limits=load_limits(str(course)))
+        return calibrate.calibrated_settings(settings, str(course), PS1).budget_text
+
+    assert "saved in" in limits_text() and measured == []  # the release's own measurement
     # A different limit is a different measurement: measured again, saved, and then reused.
     with open(course / "nbgrader_config.py", "a") as f:
         f.write("\nc.Autograder.calibration_factor = 10\n")
-    assert "at the start of this batch" in grade()
-    assert "(saved in .autograder/calibration" in grade()
-    (course / "release" / PS1 / f"{PS1}.ipynb").write_text((course / "release" / PS1 / f"{PS1}.ipynb").read_text()
-                                                           .replace("Hyperplanes", "Hyperplanes!", 1))
-    assert "at the start of this batch" in grade()
+    limits_text()
+    assert measured == [10]
+    assert "saved in" in limits_text() and measured == [10]
+    release = course / "release" / PS1 / f"{PS1}.ipynb"
+    release.write_text(release.read_text().replace("Hyperplanes", "Hyperplanes!", 1))
+    limits_text()
+    assert measured == [10, 10]
     # A saved file that cannot be read is measured again, not trusted or fatal.
-    with open(saved_path(str(course), PS1), "w") as f:
+    with open(calibrate.saved_path(str(course), PS1), "w") as f:
         f.write('{"fingerprint": ')
-    assert "at the start of this batch" in grade()
-    assert json.loads(open(saved_path(str(course), PS1)).read())["cell_seconds_by_cell"]
+    limits_text()
+    assert measured == [10, 10, 10]
+    assert json.loads(open(calibrate.saved_path(str(course), PS1)).read())["cell_seconds_by_cell"] == [["imports", 4.0]]
 
 
 # -- the command's refusals -------------------------------------------------------------------
