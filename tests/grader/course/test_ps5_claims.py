@@ -15,9 +15,14 @@ Part D is judged with the student's own functions: tests below check that the pr
 host hands the notebook are the notebook's, that a right Part D keeps its points beside a wrong Part
 A, B or C, and that a Part D that does not follow the protocol loses them beside right ones.
 
+Every hidden case is bounded by the work it makes right functions do (vector-point pairs scored,
+example visits), so that functions written with loops finish well within the time a hidden test
+gives one call; the default size of the protocol is read from the signature instead of run.
+
 The last tests run right implementations that the notebook's texts allow, written in other ways than
-the solution (the average by a running sum, or from the voted counts; the vote by a loop; the
-stopping rule by counting the mistakes), through the hidden checks: none may lose a point.
+the solution (the average by a running sum, or from the voted counts; the vote by a loop over the
+vectors, or by loops over the points and the vectors; the stopping rule by counting the mistakes),
+through the hidden checks: none may lose a point.
 """
 
 import textwrap
@@ -29,6 +34,7 @@ import pytest
 
 import perceptron_lib as pl
 from autograder.course.assignments.ps5_voted_averaged import checks as ps5
+from autograder.course.assignments.ps5_voted_averaged import known_wrong
 from autograder.judging.checks import evaluate_namespace
 
 from tests.support import COURSE
@@ -260,6 +266,21 @@ def test_the_predict_voted_cases_are_what_their_descriptions_say():
     assert (X @ W.T + B)[0, 0] == 0 and votes(X, W, B, C).tolist() == [-1]
     X, W, B, C = described["the vectors (1, 0) and (-1, 0) with counts 2 and 2 and the point (1, 0)"].args
     assert votes(X, W, B, C).tolist() == [0]
+    # 'a tied vote although the last vector votes +1 and the averaged score is positive': the right answer is -1,
+    # which neither breaking the tie with the last vector nor with the averaged score gives.
+    X, W, B, C = described[ps5.TIE_LAST_PLUS].args
+    assert ps5.TIE_LAST_PLUS.startswith("the vectors (-1, 0) and (3, 0) with counts 2 and 2 and the point (1, 0)")
+    assert W.tolist() == [[-1.0, 0.0], [3.0, 0.0]] and C.tolist() == [2, 2] and X.tolist() == [[1.0, 0.0]]
+    assert votes(X, W, B, C).tolist() == [0] and ps5._predict_voted(X, W, B, C).tolist() == [-1]
+    assert pl.sign(X @ W[-1] + B[-1]).tolist() == [1]  # the last vector votes +1
+    assert (X @ (C @ W) / C.sum() + C @ B / C.sum()).tolist() == [1.0]  # the averaged score, (-2 + 6) / 4
+    # Every other tie of the checks is one that the last vector and the averaged score call -1 too: this case is the
+    # one that tells those rules from sign(0) = -1.
+    for describe in ("the vectors (1, 0) and (-1, 0) with counts 2 and 2 and the point (1, 0)",
+                     "a zero vector with count 0 and two opposite votes that tie"):
+        X, W, B, C = described[describe].args
+        tied = votes(X, W, B, C) == 0
+        assert np.all(pl.sign(X[tied] @ W[-1] + B[-1]) == -1) and np.all(X[tied] @ (C @ W) + C @ B <= 0)
     # 'The vector (1, 1) with count 7 outvotes (1, 0) with count 1', at the point (0.5, -1).
     X, W, B, C = described["the four-point example's vectors and the points (2, 1), (-1, -3), (0.5, -1)"].args
     assert (pl.sign(X[2] @ W.T + B) * C).tolist() == [0, 1, -7]
@@ -352,7 +373,7 @@ def test_the_noisy_training_sets_are_not_separable_and_never_converge():
         assert np.sum(y_train != y[:200]) == 40  # 'a fifth of the training labels flipped'
         assert not lp_separable(X[:200], y_train)
         assert not fit(pl.VotedPerceptron, X[:200], y_train, 10).converged_  # 'training runs all 10 epochs'
-    for n_train, flip, seed in [(50, 0.1, 1), (80, 0.25, 5)]:  # the other cases of noisy_comparison_values
+    for n_train, flip, seed in [(50, 0.1, 1), (40, 0.25, 5), (40, 0.2, 0)]:  # the other cases of noisy_comparison_values
         X, y, _ = pl.make_separable(2 * n_train, 5, margin=0.05, random_state=seed)
         assert not lp_separable(X[:n_train], pl.flip_labels(y[:n_train], flip, random_state=seed))
 
@@ -387,8 +408,8 @@ def test_the_host_hands_the_notebook_the_protocol_s_data(notebook):
     assert np.array_equal(X_test, X[50:]) and np.array_equal(y_test, y[50:])
     assert "make_separable(100, 5, margin=0.05, random_state=1)" in cell_text(notebook, "noisy_comparison_values")
     arguments = {"n_train=50, flip_fraction=0.1, random_state=1": ((50, 0.1), {"random_state": 1}),
-                 "the default arguments": ((), {}),
-                 "n_train=80 with a quarter of the labels flipped and another seed": ((80, 0.25), {"random_state": 5}),
+                 "n_train=40 with the default flip_fraction and random_state": ((40,), {}),
+                 "n_train=40 with a quarter of the labels flipped and another seed": ((40, 0.25), {"random_state": 5}),
                  "no flipped labels": ((60, 0.0), {"random_state": 2})}
     checks = own_function_checks()
     assert sorted(case.describe for check in checks for case in check.cases) == sorted(arguments)
@@ -398,11 +419,39 @@ def test_the_host_hands_the_notebook_the_protocol_s_data(notebook):
         assert case.args[3:] == args and case.kwargs == kwargs
         for handed, made in zip(case.args[:3], ps5._protocol_data(*args, **kwargs)):
             assert np.array_equal(handed, made)
-    # "the default arguments": the docstring's defaults, n_train=200, flip_fraction=0.2, random_state=0.
-    assert np.array_equal(checks[1].cases[0].args[1], ps5._protocol_data(200, 0.2, random_state=0)[1])
+    # 'with the default flip_fraction and random_state': the docstring's, 0.2 and 0.
+    assert np.array_equal(checks[1].cases[0].args[1], ps5._protocol_data(40, 0.2, random_state=0)[1])
     text = cell_text(notebook, "noisy_comparison_values").replace(" # ", " ")  # the first line's comment, joined
     assert text.startswith("# Check that compare_on_noisy_data returns three accuracies between 0 and 1, those that "
-                           "the protocol gives with your own train_voted, predict_voted and train_averaged")
+                           "the protocol gives with your own train_voted, predict_voted and train_averaged (whether or "
+                           "not these are right), and that its default arguments are those of the signature given.")
+
+
+def test_the_defaults_of_the_comparison_are_read_from_its_signature(notebook):
+    """Part D: 'they read the default values of compare_on_noisy_data from its signature, with
+    compare_on_noisy_data_defaults'; the defaults the check requires are the docstring's."""
+    from autograder.commands.verify import namespace_from
+
+    source = cell_text(notebook, "compare_on_noisy_data")
+    assert "def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):" in source
+    assert ps5.PROTOCOL_DEFAULTS == {"n_train": 200, "flip_fraction": 0.2, "random_state": 0}
+    for name, value in ps5.PROTOCOL_DEFAULTS.items():
+        assert f"{name} : {type(value).__name__}, default={value}" in source
+    assert "def compare_on_noisy_data_defaults():" in cell_text(notebook, "compare_with_your_functions")
+    (check,) = [c for c in ps5.CHECKS if c.function == "compare_on_noisy_data_defaults"]
+    assert check is ps5.CHECKS[-1]  # after the checks that call the stubs of a blank notebook
+    namespace = namespace_from(notebook)
+    assert namespace["compare_on_noisy_data_defaults"]() == ps5.PROTOCOL_DEFAULTS
+    # A default changed, or a value of another type, fails the check and says which.
+    for changed in ("n_train=100, flip_fraction=0.2, *, random_state=0", "n_train=200, flip_fraction=0.2, *, random_state=1",
+                    "n_train=200.0, flip_fraction=0.2, *, random_state=0", "n_train=200, flip_fraction=0.2, *, random_state=0,"
+                                                                          " extra=1"):
+        exec(f"def compare_on_noisy_data({changed}):\n    pass\n", namespace)
+        (verdict,) = evaluate_namespace([check], namespace)
+        assert not verdict.passed
+        assert verdict.message.startswith("On the signature of compare_on_noisy_data, compare_on_noisy_data_defaults "
+                                          "found the default values ")
+        assert "compare_on_noisy_data's docstring gives n_train=200, flip_fraction=0.2, random_state=0" in verdict.message
 
 
 def part_d_verdict(source, code):
@@ -463,17 +512,7 @@ def test_a_right_part_d_keeps_its_points_beside_a_wrong_part_a_b_or_c(notebook, 
 def test_a_part_d_that_does_not_follow_the_protocol_loses_its_points_beside_right_and_wrong_functions(notebook):
     # The solution's protocol with the voted training's vectors swapped for the average: right functions, a wrong
     # Part D, caught; then the same with a wrong train_voted beside it.
-    swapped = """
-        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
-            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
-            X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]
-            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
-            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
-            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
-            last = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
-            voted = predict_voted(X_test, weights, intercepts, counts)
-            return tuple(float(np.mean(p == y_test)) for p in (last, voted, last))
-        """
+    swapped = known_wrong._protocol(last="np.where(X_test @ w_avg + b_avg > 0, 1, -1)")
     for code in (swapped, swapped + WRONG_PARTS["counts that start at one"]):
         verdict = part_d_verdict(notebook, code)
         assert not verdict.passed
@@ -520,6 +559,93 @@ def test_the_comparison_without_flipped_labels_is_a_hidden_case_of_separable_dat
     """'no flipped labels': the training set is separable, and the three accuracies can coincide."""
     X, y, w_star = pl.make_separable(120, 5, margin=0.05, random_state=2)
     assert pl.is_separated(X[:60], y[:60], w_star)
+
+
+# -- every hidden case is small enough for functions written with loops ------------------------------------------
+
+# The cost of a right predict_voted is one score per vector and point. Written as loops over the points and the
+# vectors, with numpy on each pair (np.dot, then np.where for the sign, the slowest way the referee tried), it takes
+# about 6 microseconds a pair on the course's machine; a pure-Python triple loop, about 3. A hidden test gives one call
+# the floor of its calibrated limit, min_call_seconds = 1 s (the solution's calls take milliseconds), so 20,000 pairs,
+# an eighth of a second at 6 microseconds, leave a margin of 8 for a loaded machine. Training is cheaper still: a visit
+# is one score, and 5,000 visits in one call take a loop a few hundredths of a second. The protocol at its default
+# size is far above the bound: one call of compare_with_your_functions runs it twice, 2 x 760 x 200 = 304,000 pairs.
+MAX_PAIRS_PER_CALL = 20_000
+MAX_VISITS_PER_CALL = 5_000
+PROTOCOL_EPOCHS = 10  # max_epochs=10, step 3 of the protocol
+
+
+def protocol_size(X_train, y_train, X_test):
+    """(vectors, test points) of one run of the protocol: what its call of predict_voted scores."""
+    return len(ps5._voted(X_train, y_train, max_epochs=PROTOCOL_EPOCHS)[0]), len(X_test)
+
+
+def work_of(check, case):
+    """(vectors, points, vector-point pairs, example visits) that the call of ``case`` makes right functions compute:
+    the vectors and points of its largest predict_voted, then its totals."""
+    function = check.function
+    if function == "predict_voted":
+        X, weights = case.args[:2]
+        return len(weights), len(X), len(weights) * len(X), 0
+    if function in ("train_voted", "train_averaged"):
+        X = case.args[0]
+        return 0, 0, 0, len(X) * case.kwargs.get("max_epochs", 10)  # at most max_epochs epochs
+    if function == "compare_on_noisy_data_defaults":
+        return 0, 0, 0, 0  # reads a signature
+    if function == "compare_on_noisy_data":
+        runs, (X_train, y_train, X_test, _) = 1, ps5._protocol_data(*case.args, **case.kwargs)
+    elif function == "compare_with_your_functions":
+        # The student's compare_on_noisy_data on the same arguments, then the three functions again.
+        runs, (X_train, y_train, X_test) = 2, case.args[:3]
+    else:
+        raise AssertionError(f"no bound on the work of {function}: add it to work_of")
+    vectors, points = protocol_size(X_train, y_train, X_test)
+    return vectors, points, runs * vectors * points, runs * 2 * len(X_train) * PROTOCOL_EPOCHS
+
+
+def test_no_hidden_case_makes_a_call_do_more_than_loops_finish_well_within_a_call_s_time():
+    """ERROR 2 of the referee: the protocol at its default size took a right loop-based predict_voted past the one
+    second a hidden test gives a call. Every case of every check is bounded here, by the work it makes right
+    functions do, not by a time measured on a shared machine."""
+    work = {(check.function, case.describe): work_of(check, case) for check in ps5.CHECKS for case in check.cases}
+    too_much = {key: w for key, w in work.items() if w[2] > MAX_PAIRS_PER_CALL or w[3] > MAX_VISITS_PER_CALL}
+    assert too_much == {}
+    assert max(w[2] for w in work.values()) >= MAX_PAIRS_PER_CALL / 2  # the bound is near the largest case
+    # What the default size would cost, and why no case runs it.
+    X_train, y_train, X_test, _ = ps5._protocol_data()
+    vectors, points = protocol_size(X_train, y_train, X_test)
+    assert (vectors, points) == (760, 200) and 2 * vectors * points > 15 * MAX_PAIRS_PER_CALL
+    # Every case that runs the protocol gives n_train (the default's value is read from the signature).
+    for check in ps5.CHECKS:
+        for case in check.cases:
+            if check.function == "compare_on_noisy_data":
+                assert len(case.args) >= 1, case.describe
+            elif check.function == "compare_with_your_functions":
+                assert len(case.args) >= 4, case.describe
+
+
+def test_what_the_notebook_says_about_speed(notebook):
+    """Part B, 'How fast': 'no test calls it with more than 200 vectors or on more than 60 points', 'for each seed it
+    calls predict_voted with 640 to 760 vectors and 200 points'; Part D: 'The tests of this part run the protocol on
+    at most 60 training points'."""
+    sizes = [work_of(check, case)[:2] for check in ps5.CHECKS for case in check.cases]
+    # The visible test of Part D calls predict_voted on the protocol of n_train=50, flip_fraction=0.1, random_state=1.
+    sizes.append(protocol_size(*ps5._protocol_data(50, 0.1, random_state=1)[:3]))
+    assert max(v for v, _ in sizes) <= 200 and max(p for _, p in sizes) <= 60
+    assert max(p for _, p in sizes) == 60
+    training = [len(case.args[0]) for check in ps5.CHECKS if check.function == "compare_with_your_functions"
+                for case in check.cases]
+    training += [case.args[0] for check in ps5.CHECKS if check.function == "compare_on_noisy_data"
+                 for case in check.cases]
+    assert max(training) == 60
+    seeds = [protocol_size(*ps5._protocol_data(random_state=seed)[:3]) for seed in SEEDS]
+    assert min(v for v, _ in seeds) == 640 and max(v for v, _ in seeds) == 760 and {p for _, p in seeds} == {200}
+    part_b = cell_text(notebook, startswith="## Part B")
+    for words in ["no test calls it with more than 200 vectors or on more than 60 points",
+                  "for each seed it calls `predict_voted` with 640 to 760 vectors and 200 points"]:
+        assert words in part_b, words
+    assert "The tests of this part run the protocol on at most 60 training points" in cell_text(
+        notebook, startswith="## Part D")
 
 
 # -- right answers never lose a point ---------------------------------------------------------------------------
@@ -613,6 +739,31 @@ RIGHT_ANSWERS = {
                 epochs_run += 1
             T = epochs_run * n
             return w - u / T, float(b - beta / T)
+        """,
+    "the vote by loops over the points and the vectors, with np.where on each score": """
+        def predict_voted(X, weights, intercepts, counts):
+            labels = []
+            for x in X:
+                total = 0
+                for w, b, c in zip(weights, intercepts, counts):
+                    score = np.dot(w, x) + b
+                    vote = np.where(score > 0, 1, -1)
+                    total += c * vote
+                labels.append(np.where(total > 0, 1, -1))
+            return np.array(labels)
+        """,
+    "the vote by a pure-Python triple loop": """
+        def predict_voted(X, weights, intercepts, counts):
+            labels = []
+            for x in X:
+                total = 0
+                for k in range(len(weights)):
+                    score = intercepts[k]
+                    for j in range(len(x)):
+                        score += weights[k][j] * x[j]
+                    total += counts[k] * (1 if score > 0 else -1)
+                labels.append(1 if total > 0 else -1)
+            return np.array(labels)
         """,
     "the comparison with the last vector as a vote of one, and accuracies from counts": """
         def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):

@@ -26,6 +26,18 @@ functions' results the three accuracies the protocol gives
 those (or the reference's, which a right Part D returns with right
 functions).  A mistake in Parts A to C then costs no point in Part D, unless
 it makes a function raise or return something the protocol cannot use.
+
+Every hidden case is small enough for a right ``predict_voted`` written as
+loops over the points and the vectors: a hidden test gives each call about
+a second (``min_call_seconds``, since the solution's calls are fast), and
+the protocol at its default size (n_train=200: about 760 vectors and 200
+test points, run twice by ``compare_with_your_functions``) takes such a
+loop one to two seconds.  So the protocol runs on at most 60 training
+points, ``flip_fraction`` and ``random_state`` are left out on 40 of them,
+and the default of ``n_train`` is read from the signature by the locked
+``compare_on_noisy_data_defaults``, never by running the default size.  The
+claims test bounds the vector-point pairs each case makes a right
+``predict_voted`` compute.
 """
 
 import warnings
@@ -121,6 +133,31 @@ def _accuracies_from(voted, averaged, predicted, X_test, y_test):
     return tuple(float(np.mean(labels == y_test)) for labels in (last, predicted, averaged_labels))
 
 
+# Part D's hidden cases run the protocol on at most 60 training points (see the module's docstring): the defaults of
+# flip_fraction and random_state are left out on 40 of them, and the default of n_train is read from the signature.
+SMALL_N_TRAIN = 40
+DEFAULT_FLIP_AND_SEED = "n_train=40 with the default flip_fraction and random_state"
+PROTOCOL_DEFAULTS = {"n_train": 200, "flip_fraction": 0.2, "random_state": 0}
+
+
+def _same_defaults(got, expected):
+    """``None`` if ``got``, the default values ``compare_on_noisy_data_defaults`` read from the signature, are
+    ``expected``, else the reason."""
+    def shown(defaults):
+        return ", ".join(f"{name}={value!r}" for name, value in defaults.items())
+
+    if not isinstance(got, dict):
+        return "returned something other than a dict of default values: has the locked cell been changed?"
+    # A whole number must be an int (n_train=200.0 cannot slice the data); a real number may be written as an int.
+    same = set(got) == set(expected) and all(
+        type(got[name]) in ((int,) if type(value) is int else (int, float)) and got[name] == value
+        for name, value in expected.items())
+    if same:
+        return None
+    return (f"found the default values {shown(got) or '(none)'}; compare_on_noisy_data's docstring gives "
+            f"{shown(expected)}")
+
+
 def _with_your_functions(describe, *args, **kwargs):
     """The check of ``compare_on_noisy_data(*args, **kwargs)`` against the protocol run with the student's own
     functions, through the notebook's locked ``compare_with_your_functions``."""
@@ -195,6 +232,10 @@ XOR_DESCRIBE = ("the XOR points (0, 0), (1, 1), (0, 1), (1, 0) labelled -1, -1, 
 # The one-dimensional example makes its last mistake in epoch 10 and none in epoch 11: with max_epochs=11
 # training converges in the last epoch it is allowed, with the default 10 it stops unconverged.
 CONVERGES_IN = 11
+# A tie that neither the last vector nor the averaged score breaks as the rule does: the vote is -2 + 2 = 0, so -1,
+# while the last vector, (3, 0), votes +1 and the averaged score is (2 * -1 + 2 * 3) / 4 = 1 > 0.
+TIE_LAST_PLUS = ("the vectors (-1, 0) and (3, 0) with counts 2 and 2 and the point (1, 0), a tied vote although the "
+                 "last vector votes +1 and the averaged score is positive")
 
 COMPARISON_HINT = ("Follow the protocol with your own functions: the first n_train rows train, with train_voted and "
                    "train_averaged and max_epochs=10, the rest test with their original labels; the last vector is "
@@ -270,9 +311,12 @@ CHECKS = [
             Case("a zero vector with count 0 and two opposite votes that tie",
                  (np.array([[3.0, -1.0], [-1.0, 2.0]]), np.array([[0.0, 0.0], [1.0, 1.0], [-1.0, -1.0]]),
                   np.array([0.0, 0.5, -0.5]), np.array([0, 4, 4]))),
+            Case(TIE_LAST_PLUS, (np.array([[1.0, 0.0]]), np.array([[-1.0, 0.0], [3.0, 0.0]]), np.zeros(2),
+                                 np.array([2, 2]))),
         ],
         expected=_predict_voted,
-        hint="sign(0) = -1, both for a vector that scores exactly 0 and for a tied vote (do not use np.sign).",
+        hint="sign(0) = -1, both for a vector that scores exactly 0 and for a tied vote, whatever the last vector "
+             "or the average would predict (do not use np.sign).",
     ),
     Check(
         grade_id="averaged_four_point",
@@ -314,7 +358,7 @@ CHECKS = [
         function="compare_on_noisy_data",
         cases=[
             Case("n_train=50, flip_fraction=0.1, random_state=1", (50, 0.1), {"random_state": 1}),
-            Case("the default arguments", ()),
+            Case(DEFAULT_FLIP_AND_SEED, (SMALL_N_TRAIN,)),
         ],
         expected=_compare,
         compare=_three_accuracies,
@@ -322,8 +366,18 @@ CHECKS = [
         hint_on_exception=COMPARISON_CALLS,
     ),
     _with_your_functions("n_train=50, flip_fraction=0.1, random_state=1", 50, 0.1, random_state=1),
-    _with_your_functions("the default arguments"),
-    _with_your_functions("n_train=80 with a quarter of the labels flipped and another seed", 80, 0.25,
+    _with_your_functions(DEFAULT_FLIP_AND_SEED, SMALL_N_TRAIN),
+    _with_your_functions("n_train=40 with a quarter of the labels flipped and another seed", SMALL_N_TRAIN, 0.25,
                          random_state=5),
     _with_your_functions("no flipped labels", 60, 0.0, random_state=2),
+    # Last, so that a blank notebook's stubs, which keep the signature, fail the cell with "not implemented" first.
+    Check(
+        grade_id="noisy_comparison_values",
+        function="compare_on_noisy_data_defaults",
+        cases=[Case("the signature of compare_on_noisy_data", ())],
+        expected=lambda: dict(PROTOCOL_DEFAULTS),
+        compare=_same_defaults,
+        hint="Keep the signature the notebook gives: compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, "
+             "random_state=0).",
+    ),
 ]

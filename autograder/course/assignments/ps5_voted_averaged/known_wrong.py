@@ -54,6 +54,31 @@ def _averaged(*, c_start="0", divide="c", increment="c += 1", mistake_extra="", 
         """
 
 
+COMPARISON = ("noisy_comparison_values",)
+
+
+def _protocol(*, n_train="200", split="X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]",
+              labels="y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)",
+              test_on="X_test", truth="y_test", last=None, agree="=="):
+    """Part D's protocol, as the solution runs it, with one of its lines replaced by a mistake: where it
+    splits the data, which labels it flips, which points it tests on and against what, how the last vector
+    predicts, or whether it counts agreements."""
+    last = last or f"np.where({test_on} @ weights[-1] + intercepts[-1] > 0, 1, -1)"
+    first, second = (split, labels) if labels.startswith("y_train") else (labels, split)
+    return f"""
+        def compare_on_noisy_data(n_train={n_train}, flip_fraction=0.2, *, random_state=0):
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
+            {first}
+            {second}
+            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
+            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
+            last = {last}
+            voted = predict_voted({test_on}, weights, intercepts, counts)
+            averaged = np.where({test_on} @ w_avg + b_avg > 0, 1, -1)
+            return tuple(float(np.mean(p {agree} {truth})) for p in (last, voted, averaged))
+        """
+
+
 def _predict(expression):
     return f"""
         def predict_voted(X, weights, intercepts, counts):
@@ -259,6 +284,22 @@ KNOWN_WRONG = [
     # np.sign inside the sum: a vector that scores exactly 0 abstains instead of voting -1.
     KnownWrong("predict_voted_zero_score_abstains",
                _predict("np.where(np.sign(scores) @ np.asarray(counts) > 0, 1, -1)"), ("predict_voted_ties",)),
+    # A tie broken by the most recent vector, or by the averaged score, instead of sign(0) = -1: right whenever that
+    # vector votes -1, or the averaged score is not positive, as in every tie but one of the checks.
+    KnownWrong("predict_voted_tie_goes_to_the_last_vector", """
+        def predict_voted(X, weights, intercepts, counts):
+            scores = np.asarray(X, dtype=float) @ np.asarray(weights, dtype=float).T + np.asarray(intercepts, dtype=float)
+            votes = np.where(scores > 0, 1, -1)
+            total = votes @ np.asarray(counts)
+            return np.where(total > 0, 1, np.where(total < 0, -1, votes[:, -1]))
+        """, ("predict_voted_ties",)),
+    KnownWrong("predict_voted_tie_goes_to_the_averaged_score", """
+        def predict_voted(X, weights, intercepts, counts):
+            scores = np.asarray(X, dtype=float) @ np.asarray(weights, dtype=float).T + np.asarray(intercepts, dtype=float)
+            total = np.where(scores > 0, 1, -1) @ np.asarray(counts)
+            averaged = np.where(scores @ np.asarray(counts) > 0, 1, -1)
+            return np.where(total > 0, 1, np.where(total < 0, -1, averaged))
+        """, ("predict_voted_ties",)),
     KnownWrong("predict_voted_returns_the_vote",
                _predict("np.where(scores > 0, 1, -1) @ np.asarray(counts)"),
                ("predict_voted_values", "predict_voted_ties")),
@@ -352,62 +393,19 @@ KNOWN_WRONG = [
     KnownWrong("averaged_on_plane_is_not_a_mistake",
                _averaged().replace("y_i * (w @ x_i + b) <= 0", "y_i * (w @ x_i + b) < 0"), AVERAGED),
     # -- compare_on_noisy_data -----------------------------------------------------------------------
-    KnownWrong("comparison_tests_on_the_training_set", """
-        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
-            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
-            X_train = X[:n_train]
-            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
-            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
-            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
-            last = np.where(X_train @ weights[-1] + intercepts[-1] > 0, 1, -1)
-            voted = predict_voted(X_train, weights, intercepts, counts)
-            averaged = np.where(X_train @ w_avg + b_avg > 0, 1, -1)
-            return tuple(float(np.mean(p == y_train)) for p in (last, voted, averaged))
-        """, ("noisy_comparison_values",)),
-    KnownWrong("comparison_flips_the_test_labels_too", """
-        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
-            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
-            y = flip_labels(y, flip_fraction, random_state=random_state)
-            X_train, y_train, X_test, y_test = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
-            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
-            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
-            last = np.where(X_test @ weights[-1] + intercepts[-1] > 0, 1, -1)
-            voted = predict_voted(X_test, weights, intercepts, counts)
-            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
-            return tuple(float(np.mean(p == y_test)) for p in (last, voted, averaged))
-        """, ("noisy_comparison_values",)),
-    KnownWrong("comparison_trains_on_the_clean_labels", """
-        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
-            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
-            X_train, y_train, X_test, y_test = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
-            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
-            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
-            last = np.where(X_test @ weights[-1] + intercepts[-1] > 0, 1, -1)
-            voted = predict_voted(X_test, weights, intercepts, counts)
-            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
-            return tuple(float(np.mean(p == y_test)) for p in (last, voted, averaged))
-        """, ("noisy_comparison_values",)),
-    KnownWrong("comparison_returns_error_rates", """
-        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
-            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
-            X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]
-            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
-            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
-            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
-            last = np.where(X_test @ weights[-1] + intercepts[-1] > 0, 1, -1)
-            voted = predict_voted(X_test, weights, intercepts, counts)
-            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
-            return tuple(float(np.mean(p != y_test)) for p in (last, voted, averaged))
-        """, ("noisy_comparison_values",)),
-    KnownWrong("comparison_last_vector_from_the_average", """
-        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0):
-            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
-            X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]
-            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
-            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=10)
-            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=10)
-            voted = predict_voted(X_test, weights, intercepts, counts)
-            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
-            return tuple(float(np.mean(p == y_test)) for p in (averaged, voted, averaged))
-        """, ("noisy_comparison_values",)),
+    KnownWrong("comparison_tests_on_the_training_set",
+               _protocol(split="X_train = X[:n_train]", test_on="X_train", truth="y_train"), COMPARISON),
+    KnownWrong("comparison_flips_the_test_labels_too",
+               _protocol(labels="y = flip_labels(y, flip_fraction, random_state=random_state)",
+                         split="X_train, y_train, X_test, y_test = X[:n_train], y[:n_train], X[n_train:], y[n_train:]"),
+               COMPARISON),
+    KnownWrong("comparison_trains_on_the_clean_labels",
+               _protocol(labels="",
+                         split="X_train, y_train, X_test, y_test = X[:n_train], y[:n_train], X[n_train:], y[n_train:]"),
+               COMPARISON),
+    KnownWrong("comparison_returns_error_rates", _protocol(agree="!="), COMPARISON),
+    # The protocol at another default size: Part D's tests read the defaults from the signature.
+    KnownWrong("comparison_with_another_default_size", _protocol(n_train="100"), COMPARISON),
+    KnownWrong("comparison_last_vector_from_the_average",
+               _protocol(last="np.where(X_test @ w_avg + b_avg > 0, 1, -1)"), COMPARISON),
 ]

@@ -4,8 +4,8 @@ Written from the marking guides in ``notebooks/source/ps5_voted_averaged/ps5_vot
 questions are marked by **parts**: the guides add up their parts, so a TA ticks what the answer earns.
 
 * E1 (``written_voted_vs_averaged``, 2 points, steps of 0.5): the average's side, why one vector is enough (0.5);
-  the vote's side, why every vector must be kept (0.5); an example where the two disagree (0.5), with both
-  predictions computed right (0.5).
+  the vote's side, why every vector must be kept (0.5); an example where the two disagree (0.5), checked by
+  computing both rules, with both predictions computed right (0.5).
 * E2 (``written_noisy``, 2 points, steps of 0.25): the comparison, why the last vector is poor, why the vote
   and the average do better, and the inductive bias (0.5 each, in two pieces of 0.25: a first piece, then
   what completes it).
@@ -27,22 +27,26 @@ RUBRIC = {
                   "of vectors with the same weighted sum that vote differently. Not for 'the vote needs the "
                   "counts'. Tick this part alone for the one sentence 'the average is linear and the vote is not' "
                   "with nothing more."),
-        Item(0.5, "An example: vectors with their counts and a point on which the vote and the average disagree",
-             note="This half alone when one of the two predictions is missing or wrong: a score of 0 voting 0 "
-                  "instead of \u22121, or an average of the vectors without their counts. Nothing when the two "
-                  "rules agree on the example given."),
-        Item(0.5, "Both predictions of the example computed right",
+        Item(0.5, "An example: vectors with their counts (or a training run) and a point on which the vote and the "
+                  "average do disagree",
+             note="Compute both rules yourself first. When they agree on the student's example, tick nothing in "
+                  "this part, even if the student's computation makes them differ (a score of 0 voting 0 instead "
+                  "of \u22121, an average of the vectors without their counts). When they disagree, this half "
+                  "alone if a prediction is missing or computed wrong."),
+        Item(0.5, "Both predictions of the example stated and computed right",
              note="Right examples: the vectors 1 and \u22123 with counts 2 and 1 at the point 1; (0, 1) and (1, 0) "
                   "with counts 3 and 2 at (1, 0); the chapter's (1, \u22121.1) with the four-point example's "
                   "vectors, with or without their offsets; (1, 0) and (0, 1) with counts 3 and 2 at (1, \u22122); "
                   "or one's own, checked."),
     ),
     "written_noisy": parts(
-        Item(0.25, "The comparison: the test accuracies of the last vector, the vote and the average reported",
+        Item(0.25, "The comparison: the results of the last vector, the vote and the average reported, as numbers "
+                   "or in words",
              note="This quarter alone for numbers with no reading, or with a reading the numbers do not show."),
         Item(0.25, "The comparison read: the last vector is much less accurate and changes more from seed to "
                    "seed; the vote and the average are close to each other and higher",
-             note="A student who ran other seeds is marked on the reading of their own output."),
+             note="Quoting the numbers is not required: a right reading in words earns both quarters. A student "
+                  "who ran other seeds is marked on the reading of their own output."),
         Item(0.25, "Why the last vector is poor: one reason (the flipped labels make the data not separable, so "
                    "training never converges; or the last vector follows the last few updates)",
              note="This quarter alone for one of the two, or for 'it overfits the noise' with no mechanism. "
