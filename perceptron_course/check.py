@@ -253,7 +253,8 @@ def _run_findings(notebook, interrupted, stopped, died, part_of, *, cell_timeout
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         if index in interrupted:
             problem = (f"ran for more than {cell_timeout:g} s and was interrupted: look for a loop that never ends "
-                       "(grading interrupts it too, and a function that never returns scores 0)")
+                       "or one that does far more work than the task needs (grading interrupts it too, and a "
+                       "function that never returns scores 0)")
             findings.append(Finding(part, False, f"test {gid} {problem}" if is_test else f"{label} {problem}"))
         elif errors:
             error = errors[0]
