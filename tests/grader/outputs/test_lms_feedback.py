@@ -58,12 +58,13 @@ def download(folder):
 
 
 def hidden_failure_cells():
-    """ps1's signed-distance cells judged on a function right on the visible case only: the hidden case fails."""
+    """ps1's signed-distance cells judged on a function right on the visible cases (the worked example, the plane
+    in 3-D and the scaled plane) and wrong on the hidden ones after them: a hidden case fails."""
     import perceptron_lib as pl
 
     def signed_distance(X, w, b=0.0):
         right = pl.signed_distance(X, w, b)
-        return right if b == -5.0 else right + 1.0
+        return right if b in (-5.0, -50.0) or np.shape(w) == (3,) else right + 1.0
 
     checks = [c for c in load_checks(A) if c.function == "signed_distance"]
     verdicts = evaluate_namespace(checks, {"signed_distance": signed_distance})
