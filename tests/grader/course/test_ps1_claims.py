@@ -8,7 +8,9 @@ threshold at 0 separates the points 1, 2, 3, 4, the margin after multiplying by 
 is checked here by computation, in exact arithmetic where a point is said to lie on a plane: a
 score that is exactly 0 must be 0 however a right answer computes it, or the hidden check would
 depend on rounding. Points said to be just off the plane score as little as said, but not 0, with
-the same sign however a right answer computes it, and rounding or a coarse tolerance loses their cell.
+the same sign however a right answer computes it. The notebook allows a guard against rounding noise
+that treats as 0 only scores within 1e-8 of it: such guards keep every point, while the smallest of
+these scores, 1.5e-8, makes rounding or any tolerance from 1.5e-8 up lose its cell.
 
 The last tests run right implementations that the notebook's texts allow, written in other ways than
 the solution, through the hidden checks: none may lose a point. The texts ask for "exactly the types
@@ -169,8 +171,10 @@ def test_every_point_said_to_be_on_the_plane_scores_exactly_zero_however_it_is_c
             assert [i for i, s in enumerate(scores) if s == 0] == zeros, (describe, how)
             assert [i for i, s in enumerate(scores) if s > 0] == [i for i, s in enumerate(exact) if s > 0], (describe, how)
     elif function != "signed_distance" and describe != "the points (3, 4), (0, 0), (-1, 2) and the plane 3 x1 + 4 x2 - 5 = 0":
-        # Anywhere else, a point near the plane would make the answer depend on rounding.
-        assert zeros == [] and min(abs(float(s)) for s in exact) > 1e-6, describe
+        # Anywhere else, a point near the plane would make the answer depend on rounding; the points said to be
+        # just off the plane are still farther from it than the guard against noise the notebook allows.
+        near = describe in NEAR_THE_PLANE or describe in JUST_INSIDE_OR_OUTSIDE
+        assert zeros == [] and min(abs(float(s)) for s in exact) > (NOISE_GUARD if near else 1e-6), describe
     if "but one exactly on the plane" in describe or "but one, labelled -1, exactly on the plane" in describe:
         assert all(y[i] * s > 0 for i, s in enumerate(exact) if i not in zeros), describe
     if "labelled -1, exactly on the plane" in describe:
@@ -190,11 +194,15 @@ def test_every_point_said_to_be_on_the_plane_scores_exactly_zero_however_it_is_c
         assert len(case.args) == (2 if y is None else 3), describe
 
 
+# The most a guard against floating-point noise may treat as 0, as Parts B and D of the notebook say.
+NOISE_GUARD = 1e-8
+
 # Points just off the plane, and how small their scores are: ``sign`` and ``> 0`` must be strict there too.
 NEAR_THE_PLANE = {
     "points 0.001 on either side of the line x1 = 0, with b left at its default": Fraction(1, 1000),
     "points in 3-D just off a plane with an offset, on both sides, with scores w . x + b of about +0.00001 and "
     "-0.00001": Fraction(1, 100000),
+    "points 1.5e-8 on either side of the line x1 = 0, with b left at its default": Fraction(3, 200000000),
 }
 JUST_INSIDE_OR_OUTSIDE = {  # the description's point, its value, and its y (w . x + b)
     "the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.001 (the point 2 is 0.001 inside its side)":
@@ -203,6 +211,8 @@ JUST_INSIDE_OR_OUTSIDE = {  # the description's point, its value, and its y (w .
     "side)": (2, Fraction(1, 100000)),
     "the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 1.999 (the point 2 is 0.001 on the wrong "
     "side)": (1, -Fraction(1, 1000)),
+    "the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.000000015 (the point 2 is 1.5e-8 inside its "
+    "side)": (1, Fraction(3, 200000000)),
 }
 
 
@@ -233,41 +243,100 @@ def test_the_point_said_to_be_just_inside_or_outside_its_side_is_that_close(desc
         assert [label * s > 0 for label, s in zip(y, scores)] == [a > 0 for a in exact], (describe, how)
 
 
-COARSE = {  # rounding the scores or distances to four decimals, or a tolerance of 0.0001 (checks.py's docstring)
-    "scores rounded to four decimals": ("scores", "np.round(q, 4) > 0"),
-    "distances rounded to four decimals": ("distances", "np.round(q, 4) > 0"),
-    "scores compared with a tolerance of 0.0001": ("scores", "q > 1e-4"),
-    "distances compared with a tolerance of 0.0001": ("distances", "q > 1e-4"),
-}
+def test_the_scores_closest_to_the_plane_are_exactly_what_is_said(notebook):
+    """The 1.5e-8 cases, exactly: every way of computing gives the same float, which is above the guard the
+    notebook allows (1e-8) and below 1.5e-8, so a tolerance of 1.5e-8 or more rejects it; and the notebook, the
+    hints and this file name the same guard."""
+    tiny = 3 * Fraction(1, 200000000)
+    # side_of_plane: w = (1, 0) is a unit normal, and every score is exactly the float nearest to +-1.5e-8.
+    assert ps1.w_tiny.tolist() == [1.0, 0.0]
+    assert exact_scores(ps1.X_tiny, ps1.w_tiny) == [Fraction(1.5e-8), -Fraction(1.5e-8), Fraction(1.5e-8),
+                                                    -Fraction(1.5e-8)]
+    assert abs(Fraction(1.5e-8) - tiny) < Fraction(1, 10 ** 23)
+    for how, scores in float_scores(ps1.X_tiny, ps1.w_tiny).items():
+        assert scores.tolist() == [1.5e-8, -1.5e-8, 1.5e-8, -1.5e-8], how
+    # separates with w = -1, b = 2.000000015: the point 2 is 2.000000015 - 2 inside, which float64 gives as
+    # 1.4999999908837935e-08 (b is the nearest float to 2.000000015; the subtraction is exact).
+    (case,) = [c for _, f, c in all_cases() if f == "separates" and len(c.args) == 4 and c.args[3] == 2.000000015]
+    X, y, w, b = case.args
+    agreement = Fraction(b) - 2
+    assert agreement == Fraction(1.4999999908837935e-08) and abs(agreement - tiny) < Fraction(1, 10 ** 16)
+    for how, scores in float_scores(X, w, b).items():
+        assert (y * scores).tolist()[1] == 1.4999999908837935e-08, how
+    # In float32, b is 2 and the point 2 lies on the plane: 'a separates computed in float32 fails them'.
+    assert np.float32(b) == 2.0
+    assert "a `signed_distance` or a `separates` computed in float32 fails them" in cell_text(
+        notebook, startswith="# Problem set 1")
+    # Above the guard the notebook allows, and below every coarser tolerance from 1.5e-8 up.
+    for size in (1.5e-8, 1.4999999908837935e-08):
+        assert NOISE_GUARD < size <= 1.5e-8 and not np.isclose(size, 0.0)
+    assert "within $10^{-8}$ of it, as `np.isclose(s, 0)` does" in cell_text(notebook, startswith="## Part B")
+    assert "within $10^{-8}$ of it" in cell_text(notebook, startswith="## Part D")
+    assert "farther than 1e-8 from it (np.isclose(s, 0)" in ps1.NEAR_HINT
 
 
-@pytest.mark.parametrize("function, grade_id", [("side_of_plane", "side_of_plane_values"),
-                                                ("separates", "separates_values")])
-@pytest.mark.parametrize("coarse", COARSE)
-def test_rounding_or_a_coarse_tolerance_loses_the_cell_of_the_points_just_off_the_plane(function, grade_id, coarse):
-    """A side of the plane, or y_i (w . x_i + b) for separates, decided by a rounded or shifted value."""
-    from autograder.commands.verify import namespace_from
-
-    namespace = namespace_from(nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4))
-    quantity, positive = COARSE[coarse]
+def _variant(function, quantity, positive):
+    """side_of_plane, or separates on y_i (w . x_i + b), that decides ``> 0`` by ``positive`` applied to q: the
+    scores, or the signed distances."""
     q = "X @ w + b" if quantity == "scores" else "(X @ w + b) / np.linalg.norm(w)"
     if function == "side_of_plane":
-        code = f"""
+        return f"""
             def side_of_plane(X, w, b=0.0):
                 X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
                 q = {q}
                 return np.where({positive}, 1, -1)
             """
-    else:
-        code = f"""
-            def separates(X, y, w, b=0.0):
-                X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
-                q = np.asarray(y) * ({q})
-                return bool(np.all({positive}))
-            """
+    return f"""
+        def separates(X, y, w, b=0.0):
+            X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
+            q = np.asarray(y) * ({q})
+            return bool(np.all({positive}))
+        """
+
+
+def _cells_lost(code):
+    from autograder.commands.verify import namespace_from
+
+    namespace = namespace_from(nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4))
     exec(textwrap.dedent(code), namespace)
-    failed = {v.grade_id for v in evaluate_namespace(ps1.CHECKS, namespace) if not v.passed}
-    assert grade_id in failed
+    return {v.grade_id for v in evaluate_namespace(ps1.CHECKS, namespace) if not v.passed}
+
+
+COARSE = {  # rounding, or a tolerance coarser than the notebook's 1e-8 (checks.py's docstring)
+    "rounded to four decimals": "np.round(q, 4) > 0",
+    "rounded to five decimals": "np.round(q, 5) > 0",
+    "rounded to seven decimals": "np.round(q, 7) > 0",
+    "compared with a tolerance of 0.0001": "q > 1e-4",
+    "compared with a tolerance of 1e-5": "q > 1e-5",
+    "compared with a tolerance of 1e-6": "q > 1e-6",
+    "compared with a tolerance of 1e-7": "q > 1e-7",
+    "compared with a tolerance of 1.5e-8": "q > 1.5e-8",
+    "zero when np.isclose with atol=1e-7 says so": "(q > 0) & ~np.isclose(q, 0.0, atol=1e-7)",
+}
+NOISE_GUARDS = {  # what the notebook allows: treating as 0 only what is within 1e-8 of it
+    "compared with a tolerance of 1e-8": "q > 1e-8",
+    "compared with a tolerance of 1e-9": "q > 1e-9",
+    "zero when np.isclose says so (atol 1e-8)": "(q > 0) & ~np.isclose(q, 0.0)",
+    "zero when its absolute value is at most 1e-8": "(q > 0) & (np.abs(q) > 1e-8)",
+    "rounded to eight decimals (what is within 5e-9 of 0 becomes 0)": "np.round(q, 8) > 0",
+}
+FUNCTIONS = [("side_of_plane", "side_of_plane_values"), ("separates", "separates_values")]
+
+
+@pytest.mark.parametrize("function, grade_id", FUNCTIONS)
+@pytest.mark.parametrize("quantity", ["scores", "distances"])
+@pytest.mark.parametrize("coarse", COARSE)
+def test_rounding_or_a_coarser_tolerance_loses_the_cell_of_the_points_just_off_the_plane(function, grade_id,
+                                                                                         quantity, coarse):
+    """A side of the plane, or y_i (w . x_i + b) for separates, decided by a rounded or shifted value."""
+    assert _cells_lost(_variant(function, quantity, COARSE[coarse])) == {grade_id}
+
+
+@pytest.mark.parametrize("function, grade_id", FUNCTIONS)
+@pytest.mark.parametrize("quantity", ["scores", "distances"])
+@pytest.mark.parametrize("guard", NOISE_GUARDS)
+def test_a_guard_against_rounding_noise_the_notebook_allows_loses_nothing(function, grade_id, quantity, guard):
+    assert _cells_lost(_variant(function, quantity, NOISE_GUARDS[guard])) == set()
 
 
 def test_a_margin_is_positive_exactly_when_the_plane_separates():

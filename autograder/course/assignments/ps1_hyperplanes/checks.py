@@ -3,11 +3,17 @@
 The visible cases repeat the notebook's visible tests; the hidden ones use
 other dimensions, lengths of ``w``, offsets and integer inputs, and put data
 points exactly on the plane, where ``sign(0) = -1`` and ``> 0`` versus ``>= 0``
-decide the answer. Points just off the plane, with scores of about 0.001 and 0.00001, make
-``> 0`` strict the other way: rounding the scores or distances to four decimals or fewer, or
-comparing them with a tolerance of 0.0001 or more, gets some of these labels (``side_of_plane``)
-or separators (``separates``) wrong, while a tolerance for floating-point noise, such as
-``np.isclose``'s 1e-8, passes.
+decide the answer. Points just off the plane, with scores of about 0.001, 0.00001 and 1.5e-8, make
+``> 0`` strict the other way. The notebook allows a guard against floating-point noise that treats as 0
+only scores within 1e-8 of it (``np.isclose``'s default), and nothing coarser: such a guard passes, while
+rounding the scores or distances to seven decimals or fewer, or comparing them with a tolerance of 1.5e-8
+or more (1e-7, 1e-6, 1e-5, ...), gets some of these labels (``side_of_plane``) or separators
+(``separates``) wrong. The planes of the 1.5e-8 cases have ``||w|| = 1``, so the scores and the signed
+distances are the same numbers, and they are exact or within 1e-16 of what is said, far below 1e-8. The
+separator with b = 2.000000015 also needs float64, as the notebook asks: in float32, b is 2.
+
+Each of those two cells has two checks: the near-plane cases come second, with their own hint on rounding
+and tolerances, so that a failure elsewhere is not blamed on them.
 
 The docstrings promise numpy arrays, and ints for the labels of ``side_of_plane``: the visible tests refuse a
 list, and float labels, and so do the hidden checks (``compare_values`` alone would take both).
@@ -52,6 +58,12 @@ def _int_labels(got, expected):
     return problem
 
 
+# The hint of the cases just off the plane: what is wrong there is a comparison that is not strict enough.
+NEAR_HINT = ("{what}: compute in float64, and do not round the scores or compare them with a "
+             "tolerance that treats as 0 a score farther than 1e-8 from it (np.isclose(s, 0) is as far as a guard "
+             "against rounding noise may go).")
+
+
 # -- fixed inputs -------------------------------------------------------------
 
 X4, y4 = pl.four_point_example()
@@ -77,6 +89,10 @@ X_near = np.array([[0.001, 2.0], [-0.001, -1.0], [0.001, -3.0], [-0.001, 0.5]])
 w_near = np.array([1.0, 0.0])
 X_near3 = np.array([[3.00001, 0.0, 0.0], [1.0, 1.0, 0.00001], [1.0, 1.000005, 0.0], [0.0, 0.0, -2.99999]])
 w_near3, b_near3 = np.array([1.0, 2.0, -1.0]), -3.0
+# Closer still, on both sides of a line with a unit normal: the scores are exactly +-1.5e-8, 1.5 times the largest
+# guard against floating-point noise the notebook allows (1e-8) and 10^8 times float64's rounding of these numbers.
+X_tiny = np.array([[1.5e-8, 1.0], [-1.5e-8, -2.0], [1.5e-8, -0.5], [-1.5e-8, 3.0]])
+w_tiny = np.array([1.0, 0.0])
 
 CHECKS = [
     Check(
@@ -123,13 +139,22 @@ CHECKS = [
             Case("integer points and an integer plane", (np.array([[3, 1], [-1, -4], [2, 2]]), np.array([1, 2]), -4)),
             Case("a single point in 4-D and a plane with an offset",
                  (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([0.2, 0.1, -0.4, 0.3]), 0.7)),
+        ],
+        expected=_side,
+        hint="The label is +1 where w . x + b > 0 and -1 elsewhere, as an array of ints with one entry per point.",
+        compare=_int_labels,
+    ),
+    Check(
+        grade_id="side_of_plane_values",
+        function="side_of_plane",
+        cases=[
             Case("points 0.001 on either side of the line x1 = 0, with b left at its default", (X_near, w_near)),
             Case("points in 3-D just off a plane with an offset, on both sides, with scores w . x + b of about "
                  "+0.00001 and -0.00001", (X_near3, w_near3, b_near3)),
+            Case("points 1.5e-8 on either side of the line x1 = 0, with b left at its default", (X_tiny, w_tiny)),
         ],
         expected=_side,
-        hint="The label is +1 where w . x + b > 0, however small the score (do not round it or compare it with a "
-             "tolerance), and -1 elsewhere, as an array of ints with one entry per point.",
+        hint=NEAR_HINT.format(what="The label is +1 where w . x + b > 0, however small the score"),
         compare=_int_labels,
     ),
     Check(
@@ -202,18 +227,28 @@ CHECKS = [
             Case("separable points in 3-D away from the origin and a plane with an offset", (X_shift, y_sep, w_star, b_shift)),
             Case("eight points in 3-D with random labels and a plane", (X_rand, y_rand, w_rand, 0.5)),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.5", (X1, y1, np.array([-1.0]), 2.5)),
+            Case("a single point in 4-D on the wrong side of a plane with an offset",
+                 (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([1.0]), np.array([0.2, 0.1, -0.4, 0.3]), -1.5)),
+        ],
+        expected=pl.is_separated,
+        hint="The plane separates the data when y_i (w . x_i + b) > 0 for every i; return True or False.",
+    ),
+    Check(
+        grade_id="separates_values",
+        function="separates",
+        cases=[
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.001 (the point 2 is 0.001 "
                  "inside its side)", (X1, y1, np.array([-1.0]), 2.001)),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.99999 (the point 3 is 0.00001 "
                  "inside its side)", (X1, y1, np.array([-1.0]), 2.99999)),
             Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 1.999 (the point 2 is 0.001 "
                  "on the wrong side)", (X1, y1, np.array([-1.0]), 1.999)),
-            Case("a single point in 4-D on the wrong side of a plane with an offset",
-                 (np.array([[1.0, -2.0, 0.5, 3.0]]), np.array([1.0]), np.array([0.2, 0.1, -0.4, 0.3]), -1.5)),
+            Case("the points 1, 2, 3, 4 labelled +1, +1, -1, -1 with w = -1, b = 2.000000015 (the point 2 is "
+                 "1.5e-8 inside its side)", (X1, y1, np.array([-1.0]), 2.000000015)),
         ],
         expected=pl.is_separated,
-        hint="The plane separates the data when y_i (w . x_i + b) > 0 for every i, however small that product is "
-             "(do not round it or compare it with a tolerance); return True or False.",
+        hint=NEAR_HINT.format(what="The plane separates the data when y_i (w . x_i + b) > 0 for every i, however "
+                                   "small that product is"),
     ),
     Check(
         grade_id="separates_on_plane",

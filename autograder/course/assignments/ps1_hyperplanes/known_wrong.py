@@ -107,6 +107,32 @@ KNOWN_WRONG = [
             s = np.round(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b, 4)
             return np.where(s > 0, 1, -1)
         """, ("side_of_plane_values",)),
+    # Finer tolerances, of the sizes students type, are still coarser than the 1e-8 the notebook allows for noise:
+    # the points 1.5e-8 (and 0.00001) off the plane get -1.
+    KnownWrong("side_of_plane_with_a_tolerance_of_1e_5", """
+        def side_of_plane(X, w, b=0.0):
+            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+            return np.where(s > 1e-5, 1, -1)
+        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_with_a_tolerance_of_1e_6", """
+        def side_of_plane(X, w, b=0.0):
+            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+            return np.where(s > 1e-6, 1, -1)
+        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_compares_the_distance_with_1e_6", """
+        def side_of_plane(X, w, b=0.0):
+            return np.where(signed_distance(X, w, b) > 1e-6, 1, -1)
+        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_rounds_the_score_to_five_decimals", """
+        def side_of_plane(X, w, b=0.0):
+            s = np.round(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b, 5)
+            return np.where(s > 0, 1, -1)
+        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_treats_scores_within_1e_7_as_zero", """
+        def side_of_plane(X, w, b=0.0):
+            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+            return np.where((s > 0) & ~np.isclose(s, 0.0, atol=1e-7), 1, -1)
+        """, ("side_of_plane_values",)),
     KnownWrong("side_of_plane_returns_a_list", """
         def side_of_plane(X, w, b=0.0):
             return [1 if s > 0 else -1 for s in np.asarray(X, dtype=float) @ w + b]
@@ -171,7 +197,7 @@ KNOWN_WRONG = [
         def separates(X, y, w, b=0.0):
             return bool(np.all(side_of_plane(X, w, b) == y))
         """, ("separates_on_plane",)),
-    # Rounding or a tolerance rejects a plane that puts a point only 0.001 or 0.00001 inside its side.
+    # Rounding or a tolerance rejects a plane that puts a point only 0.001, 0.00001 or 1.5e-8 inside its side.
     KnownWrong("separates_with_a_tolerance", """
         def separates(X, y, w, b=0.0):
             s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
@@ -185,6 +211,28 @@ KNOWN_WRONG = [
     KnownWrong("separates_with_a_tolerance_of_0_0001", """
         def separates(X, y, w, b=0.0):
             return bool(np.all(np.asarray(y) * (np.asarray(X, dtype=float) @ w + b) > 1e-4))
+        """, ("separates_values",)),
+    KnownWrong("separates_with_a_tolerance_of_1e_5", """
+        def separates(X, y, w, b=0.0):
+            return bool(np.all(np.asarray(y) * (np.asarray(X, dtype=float) @ w + b) > 1e-5))
+        """, ("separates_values",)),
+    KnownWrong("separates_with_a_tolerance_of_1e_6", """
+        def separates(X, y, w, b=0.0):
+            return bool(np.all(np.asarray(y) * (np.asarray(X, dtype=float) @ w + b) > 1e-6))
+        """, ("separates_values",)),
+    KnownWrong("separates_compares_the_margin_with_1e_6", """
+        def separates(X, y, w, b=0.0):
+            return margin(X, y, w, b) > 1e-6
+        """, ("separates_values",)),
+    KnownWrong("separates_rounds_the_products_to_five_decimals", """
+        def separates(X, y, w, b=0.0):
+            return bool(np.all(np.round(np.asarray(y) * (np.asarray(X, dtype=float) @ w + b), 5) > 0))
+        """, ("separates_values",)),
+    # 'How to work' asks for float64: in float32 the offset 2.000000015 is 2, and the point 2 lands on the plane.
+    KnownWrong("separates_computes_in_float32", """
+        def separates(X, y, w, b=0.0):
+            s = np.asarray(X, dtype=np.float32) @ np.asarray(w, dtype=np.float32) + np.float32(b)
+            return bool(np.all(np.asarray(y, dtype=np.float32) * s > 0))
         """, ("separates_values",)),
     KnownWrong("separates_returns_every_point", """
         def separates(X, y, w, b=0.0):

@@ -19,19 +19,23 @@ RUBRIC = {
         Item(0.25, "The margin of that separator, 0.5, stated in the answer",
              note="A margin of 2.5 (how far the threshold is from the origin) or of 1 (the gap between 2 and 3, "
                   "twice the margin) is wrong: leave this item off."),
-        Item(0.5, "The idea of why no hyperplane through the origin separates the points, in any of the guide's "
-                  "framings: the signs of the scores, the picture, scaling, margins, or a multiple",
+        Item(0.5, "The idea of why no hyperplane through the origin separates the points, in any framing: the "
+                  "signs of the scores, the picture, scaling, margins, or a multiple",
              note="For instance: with b = 0 every input is positive, so every score has the sign of w; all four "
                   "points lie on the same side of the point 0; every w \u2260 0 is a positive multiple of 1 or "
                   "of \u22121, and separates rejects both; 3, labelled \u22121, is 1.5 \u00d7 the point 2, "
                   "labelled +1. Tick this alone for the right idea with a gap: an argument for w > 0 only, 'all "
-                  "the points are on the same side' without saying why, or w = 1 and w = \u22121 both rejected "
+                  "the points are on the same side' naming neither the point 0 (or the origin) nor that every "
+                  "input is positive, or w = 1 and w = \u22121 both rejected "
                   "without the scaling step. Leave it off for values of w of one sign only, 'I tried several w "
                   "and none works', 'the perceptron never converges', or 'the data are not centred'."),
-        Item(0.5, "An argument that covers every w \u2260 0, in the same framing (by the signs of the scores, by "
-                  "scaling, by margins, by the picture, or by a multiple such as 3 = 1.5 \u00d7 2)",
-             note="With the item above, the full point for this part: an argument complete in any framing earns "
-                  "both items. Saying nothing about w = 0 loses nothing."),
+        Item(0.5, "An argument that covers every w \u2260 0 (by the signs of the scores, by scaling, by margins, "
+                  "by the picture, or by a multiple such as 3 = 1.5 \u00d7 2)",
+             note="With the item above, the full point for this part: an argument complete in any framing, or in "
+                  "several (the signs for w > 0, the picture for w < 0), earns both items. The picture is "
+                  "complete once it names the point 0 or the origin, or says every input is positive: 'all four "
+                  "points are on the same side of the origin, so no hyperplane through the origin separates "
+                  "them' earns both. Saying nothing about w = 0 loses nothing."),
         Item(0.25, "Linearly separable: yes, with a separator named anywhere in the answer cell",
              note="The check of the first part counts: 'Yes, it is linearly separable' after stating that "
                   "separates is True for w = \u22121, b = 2.5 earns this item. So does any other separator: "
@@ -41,9 +45,11 @@ RUBRIC = {
                   "separates it': that confuses the two questions, even when the argument above is right."),
         Item(0.25, "The reason it is separable: the definition allows an offset (b \u2260 0), so the argument "
                    "through the origin does not apply",
-             note="Only with 'yes'. 'Yes, because the definition allows an offset' with no separator anywhere in "
-                  "the answer earns this item alone: 0.25; 'Yes' with a separator and no word on the offset earns "
-                  "the item above alone: 0.25."),
+             note="Only with 'yes'. Any sentence that gives the offset as what makes separation possible earns "
+                  "it: 'with an offset, w = \u22121, b = 2.5 separates it' earns this item and the one above, and "
+                  "'the threshold needs b \u2260 0' earns this one. 'Yes, because the definition allows an offset' with no "
+                  "separator anywhere in the answer earns this item alone: 0.25; 'Yes' with a separator whose b "
+                  "happens to be non-zero and no remark on the offset earns the item above alone: 0.25."),
         Item(0, "Only the answer cell is marked: a result the experiment cell printed counts once the answer "
                 "states it"),
     ),
