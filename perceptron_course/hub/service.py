@@ -273,11 +273,12 @@ def hub_identify(cache_seconds=10):
 
 
 def server_settings(limits):
-    """The exchange's HTTP server settings from the course's limits: a body larger than any request may hold is
-    refused before it is read (so a student cannot make the exchange hold gigabytes in memory), and one that
-    trickles in slower than ``exchange_upload_seconds`` is cut off (so slow uploads cannot hold its
-    connections forever)."""
-    return {"max_body_size": largest_body(limits), "body_timeout": limits.exchange_upload_seconds}
+    """The exchange's HTTP server settings from the course's limits.  A body up to twice the largest a request
+    may hold is read and refused with the limit named (413, from :func:`parse_files`: what a student who
+    submitted too much is told); a larger one is refused from its length alone, unread, so no one can make the
+    exchange hold gigabytes in memory.  A body that trickles in past ``exchange_upload_seconds`` is cut off, so
+    slow uploads cannot hold its connections forever."""
+    return {"max_body_size": 2 * largest_body(limits), "body_timeout": limits.exchange_upload_seconds}
 
 
 def main(argv=None):
