@@ -292,7 +292,7 @@ def _judge_case(check, case, record):
         return f"{name} gave no usable result on {case.describe}", False
     if record.mutated and not check.allow_mutation:
         return (f"On {case.describe}, {name} (or a function of yours it calls) changed its input arrays in place: "
-                "work on a copy of any input you change (e.g. X = np.array(X, dtype=float))"), False
+                "work on a copy of any input you change (for an input named x: x = np.array(x, dtype=float))"), False
     got = record.value
     want = check.expected(*case.args, **case.kwargs)
     problem = (check.compare or compare_values)(got, want)
