@@ -75,9 +75,11 @@ hub-demo: hub-env
 	$(PY) -m tools.hub demo --prefix $(HUB_PREFIX)
 
 # The PDF before the HTML, so that the pages the tests check link to it; the PDF's test
-# reuses it.  Two workers, one per core of the smallest machine the suite is timed on.
+# reuses it.  Three workers on the two cores of the smallest machine the suite is timed on: much
+# of the suite waits (hubs and servers starting, browsers loading pages, pip asking the index,
+# useradd), and a third worker runs in those waits.
 test: system-test $(STAMP) pdf book hub-env
-	$(PY) -m pytest -n 2
+	$(PY) -m pytest -n 3
 
 # The edit loop, in under a minute: the tests not marked slow, on two workers, with fewer examples for
 # each property test (the hypothesis profile "fast"); its tests of the built book read the last `make book`.

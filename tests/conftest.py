@@ -1,7 +1,7 @@
 """Fixtures shared by the test modules: the repository, the book's table of contents, the built book in
 ``_build/html``, the course released once per run, and the browser (headless Chromium with axe-core) that
 the book's and the grading pages' tests drive.  Also the order in which pytest-xdist's workers take the
-files (``make test`` runs ``pytest -n 2``): see :data:`LONGEST_FIRST`."""
+files (``make test`` runs ``pytest -n 3``): see :data:`LONGEST_FIRST`."""
 
 from __future__ import annotations
 
@@ -23,21 +23,26 @@ settings.register_profile("fast", max_examples=25)
 # next file when it runs out, so the long ones go first: one started last would keep a worker busy alone at
 # the end of the run.  The other files follow in the order pytest collects them.
 LONGEST_FIRST = (
-    "tests/hub/test_hub_real.py",
     "tests/grader/commands/test_publish.py",
     "tests/book/test_book_pages.py",
+    "tests/hub/test_hub_real.py",
     "tests/grader/commands/test_grade.py",
+    "tests/hub/test_nbgitpuller.py",
     "tests/book/test_lab_browser.py",
-    "tests/grader/commands/test_grade_hostile.py",
+    "tests/grader/lti/test_send_grades.py",
     "tests/grader/commands/test_gradescope.py",
-    "tests/student/test_check.py",
-    "tests/grader/boundary/test_boundary.py",
-    "tests/grader/running/test_dask.py",
-    "tests/book/test_book_browser.py",
-    "tests/grader/commands/test_verify.py",
-    "tests/grader/course/test_assignments.py",
-    "tests/grader/outputs/test_grading_pages_browser.py",
+    "tests/grader/commands/test_grade_hostile.py",
     "tests/hub/test_hub_lti.py",
+    "tests/grader/commands/test_verify.py",
+    "tests/grader/marking/test_marking_groups_browser.py",
+    "tests/grader/course/test_assignments.py",
+    "tests/grader/boundary/test_boundary.py",
+    "tests/grader/commands/test_mark_export.py",
+    "tests/test_pins.py",
+    "tests/student/test_check.py",
+    "tests/grader/marking/test_marking_browser.py",
+    "tests/book/test_book_browser.py",
+    "tests/grader/running/test_dask.py",
 )
 
 
