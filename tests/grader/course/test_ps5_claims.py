@@ -422,14 +422,53 @@ def test_the_host_hands_the_notebook_the_protocol_s_data(notebook):
     # 'with the default flip_fraction and random_state': the docstring's, 0.2 and 0.
     assert np.array_equal(checks[1].cases[0].args[1], ps5._protocol_data(40, 0.2, random_state=0)[1])
     text = cell_text(notebook, "noisy_comparison_values").replace(" # ", " ")  # the first line's comment, joined
-    assert text.startswith("# Check that compare_on_noisy_data returns three accuracies between 0 and 1, those that "
-                           "the protocol gives with your own train_voted, predict_voted and train_averaged (whether or "
-                           "not these are right), and that its default arguments are those of the signature given.")
+    assert text.startswith("# Check that compare_on_noisy_data's signature keeps the defaults n_train=200, "
+                           "flip_fraction=0.2 and random_state=0, and that it returns three accuracies between 0 and 1, "
+                           "those that the protocol gives with your own train_voted, predict_voted and train_averaged "
+                           "(whether or not these are right).")
+
+
+# Signatures of compare_on_noisy_data: those that keep the docstring's three defaults (a parameter added with a
+# default of its own is not judged), and those that do not, with what the hidden check's message names.
+KEEP_THE_DEFAULTS = [
+    "n_train=200, flip_fraction=0.2, *, random_state=0",
+    "n_train=200, flip_fraction=0.2, random_state=0",
+    "n_train=200, flip_fraction=0.2, *, random_state=0, max_epochs=10",
+    "n_train=200, flip_fraction=0.2, *, random_state=0, extra=1",
+    "n_train=200, flip_fraction=0.2, *, random_state=0, **options",
+    "n_train=np.int64(200), flip_fraction=np.float64(0.2), *, random_state=0",
+]
+CHANGE_THE_DEFAULTS = {
+    "n_train=100, flip_fraction=0.2, *, random_state=0": ("n_train", "found n_train=100 where"),
+    "n_train=200, flip_fraction=0.2, *, random_state=1": ("random_state", "found random_state=1 where"),
+    "n_train=200.0, flip_fraction=0.2, *, random_state=0": ("n_train", "found n_train=200.0 where"),
+    "n_train=200, flip_fraction=0.2, *, random_state=None": ("random_state", "found random_state=None where"),
+    "n_train=200, flip_fraction=0.2, *, random_state=False": ("random_state", "found random_state=False where"),
+    "n_train, flip_fraction=0.2, *, random_state=0": ("n_train", "found no default for n_train where"),
+    "n_train=200, flip_fraction=0.1, *, random_state=0, extra=1": ("flip_fraction", "found flip_fraction=0.1 where"),
+}
+
+
+def visible_part_d(notebook, signature):
+    """The visible test of Part D on a compare_on_noisy_data of this signature that is not written yet: the error it
+    raises, AssertionError from its check of the defaults, or NotImplementedError when it calls the function."""
+    from autograder.commands.verify import namespace_from
+
+    namespace = namespace_from(notebook)
+    exec(f"def compare_on_noisy_data({signature}):\n    raise NotImplementedError\n", namespace)
+    (cell,) = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "noisy_comparison_values"]
+    visible = cell.source.split("### BEGIN HIDDEN TESTS")[0]
+    with pytest.raises((AssertionError, NotImplementedError)) as raised:
+        exec(visible, namespace)
+    return raised.value
 
 
 def test_the_defaults_of_the_comparison_are_read_from_its_signature(notebook):
     """Part D: 'they read the default values of compare_on_noisy_data from its signature, with
-    compare_on_noisy_data_defaults'; the defaults the check requires are the docstring's."""
+    compare_on_noisy_data_defaults'; 'keep the three defaults in the signature exactly as they are given', 'A default
+    of None that the function replaces by 0 does not count', 'A parameter you add is fine if it has a default', 'The
+    visible test of this part checks the three defaults first'.  The hidden check and the visible test accept and
+    refuse the same signatures, and their messages name the default that is wrong."""
     from autograder.commands.verify import namespace_from
 
     source = cell_text(notebook, "compare_on_noisy_data")
@@ -437,21 +476,41 @@ def test_the_defaults_of_the_comparison_are_read_from_its_signature(notebook):
     assert ps5.PROTOCOL_DEFAULTS == {"n_train": 200, "flip_fraction": 0.2, "random_state": 0}
     for name, value in ps5.PROTOCOL_DEFAULTS.items():
         assert f"{name} : {type(value).__name__}, default={value}" in source
+    part_d = cell_text(notebook, startswith="## Part D")
+    for words in ["So keep the three defaults in the signature exactly as they are given: `n_train=200`, "
+                  "`flip_fraction=0.2`, `random_state=0`.", "A default of `None` that the function replaces by `0` "
+                  "does not count", "A parameter you add is fine if it has a default.",
+                  "The visible test of this part checks the three defaults first."]:
+        assert words in part_d, words
     assert "def compare_on_noisy_data_defaults():" in cell_text(notebook, "compare_with_your_functions")
     (check,) = [c for c in ps5.CHECKS if c.function == "compare_on_noisy_data_defaults"]
     assert check is ps5.CHECKS[-1]  # after the checks that call the stubs of a blank notebook
     namespace = namespace_from(notebook)
     assert namespace["compare_on_noisy_data_defaults"]() == ps5.PROTOCOL_DEFAULTS
-    # A default changed, or a value of another type, fails the check and says which.
-    for changed in ("n_train=100, flip_fraction=0.2, *, random_state=0", "n_train=200, flip_fraction=0.2, *, random_state=1",
-                    "n_train=200.0, flip_fraction=0.2, *, random_state=0", "n_train=200, flip_fraction=0.2, *, random_state=0,"
-                                                                          " extra=1"):
-        exec(f"def compare_on_noisy_data({changed}):\n    pass\n", namespace)
+    for signature in KEEP_THE_DEFAULTS:
+        exec(f"def compare_on_noisy_data({signature}):\n    pass\n", namespace)
         (verdict,) = evaluate_namespace([check], namespace)
-        assert not verdict.passed
-        assert verdict.message.startswith("On the signature of compare_on_noisy_data, compare_on_noisy_data_defaults "
-                                          "found the default values ")
-        assert "compare_on_noisy_data's docstring gives n_train=200, flip_fraction=0.2, random_state=0" in verdict.message
+        assert verdict.passed, (signature, verdict.message)
+        assert isinstance(visible_part_d(notebook, signature), NotImplementedError), signature
+    for signature, (name, named) in CHANGE_THE_DEFAULTS.items():
+        exec(f"def compare_on_noisy_data({signature}):\n    pass\n", namespace)
+        (verdict,) = evaluate_namespace([check], namespace)
+        assert not verdict.passed, signature
+        assert verdict.message.startswith(f"On the signature of compare_on_noisy_data, compare_on_noisy_data_defaults "
+                                          f"{named} compare_on_noisy_data's docstring gives "), verdict.message
+        assert verdict.message.endswith(ps5.DEFAULTS_HINT)
+        # The visible test refuses it too, and names the parameter.
+        error = visible_part_d(notebook, signature)
+        assert isinstance(error, AssertionError), signature
+        assert str(error).startswith(f"compare_on_noisy_data's signature gives {name} "), str(error)
+    # Both say the wrong value and the right one.
+    error = visible_part_d(notebook, "n_train=200, flip_fraction=0.2, *, random_state=None")
+    assert str(error).startswith("compare_on_noisy_data's signature gives random_state the default None; its docstring "
+                                 "gives random_state=0, an int. Keep the three defaults as written in the signature "
+                                 "(not None replaced inside the function)")
+    error = visible_part_d(notebook, "n_train, flip_fraction=0.2, *, random_state=0")
+    assert str(error).startswith("compare_on_noisy_data's signature gives n_train no default; its docstring gives "
+                                 "n_train=200, an int.")
 
 
 def part_d_verdict(source, code):
@@ -646,6 +705,18 @@ def test_what_the_notebook_says_about_speed(notebook):
         assert words in part_b, words
     assert "The tests of this part run the protocol on at most 60 training points" in cell_text(
         notebook, startswith="## Part D")
+    # 'perceptron-check warns only when the cell takes more than 3 seconds on your own computer': its warning is for a
+    # cell that took longer than the floor of a calibrated cell limit, which is 3 s; grading, on a slower machine,
+    # can interrupt the cell at that limit without the student's check having warned.
+    import inspect
+
+    from perceptron_course import check as student_check
+    from perceptron_course.limits import course_limits
+
+    assert course_limits().min_cell_seconds == 3
+    assert "took > limits.min_cell_seconds" in inspect.getsource(student_check)
+    assert ("`perceptron-check` warns only when the cell takes more than 3 seconds on your own computer, and grading, "
+            "which runs many notebooks at once, can be several times slower") in part_b
 
 
 # -- right answers never lose a point ---------------------------------------------------------------------------
@@ -776,6 +847,18 @@ RIGHT_ANSWERS = {
             voted = predict_voted(X_test, W, B, C)
             averaged = predict_voted(X_test, w_avg[None, :], np.array([b_avg]), np.ones(1))
             return tuple(np.sum(p == y_test) / len(y_test) for p in (last, voted, averaged))
+        """,
+    "the comparison with a parameter of its own added, which has a default": """
+        def compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, random_state=0, max_epochs=10):
+            X, y, _ = make_separable(2 * n_train, 5, margin=0.05, random_state=random_state)
+            y_train = flip_labels(y[:n_train], flip_fraction, random_state=random_state)
+            X_train, X_test, y_test = X[:n_train], X[n_train:], y[n_train:]
+            weights, intercepts, counts = train_voted(X_train, y_train, max_epochs=max_epochs)
+            w_avg, b_avg = train_averaged(X_train, y_train, max_epochs=max_epochs)
+            last = np.where(X_test @ weights[-1] + intercepts[-1] > 0, 1, -1)
+            voted = predict_voted(X_test, weights, intercepts, counts)
+            averaged = np.where(X_test @ w_avg + b_avg > 0, 1, -1)
+            return tuple(float(np.mean(p == y_test)) for p in (last, voted, averaged))
         """,
 }
 

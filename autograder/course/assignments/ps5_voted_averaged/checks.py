@@ -35,9 +35,12 @@ test points, run twice by ``compare_with_your_functions``) takes such a
 loop one to two seconds.  So the protocol runs on at most 60 training
 points, ``flip_fraction`` and ``random_state`` are left out on 40 of them,
 and the default of ``n_train`` is read from the signature by the locked
-``compare_on_noisy_data_defaults``, never by running the default size.  The
-claims test bounds the vector-point pairs each case makes a right
-``predict_voted`` compute.
+``compare_on_noisy_data_defaults``, never by running the default size.  That
+check judges the three defaults the docstring gives and nothing else: a
+parameter the student added with a default of its own passes, and a default
+of ``None`` replaced by ``0`` inside the function fails, as the notebook and
+its visible test say.  The claims test bounds the vector-point pairs each
+case makes a right ``predict_voted`` compute.
 """
 
 import warnings
@@ -138,24 +141,38 @@ def _accuracies_from(voted, averaged, predicted, X_test, y_test):
 SMALL_N_TRAIN = 40
 DEFAULT_FLIP_AND_SEED = "n_train=40 with the default flip_fraction and random_state"
 PROTOCOL_DEFAULTS = {"n_train": 200, "flip_fraction": 0.2, "random_state": 0}
+DEFAULTS_HINT = ("Keep the defaults of compare_on_noisy_data as its docstring gives them, n_train=200, "
+                 "flip_fraction=0.2, random_state=0, in its signature: the tests read them from there, so a default "
+                 "of None replaced inside the function does not count. A parameter you add is fine if it has a "
+                 "default.")
+
+
+_NO_DEFAULT = object()
+
+
+def _default_problem(name, found, value):
+    """``None`` if ``found``, the default a signature gives ``name``, is ``value``, the docstring's, else what is
+    wrong.  A whole number must be an int (n_train=200.0 cannot slice the data); a real number may be written as an
+    int; a truth value is neither; ``None`` is not ``0``, even in a function that replaces it by ``0``: the tests read
+    the default from the signature."""
+    whole = isinstance(value, int)
+    kinds = (int, np.integer) if whole else (int, float, np.floating)  # as the notebook's visible test
+    if found is not _NO_DEFAULT and not isinstance(found, bool) and isinstance(found, kinds) and found == value:
+        return None
+    found_text = f"no default for {name}" if found is _NO_DEFAULT else f"{name}={found!r}"
+    return (f"found {found_text} where compare_on_noisy_data's docstring gives {name}={value!r}"
+            + (", an int" if whole else ""))
 
 
 def _same_defaults(got, expected):
-    """``None`` if ``got``, the default values ``compare_on_noisy_data_defaults`` read from the signature, are
-    ``expected``, else the reason."""
-    def shown(defaults):
-        return ", ".join(f"{name}={value!r}" for name, value in defaults.items())
-
+    """``None`` if ``got``, the default values ``compare_on_noisy_data_defaults`` read from the signature, give each
+    parameter of ``expected`` its value, else what is wrong.  Parameters the student added are not judged here (the
+    calls of the other checks judge what the function does)."""
     if not isinstance(got, dict):
         return "returned something other than a dict of default values: has the locked cell been changed?"
-    # A whole number must be an int (n_train=200.0 cannot slice the data); a real number may be written as an int.
-    same = set(got) == set(expected) and all(
-        type(got[name]) in ((int,) if type(value) is int else (int, float)) and got[name] == value
-        for name, value in expected.items())
-    if same:
-        return None
-    return (f"found the default values {shown(got) or '(none)'}; compare_on_noisy_data's docstring gives "
-            f"{shown(expected)}")
+    problems = [_default_problem(name, got.get(name, _NO_DEFAULT), value) for name, value in expected.items()]
+    problems = [problem for problem in problems if problem is not None]
+    return "; ".join(problems) if problems else None
 
 
 def _with_your_functions(describe, *args, **kwargs):
@@ -377,7 +394,6 @@ CHECKS = [
         cases=[Case("the signature of compare_on_noisy_data", ())],
         expected=lambda: dict(PROTOCOL_DEFAULTS),
         compare=_same_defaults,
-        hint="Keep the signature the notebook gives: compare_on_noisy_data(n_train=200, flip_fraction=0.2, *, "
-             "random_state=0).",
+        hint=DEFAULTS_HINT,
     ),
 ]

@@ -406,6 +406,12 @@ KNOWN_WRONG = [
     KnownWrong("comparison_returns_error_rates", _protocol(agree="!="), COMPARISON),
     # The protocol at another default size: Part D's tests read the defaults from the signature.
     KnownWrong("comparison_with_another_default_size", _protocol(n_train="100"), COMPARISON),
+    # The docstring's defaults missing from the signature: n_train without one, random_state=None (a new seed on
+    # every call). A parameter added with a default of its own is not judged (the claims test keeps it right).
+    KnownWrong("comparison_without_a_default_size",
+               _protocol().replace("(n_train=200, flip_fraction", "(n_train, flip_fraction"), COMPARISON),
+    KnownWrong("comparison_with_a_seed_of_none",
+               _protocol().replace("random_state=0):", "random_state=None):"), COMPARISON),
     KnownWrong("comparison_last_vector_from_the_average",
                _protocol(last="np.where(X_test @ w_avg + b_avg > 0, 1, -1)"), COMPARISON),
 ]

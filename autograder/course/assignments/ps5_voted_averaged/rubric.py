@@ -34,10 +34,11 @@ RUBRIC = {
                   "of \u22121, an average of the vectors without their counts). When they disagree, this half "
                   "alone if a prediction is missing or computed wrong."),
         Item(0.5, "Both predictions of the example stated and computed right",
-             note="Right examples: the vectors 1 and \u22123 with counts 2 and 1 at the point 1; (0, 1) and (1, 0) "
-                  "with counts 3 and 2 at (1, 0); the chapter's (1, \u22121.1) with the four-point example's "
-                  "vectors, with or without their offsets; (1, 0) and (0, 1) with counts 3 and 2 at (1, \u22122); "
-                  "or one's own, checked."),
+             note="Tick this only with the part above: when the two rules agree on the student's example, tick "
+                  "nothing in this part either. Right examples: the vectors 1 and \u22123 with counts 2 and 1 at "
+                  "the point 1; (0, 1) and (1, 0) with counts 3 and 2 at (1, 0); the chapter's (1, \u22121.1) with "
+                  "the four-point example's vectors, with or without their offsets; (1, 0) and (0, 1) with counts "
+                  "3 and 2 at (1, \u22122); or one's own, checked."),
     ),
     "written_noisy": parts(
         Item(0.25, "The comparison: the results of the last vector, the vote and the average reported, as numbers "
