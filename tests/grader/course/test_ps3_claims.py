@@ -6,8 +6,8 @@ the notebook's hints and model answers quote numbers (the bound 50 of three poin
 bounds of the experiment) and facts (XOR is not separable through the origin, the Fibonacci example
 needs many updates).  Each test here checks one such sentence on the very arrays the checks use, so a
 change of seed or data that makes a sentence false fails here, not in front of a student or a TA.
-Part C's text promises that its test judges ``bound_experiment`` with the student's own functions, so
-a mistake in Part A or B costs no point there, and that a right ``count_mistakes`` returns in time on
+Part C's text promises that its tests judge ``bound_experiment`` with right versions of the functions of
+Parts A and B, so that a mistake there, random results and stubs included, costs no point in Part C, and that a right ``count_mistakes`` returns in time on
 its data sets even if it runs all ``max_epochs`` epochs: the last tests count the examples such a
 function visits in every hidden call, and run mistakes of Parts A and B, and right answers written in
 other ways, through the hidden checks.
@@ -263,6 +263,22 @@ def test_where_the_proof_is_pessimistic_in_the_run_with_margin_005():
     assert best_low > 7 * k
 
 
+def test_the_bound_of_w_star_grows_with_the_number_of_points_through_the_margin():
+    # D1's guide: "with the notebook's dimension, margin 0.05 and seed, the bound of `w_star` is 148.5 for 5 points
+    # and 395.4 for 200".
+    bounds = {n: pl.mistake_bound(*pl.make_separable(n, 10, margin=0.05, random_state=0)) for n in (5, 200)}
+    assert round(bounds[5], 1) == 148.5 and round(bounds[200], 1) == 395.4
+
+
+def test_the_smallest_bound_of_the_fibonacci_example_grows_with_the_dimension():
+    # D2's guide: "there the smallest bound over all separators is 10 in 2 dimensions, 642 in 5 and 13,857 in 8".
+    for d, quoted in [(2, 10), (5, 642), (8, 13857)]:
+        X, y, _ = pl.make_small_margin(d)
+        R = pl.radius(X)
+        low, high = (R / largest_margin_at_most(X, y)) ** 2, (R / largest_margin_at_least(X, y)) ** 2
+        assert round(low) == round(high) == quoted
+
+
 def test_other_orders_of_the_data_come_nowhere_near_the_bound_either():
     # D1's guide: "this order was lucky" does not explain the gap; "in 100 random orders of the data with margin
     # 0.05, never more than 40 mistakes, against a bound of 395.4".
@@ -373,24 +389,32 @@ def verdicts_of(source, code=""):
 
 
 def test_part_c_hands_its_locked_cell_the_data_sets_of_bound_experiment(source):
-    checks = [check for check in ps3.CHECKS if check.function == "experiment_with_your_functions"]
-    assert [check.grade_id for check in checks] == ["bound_experiment_values"]
+    checks = [check for check in ps3.CHECKS if check.grade_id == "bound_experiment_values"]
+    assert [check.function for check in checks] == ["experiment_with_right_functions"]
     assert [case.describe for case in checks[0].cases] == [describe for describe, _, _ in ps3.EXPERIMENTS]
     for case, (_, margins, sizes) in zip(checks[0].cases, ps3.EXPERIMENTS):
-        data, handed_margins = case.args
+        data, answers, handed_margins = case.args
         assert handed_margins.tolist() == list(margins) and case.kwargs == sizes
-        for (X, y, w_star), g in zip(data, margins, strict=True):
+        for (X, y, w_star), g, answer in zip(data, margins, answers, strict=True):
             made = pl.make_separable(sizes["n_samples"], sizes["n_features"], margin=g,
                                      random_state=sizes["random_state"])
             assert all(np.array_equal(a, b) for a, b in zip((X, y, w_star), made))
+            result = run(X, y)  # the right answers, as the stand-ins of the locked cell return them
+            assert answer == ((result.n_mistakes, result.converged), pl.mistake_bound(X, y, w_star), pl.radius(X))
     # "margins (0.4, 0.2) with n_samples=8, n_features=3, random_state=1", the visible case too
     describe, margins, sizes = ps3.EXPERIMENTS[0]
     assert describe == (f"margins {margins} with n_samples={sizes['n_samples']}, n_features={sizes['n_features']}, "
                         f"random_state={sizes['random_state']}")
     visible = cell_text(source, "bound_experiment_values")
     assert f'where = "{describe}"' in visible
-    assert (f"bound_experiment(margins, n_samples={sizes['n_samples']}, n_features={sizes['n_features']}, "
-            f"random_state={sizes['random_state']})") in visible
+    assert (f"experiment_with_right_functions(data, answers, margins, n_samples={sizes['n_samples']}, "
+            f"n_features={sizes['n_features']}, random_state={sizes['random_state']})") in visible
+    # The visible test's right answers and rows are those of the hidden case with the same description.
+    namespace = {"np": np, "make_separable": pl.make_separable}
+    exec(visible.split("results = ")[0], namespace)
+    assert namespace["answers"] == checks[0].cases[0].args[1]
+    expected = ps3._experiment(np.array(margins), **sizes).tolist()
+    assert f"expect_array(\"bound_experiment\", results, {expected}, where," in visible
     # "four margins from 0.4 down to 0.05, halving each time, with five points in 3-D"
     assert ps3.EXPERIMENTS[1][1] == NOTEBOOK_MARGINS and np.allclose(np.diff(np.log2(NOTEBOOK_MARGINS)), -1)
     assert ps3.EXPERIMENTS[1][2]["n_samples"] == 5 and ps3.EXPERIMENTS[1][2]["n_features"] == 3
@@ -401,35 +425,67 @@ def test_part_c_hands_its_locked_cell_the_data_sets_of_bound_experiment(source):
     run_cell = next(c.source for c in source.cells if c.source.startswith("# Run the experiment"))
     assert (f"margins = np.array({list(NOTEBOOK_MARGINS)})" in run_cell
             and "bound_experiment(margins, n_samples=200, n_features=10, random_state=0)" in run_cell)
-    (cell,) = [c for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "experiment_with_your_functions"]
+    (cell,) = [c for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "experiment_with_right_functions"]
     assert cell.metadata["nbgrader"]["locked"] and not cell.metadata["nbgrader"]["grade"]
-    assert "def experiment_with_your_functions(data, margins, **kwargs):" in cell.source
-    part_c = next(c.source for c in source.cells if c.source.startswith("## Part C"))
-    assert "This part's test judges `bound_experiment` with your own functions" in " ".join(part_c.split())
-    # The budget test below proves this sentence.
-    assert ("a right `count_mistakes` returns in time on them even if it runs all `max_epochs` epochs"
-            in " ".join(part_c.split()))
+    assert "def experiment_with_right_functions(data, answers, margins, **kwargs):" in cell.source
+    part_c = " ".join(next(c.source for c in source.cells if c.source.startswith("## Part C")).split())
+    # The tests below prove these sentences.
+    assert "**A mistake in Part A or B costs no point in this part**" in part_c
+    assert "your own functions are put back after it" in part_c
+    # "one that always runs all `max_epochs` epochs visits 800,000 examples there"
+    assert len(NOTEBOOK_MARGINS) * 1000 * NOTEBOOK_SIZES["n_samples"] == 800_000 and "800,000 examples" in part_c
 
 
-@pytest.mark.parametrize("wrong", ["radius_largest_coordinate", "bound_ignores_radius", "bound_forgets_the_labels",
-                                   "bound_returns_none_when_not_separating", "count_on_plane_is_not_a_mistake",
-                                   "count_folds_the_labels_into_X_in_place"])
+PART_A_OR_B_MISTAKES = [
+    "radius_largest_coordinate", "bound_ignores_radius", "bound_forgets_the_labels",
+    "bound_returns_none_when_not_separating", "count_on_plane_is_not_a_mistake", "count_folds_the_labels_into_X_in_place",
+    # The referee's random counts: a new order in every epoch, a random start, a seeded generator shared by every call.
+    "count_shuffled_order", "count_shuffled_order_each_epoch", "count_random_start",
+    "count_seeded_shuffle_shared_by_every_call"]
+STUBS = {name: f"def {name}(*args, **kwargs):\n    raise NotImplementedError()\n"
+         for name in ("radius", "mistake_bound", "count_mistakes")}
+
+
+@pytest.mark.parametrize("wrong", PART_A_OR_B_MISTAKES + sorted(STUBS))
 def test_a_right_part_c_on_a_wrong_part_a_or_b_earns_its_points_and_a_wrong_one_does_not(source, wrong):
-    # Part C's text: "A mistake in Part A or B then costs no point here, unless one of those functions raises".
-    helper = next(k for k in load_known_wrong("ps3_convergence") if k.name == wrong).code()
-    verdicts = verdicts_of(source, helper)
-    assert not all(v.passed for v in verdicts.values()) and verdicts["bound_experiment_values"].passed
+    # Part C's text: "A mistake in Part A or B costs no point in this part, whatever it is: a wrong value, a random
+    # result, an exception".  Three runs, since the random mistakes give other counts at each run.
+    helper = STUBS.get(wrong) or next(k for k in load_known_wrong("ps3_convergence") if k.name == wrong).code()
+    for _ in range(3):
+        verdicts = verdicts_of(source, helper)
+        assert not all(v.passed for v in verdicts.values()) and verdicts["bound_experiment_values"].passed
     swapped = next(k for k in load_known_wrong("ps3_convergence") if k.name == "experiment_columns_swapped").code()
     message = verdicts_of(source, helper + swapped)["bound_experiment_values"].message
-    assert "is not the mistakes that your count_mistakes counts and the bound that your mistake_bound gives" in message
-    assert ps3.EXPERIMENT_HINT in message and ps3.YOUR_FUNCTIONS_CALLS not in message
+    assert "the mistakes (column 0) of bound_experiment's row for margins[0] is wrong, with right versions" in message
+    assert ps3.EXPERIMENT_HINT in message and ps3.RIGHT_FUNCTIONS_CALLS not in message
 
 
-def test_a_helper_that_raises_is_named_in_part_c(source):
-    verdicts = verdicts_of(source, "def radius(X):\n    raise NotImplementedError()\n")
-    assert verdicts["bound_values"].message.endswith(ps3.RADIUS_FIRST)
-    message = verdicts["bound_experiment_values"].message
-    assert message.startswith("bound_experiment raised NotImplementedError") and message.endswith(ps3.EXPERIMENT_CALLS)
+def test_the_locked_cell_puts_the_students_functions_back_even_when_bound_experiment_raises(source):
+    namespace = namespace_from(source)
+    exec("def bound_experiment(margins, **kwargs):\n    count_mistakes(*data[0][:2])\n    raise ValueError('mine')\n"
+         "alias = count_mistakes\n", namespace)
+    mine = {name: namespace[name] for name in ("count_mistakes", "mistake_bound", "radius", "alias")}
+    _, margins, sizes = ps3.EXPERIMENTS[0]
+    data = ps3._data(margins, **sizes)
+    namespace["data"] = data
+    with pytest.raises(ValueError, match="mine"):
+        namespace["experiment_with_right_functions"](data, ps3._answers(data), np.array(margins), **sizes)
+    assert all(namespace[name] is function for name, function in mine.items())
+    # A name that was not defined is removed again.
+    del namespace["radius"]
+    exec("def bound_experiment(margins, **kwargs):\n    return radius(data[0][0])\n", namespace)
+    assert namespace["experiment_with_right_functions"](data, ps3._answers(data), np.array(margins), **sizes) == \
+        pl.radius(data[0][0])
+    assert "radius" not in namespace
+
+
+def test_an_exception_of_part_c_is_named_in_part_c(source):
+    message = verdicts_of(source, "def bound_experiment(margins, **kwargs):\n    raise NotImplementedError()\n")[
+        "bound_experiment_values"].message
+    assert message.startswith("experiment_with_right_functions raised NotImplementedError")
+    message = verdicts_of(source, "def bound_experiment(margins, **kwargs):\n    return 1 / 0\n")[
+        "bound_experiment_values"].message
+    assert "raised ZeroDivisionError" in message and message.endswith(ps3.RIGHT_FUNCTIONS_CALLS)
 
 
 def test_the_visible_test_tells_a_bound_of_none_to_return_math_inf(source):
@@ -473,9 +529,10 @@ def test_no_hidden_call_makes_a_count_mistakes_running_all_max_epochs_visit_more
     too_long = {call: n for call, n in per_call.items() if n > ps3.VISIT_BUDGET}
     assert too_long == {}
     assert max(features) <= 10  # the number of features SLOWEST_VISIT_SECONDS was timed with
-    # The count reaches the calls through bound_experiment and the locked cell: the four margins' data sets, five
-    # points each, are each counted twice, 1000 epochs at a time.
-    assert per_call[f"experiment_with_your_functions on {ps3.EXPERIMENTS[1][0]}"] == 2 * 4 * 5 * 1000
+    # Part C's locked cell calls none of the student's count_mistakes on its data sets; a bound_experiment with a
+    # training loop of its own that never stops early visits each data set 1000 times.
+    assert all(n == 0 for call, n in per_call.items() if call.startswith("experiment_with_right_functions"))
+    assert max(1000 * sizes["n_samples"] * len(margins) for _, margins, sizes in ps3.EXPERIMENTS) <= ps3.VISIT_BUDGET
     assert per_call["count_mistakes on forty separable points in 4-D"] == 40 * 1000
 
 

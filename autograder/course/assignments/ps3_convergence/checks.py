@@ -20,23 +20,31 @@ Python loop, even one that runs all ``max_epochs`` epochs instead of stopping
 after the first epoch without a mistake: no hidden call makes such a function
 visit more than :data:`VISIT_BUDGET` examples, far below what a Python loop
 visits in the shortest time a hidden test allows one call (the claims test
-counts the visits of every case).  So Part C's experiments use a few points in
+counts the visits of every case, including those of a ``bound_experiment``
+with a training loop of its own).  So Part C's experiments use a few points in
 2 or 3 dimensions, and ``bound_experiment`` has no default sizes or seed (the
-notebook's own run passes them): a case that left them out would need its
-default 200 points, 200,000 visits per margin for such a function.
+notebook's own run passes them).
 
-Part C asks for the experiment run with the student's own ``count_mistakes``
-and ``mistake_bound``, so it is judged with them, and a mistake in Part A or B
-costs no point in Part C unless it makes a function raise.  Its first check
-calls ``bound_experiment`` itself and requires only an array with one row per
-margin, so that a stub or an exception of Part C is reported under its own
-name.  The others call ``experiment_with_your_functions``, a locked cell of the
-notebook: it calls the student's ``bound_experiment``, then their
-``count_mistakes`` and ``mistake_bound`` on the data sets of the same margins,
-which the host makes with ``make_separable`` and hands it; each row of
-``bound_experiment``'s result must hold what those functions gave for its data
-set (:func:`_compare_with_your_functions`), or the reference's values, which a
-right Part C returns with right functions.
+Part C's policy: **a mistake in Part A or B costs no point in Part C**,
+whatever it is: a wrong value, a random result, an exception (a stub still
+raising ``NotImplementedError``), a slow loop or a missing function.  Part C
+is judged with right versions of ``radius``, ``mistake_bound`` and
+``count_mistakes``.  Its one check calls ``experiment_with_right_functions``,
+a locked cell of the notebook, with the data sets of the experiment (which the
+host makes with ``make_separable``) and the right answers on them: during its
+one call of the student's ``bound_experiment``, every name of the notebook
+bound to one of those three functions (and the name itself) refers instead to
+a stand-in that returns the right answer on the experiment's data sets
+(``count_mistakes`` with the default ``max_epochs``, ``mistake_bound`` for
+``w_star`` or a positive multiple of it, ``radius``) and calls the student's
+function on any other input; a ``finally`` puts the student's functions back,
+even when ``bound_experiment`` raises.  So ``bound_experiment`` must return the
+reference's rows, which a right Part C does whatever Parts A and B hold, and
+which Part C's mistakes (the wrong data sets, ``max_epochs``, columns, shape or
+bound) do not give.  A ``bound_experiment`` with a loop of its own instead of
+``count_mistakes`` passes when its numbers are right.  Only a ``bound_experiment``
+that calls a Part A or B function on other data than the experiment's depends on
+the student's function, and it is then wrong already.
 """
 
 import math
@@ -94,10 +102,7 @@ def _what_it_is(value):
 
 
 def _rows_problem(got, expected):
-    """``None`` if ``got`` is a numeric array of ``expected``'s shape, one row per margin, else the reason.
-
-    The values are not judged here: infinity and NaN are allowed, since the student's own ``mistake_bound`` may
-    give them, and :func:`_compare_with_your_functions` judges the values with the student's functions."""
+    """``None`` if ``got`` is a numeric array of ``expected``'s shape, one row per margin, else the reason."""
     shape = expected.shape
     if not (isinstance(got, np.ndarray) and got.dtype.kind in "biuf"):
         return (f"returned {_what_it_is(got)}; expected a numpy array of shape {shape}, one row (mistakes, bound) "
@@ -107,57 +112,30 @@ def _rows_problem(got, expected):
     return None
 
 
-def _your_rows(yours, n_rows):
-    """The rows ``(mistakes, bound)`` that the student's ``count_mistakes`` and ``mistake_bound`` gave, as
-    ``experiment_with_your_functions`` returns them (one ``(count_mistakes(X, y), mistake_bound(X, y, w_star))``
-    per data set), as a float array, as ``np.array(rows, dtype=float)`` makes it (``None`` becomes NaN);
-    ``None`` when they cannot make rows of numbers."""
-    if not (isinstance(yours, (list, tuple)) and len(yours) == n_rows):
-        return None
-    rows = []
-    for pair in yours:
-        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
-            return None
-        counted, bound = pair
-        if not (isinstance(counted, (list, tuple)) and len(counted) == 2):
-            return None
-        values = (counted[0], bound)
-        if not all(v is None or type(v) in (bool, int, float) for v in values):
-            return None
-        rows.append([math.nan if v is None else float(v) for v in values])
-    return np.array(rows, dtype=float)
+def _answers(data):
+    """The right answers on the experiment's data sets, as ``experiment_with_right_functions`` takes them: for each
+    ``(X, y, w_star)``, ``((n_mistakes, converged), mistake_bound(X, y, w_star), radius(X))``."""
+    return [(_count(X, y), float(pl.mistake_bound(X, y, w_star)), float(pl.radius(X))) for X, y, w_star in data]
 
 
-def _experiment_rows(data, margins, **kwargs):
-    """What a right ``bound_experiment`` returns with right functions: the reference's rows."""
+def _experiment_rows(data, answers, margins, **kwargs):
+    """What a right ``bound_experiment`` returns: the reference's rows."""
     return _experiment(margins, **kwargs)
 
 
-def _compare_with_your_functions(got, expected):
-    """``None`` if ``bound_experiment``'s rows, as ``experiment_with_your_functions`` returned them, are those that
-    the student's own ``count_mistakes`` and ``mistake_bound`` give on the experiment's data sets (or the
-    reference's, ``expected``), else the reason."""
-    if not (isinstance(got, (tuple, list)) and len(got) == 2):
-        return ("returned something other than what the locked cell's experiment_with_your_functions returns: has "
-                "the cell been changed?")
-    results, yours = got
-    problem = _rows_problem(results, expected)
+def _compare_rows(got, expected):
+    """``None`` if ``bound_experiment``'s rows, as ``experiment_with_right_functions`` returned them, are the
+    reference's, else the reason, naming the first wrong row and column."""
+    problem = _rows_problem(got, expected)
     if problem:
         return f"found that bound_experiment {problem}"
-    if compare_values(results, expected) is None:
+    if compare_values(got, expected) is None:
         return None
-    own = _your_rows(yours, len(expected))
-    if own is None:
-        return ("found that bound_experiment did not return the right rows, and that your count_mistakes or "
-                "mistake_bound returns something other than numbers on these data sets (count_mistakes a pair "
-                "(n_mistakes, converged), mistake_bound a float): fix their cells first")
-    # The student's bound may be infinite or NaN: equal where theirs is, as np.array(rows, dtype=float) keeps it.
-    if np.allclose(results.astype(float), own, rtol=1e-7, atol=1e-9, equal_nan=True):
-        return None
-    wrong = [k for k in range(len(own))
-             if not np.allclose(results[k].astype(float), own[k], rtol=1e-7, atol=1e-9, equal_nan=True)]
-    return (f"found that bound_experiment's row for margins[{wrong[0]}] is not the mistakes that your "
-            "count_mistakes counts and the bound that your mistake_bound gives for w_star on that margin's data set")
+    close = np.isclose(got.astype(float), expected, rtol=1e-7, atol=1e-9)
+    k = int(np.flatnonzero(~close.all(axis=1))[0])
+    column = "the mistakes (column 0)" if not close[k, 0] else "the bound (column 1)"
+    return (f"found that {column} of bound_experiment's row for margins[{k}] is wrong, with right versions of "
+            "count_mistakes, mistake_bound and radius in place of yours")
 
 
 X4, y4 = pl.four_point_example()
@@ -180,23 +158,24 @@ X_half, y_half, w_half = pl.make_separable(30, 5, margin=0.1, radius=0.5, random
 
 RADIUS_FIRST = ("mistake_bound calls your radius: if the error comes from radius (not written yet, or raising on "
                 "these points), write or fix it first, with its own test.")
-EXPERIMENT_CALLS = ("bound_experiment calls your count_mistakes and mistake_bound (which calls your radius): if one of "
-                    "them is not written yet or raises, write or fix it first, with its own test.")
-YOUR_FUNCTIONS_CALLS = ("experiment_with_your_functions calls your bound_experiment, then your count_mistakes and "
-                        "mistake_bound on the same data sets: if one of them is not written yet or raises, write or "
-                        "fix it first, with its own test.")
+RIGHT_FUNCTIONS_CALLS = ("experiment_with_right_functions only calls your bound_experiment, with right versions of "
+                         "count_mistakes, mistake_bound and radius in place of yours on the experiment's data sets: "
+                         "the exception comes from bound_experiment, or from a function of yours that it calls on "
+                         "other data.")
 EXPERIMENT_HINT = ("For each margin g, make the data set with make_separable(n_samples, n_features, margin=g, "
-                   "random_state=random_state), and put in one row the mistakes your count_mistakes counts on it "
-                   "(default max_epochs) and the bound your mistake_bound gives for w_star. This test judges those "
-                   "rows with your own count_mistakes and mistake_bound, whether or not they pass their own tests.")
+                   "random_state=random_state), and put in one row the mistakes count_mistakes counts on it "
+                   "(default max_epochs) and the bound mistake_bound gives for w_star. This test runs bound_experiment "
+                   "with right versions of count_mistakes, mistake_bound and radius in place of yours, so a mistake "
+                   "in Part A or B is not what it found.")
 
 # The most examples that a right count_mistakes running all max_epochs epochs may visit in one hidden call: at the
-# 5 microseconds a visit of the slowest plain loop (an element at a time, on 10 features, on a loaded machine), a
-# fifth of the shortest limit a hidden call gets (min_call_seconds, 1 s).
+# 5 microseconds a visit of the slowest plain loop we timed (an element at a time, on 10 features, on a loaded
+# machine; the hidden cases have at most 5), a fifth of the shortest limit a hidden call gets (min_call_seconds, 1 s).
 VISIT_BUDGET = 40_000
 
-# Part C's cases: (description, margins, sizes and seed).  experiment_with_your_functions counts every data set
-# twice (in bound_experiment, then on its own), 2 * 1000 * n_samples * len(margins) visits at most: 40,000 here.
+# Part C's cases: (description, margins, sizes and seed).  experiment_with_right_functions calls no count_mistakes of
+# the student's on the experiment's data sets; a bound_experiment with a training loop of its own that never stops
+# early visits 1000 * n_samples * len(margins) examples, at most 20,000 here.
 EXPERIMENTS = [
     ("margins (0.4, 0.2) with n_samples=8, n_features=3, random_state=1", (0.4, 0.2),
      {"n_samples": 8, "n_features": 3, "random_state": 1}),
@@ -292,28 +271,17 @@ CHECKS = [
              "the label), and stop after the first epoch without a mistake or after max_epochs epochs; converged "
              "is True exactly when an epoch without a mistake was run, the last allowed one included.",
     ),
-    # Part C: bound_experiment alone, for its shape, then its rows against the student's own functions' values.
-    # No case is marked visible: a failure would show the reference's rows, which need not be what the
-    # student's own functions give.
+    # Part C, judged with right versions of the functions of Parts A and B (see the module's docstring). No case is
+    # marked visible: the visible test of the notebook runs its own case through the same locked cell.
     Check(
         grade_id="bound_experiment_values",
-        function="bound_experiment",
-        cases=[Case(EXPERIMENTS[0][0], (np.array(EXPERIMENTS[0][1]),), EXPERIMENTS[0][2])],
-        expected=_experiment,
-        compare=_rows_problem,
-        hint="Return np.array(rows, dtype=float), with one row [mistakes, bound] for each margin, in their order.",
-        hint_on_exception=EXPERIMENT_CALLS,
-    ),
-    Check(
-        grade_id="bound_experiment_values",
-        function="experiment_with_your_functions",
-        cases=[Case(describe, (_data(margins, **sizes), np.array(margins)), sizes)
-               for describe, margins, sizes in EXPERIMENTS],
+        function="experiment_with_right_functions",
+        cases=[Case(describe, (data, _answers(data), np.array(margins)), sizes)
+               for describe, margins, sizes in EXPERIMENTS
+               for data in [_data(margins, **sizes)]],
         expected=_experiment_rows,
-        compare=_compare_with_your_functions,
-        # The student's count_mistakes or mistake_bound may change the arrays they are given: Parts A and B judge that.
-        allow_mutation=True,
+        compare=_compare_rows,
         hint=EXPERIMENT_HINT,
-        hint_on_exception=YOUR_FUNCTIONS_CALLS,
+        hint_on_exception=RIGHT_FUNCTIONS_CALLS,
     ),
 ]

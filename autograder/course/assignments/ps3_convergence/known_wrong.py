@@ -56,11 +56,10 @@ def _bound(gamma="np.min(y * (X @ w)) / np.linalg.norm(w)", value="float((radius
         """
 
 
-# A wrong radius also gives a wrong bound. Part C is judged with the student's own functions, so a mistake of Part A
-# or B costs no point there: bound_experiment_values must accept the reference's experiment built on each of them.
-# That holds under the grader's time limit too: a count_mistakes that never converges on Part C's data (the wrong
-# sign, or no early stop) runs all max_epochs epochs there, and Part C's cases are small enough for that
-# (checks.VISIT_BUDGET, which the claims test checks).
+# A wrong radius also gives a wrong bound. Part C is judged with right versions of radius, mistake_bound and
+# count_mistakes in place of the student's (see checks.py), so a mistake of Part A or B costs no point there,
+# whatever it is: each one below names only the cells of its own part, and `verify` proves that the reference's
+# bound_experiment keeps bound_experiment_values with every one of them, the random ones included.
 RADIUS = ("radius_values", "bound_values")
 BOUND = ("bound_values",)
 COUNT = ("count_mistakes_values",)
@@ -182,6 +181,46 @@ KNOWN_WRONG = [
                _count(test="True", step="made += int(y_i * (w @ x_i) <= 0)\n                        w = w + y_i * x_i",
                       count="pass"),
                COUNT),
+    # Random counts: the examples visited in a new random order in every epoch (the chapter's runs shuffle; Part B
+    # asks for the given order), or a random start instead of w = 0, or a seeded generator shared by every call.
+    KnownWrong("count_shuffled_order", _count(prepare="order = np.random.permutation(len(X))\n            X, y = X[order], np.asarray(y)[order]",
+                                              test="y_i * (w @ x_i) <= 0"), COUNT),
+    KnownWrong("count_shuffled_order_each_epoch", """
+        def count_mistakes(X, y, *, max_epochs=1000):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for _ in range(max_epochs):
+                made = 0
+                for i in np.random.permutation(len(X)):
+                    if y[i] * (w @ X[i]) <= 0:
+                        w = w + y[i] * X[i]
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    return n_mistakes, True
+            return n_mistakes, False
+        """, COUNT),
+    KnownWrong("count_random_start", _count().replace(
+        "w = np.zeros(X.shape[1])", "w = 0.01 * np.random.randn(X.shape[1])"), COUNT),
+    KnownWrong("count_seeded_shuffle_shared_by_every_call", """
+        rng = np.random.default_rng(0)
+
+        def count_mistakes(X, y, *, max_epochs=1000):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for _ in range(max_epochs):
+                made = 0
+                for i in rng.permutation(len(X)):
+                    if y[i] * (w @ X[i]) <= 0:
+                        w = w + y[i] * X[i]
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    return n_mistakes, True
+            return n_mistakes, False
+        """, COUNT),
     KnownWrong("count_folds_the_labels_into_X_in_place", _count(prepare="X *= np.asarray(y)[:, None]",
                                                               test="w @ x_i <= 0", step="w = w + x_i"),
                COUNT),
@@ -194,6 +233,10 @@ KNOWN_WRONG = [
     KnownWrong("experiment_ignores_sizes", _experiment(data="make_separable(200, 10, margin=g, random_state=random_state)"),
                ("bound_experiment_values",)),
     KnownWrong("experiment_columns_swapped", _experiment(row="[{bound}, n_mistakes]"), ("bound_experiment_values",)),
+    # The mistakes of one epoch: count_mistakes called with another max_epochs, on which the right versions of the
+    # locked cell call the student's own function (here right), whose count differs at margin 0.05 of the four margins.
+    KnownWrong("experiment_one_epoch_only", _experiment().replace("count_mistakes(X, y)", "count_mistakes(X, y, max_epochs=1)"),
+               ("bound_experiment_values",)),
     KnownWrong("experiment_returns_a_list_of_rows", _experiment(result="rows"), ("bound_experiment_values",)),
     KnownWrong("experiment_rows_and_columns_swapped", _experiment(result="np.array(rows, dtype=float).T"),
                ("bound_experiment_values",)),

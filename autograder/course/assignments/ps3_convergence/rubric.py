@@ -35,8 +35,11 @@ RUBRIC = {
                   "together, or next to the worst case as the question puts it, still earn only this half). "
                   "Nothing in this part, though nothing is taken away, for 'it is only an upper bound', 'a worst "
                   "case' without over what, or 'this order was lucky' (other orders of these data come no closer "
-                  "to the bound). Leave the whole part off for 'the bound is an average' or 'it grows with the "
-                  "number of examples or the dimension'."),
+                  "to the bound). Nothing, and nothing taken away, for a bare 'it grows with the number of "
+                  "examples or the dimension' (it can, through R and \u03b3, but that does not explain the gap). "
+                  "Leave the whole part off for 'the bound is an average' or 'it grows with the number of examples "
+                  "or the dimension whatever the radius and the margin' (with R and \u03b3 fixed it depends on "
+                  "neither)."),
         Item(0.5, "What the question does not say: some data sets meet the bound exactly (the chapter's tight "
                   "family), so one random data set is far from the worst; or why these data are easier: Step 1 "
                   "counts only \u03b3 per mistake, while most points are much farther from the plane",
@@ -71,9 +74,14 @@ RUBRIC = {
                   "the data is then enough, and 'a large R' or 'points far from the origin' with no word on the "
                   "margin earns nothing (nothing taken away). Also right: a point very close to the origin "
                   "compared with the farthest one, or two points of opposite labels very close together compared "
-                  "with R (each makes every separator's margin small). Leave the whole part off for a small "
-                  "margin of one chosen w* only (the question asks for the smallest bound over all separators), "
-                  "'many examples' or 'many dimensions', even next to a right statement. With an offset, a "
+                  "with R (each makes every separator's margin small). Also right: many examples or many "
+                  "dimensions tied to the margin ('in high dimension every separator's margin can be exponentially "
+                  "small, as in the Fibonacci example'). Nothing, and nothing taken away (the part keeps the mark "
+                  "of any right statement next to it): a small margin of one chosen w* (the question asks for the "
+                  "smallest bound over all separators), or a bare 'many examples' or 'many dimensions' (they make "
+                  "the bound large only through the margin or R). Leave the whole part off for 'the bound grows "
+                  "with the number of examples or the dimension whatever the radius and the margin', even next to "
+                  "a right statement. With an offset, a "
                   "separator far from the origin is right too."),
     ),
 }
