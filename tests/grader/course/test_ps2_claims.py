@@ -31,7 +31,7 @@ import pytest
 
 import perceptron_lib as pl
 from autograder.course.assignments.ps2_online_perceptron import checks as ps2
-from autograder.judging.checks import evaluate_namespace
+from autograder.judging.checks import compare_float64, compare_near_float32, evaluate_namespace, float64_problem
 
 from tests.support import COURSE
 
@@ -211,6 +211,9 @@ def test_each_update_case_is_the_point_its_description_names(grade_id):
                 assert len(x) == int(d[0]), describe
         if "integer" in describe:
             assert all(np.asarray(v).dtype.kind == "i" for v in case.args[:3:2]), describe
+    if grade_id == "update_rules":  # the visible hint 'The score 1 + 2 + 0 = 3 is positive.'
+        w, b, x, y = cases(grade_id)["integer weights and a correctly classified integer point"].args
+        assert w @ x + b == 3 and y == 1
 
 
 # -- the notebook's texts -------------------------------------------------------------------------------------
@@ -488,7 +491,7 @@ def test_the_docstrings_types_float64_arrays_and_float_offsets_are_required(got,
     """The docstrings ask for float64 arrays and a float b: float32 arrays pass the 1e-7 tolerance on the update
     cases and the training errors, and an int b passes compare_values, so the type is checked on its own; the
     counts stay ints, of Python or numpy."""
-    problem = ps2.compare_float64(got, expected)
+    problem = compare_float64(got, expected)
     if message is None:
         assert problem is None
     else:
@@ -507,6 +510,127 @@ def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
         assert "expected a float64 array and a float" in cell_text(notebook, grade_id)
     assert "Start from b = 0.0." in cell_text(notebook, "train_through_origin")
     assert "Build it with np.array(errors, dtype=float)." in cell_text(notebook, "training_errors_values")
+    # The visible test of update_rules checks the types with a mistake and without one, as the hidden cases do,
+    # and its advice names both branches.
+    update_rules = cell_text(notebook, "update_rules")
+    visible = {case.describe for case in cases("update_rules").values() if case.visible}
+    assert {"integer weights and an integer point", "integer weights and a correctly classified integer point"} <= visible
+    assert update_rules.count("\"float(b + y) on a mistake, float(b) when nothing changes.\")") == 2
+    assert "returns a float64 array and a float for integer inputs, with a mistake and without one" in update_rules
+    # A float32 number is not a float: the visible type checks use isinstance(b, float), which np.float64 passes.
+    assert "an int or a float32 number in place of a float, loses the points of its test" in cell_text(
+        notebook, startswith="# Problem set 2")
+    for grade_id in ("update_rules", "train_through_origin", "train_with_offset"):
+        text = cell_text(notebook, grade_id)
+        assert "isinstance(result[1], float)" in text and "np.floating" not in text, grade_id
+
+
+def _visible_part(notebook, grade_id):
+    cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    return cell.source.split("### BEGIN HIDDEN TESTS")[0]
+
+
+@pytest.mark.parametrize("name, answer, grade_id, accepted", [
+    ("the solution's update", None, "update_rules", True),
+    ("b returned as it came when nothing changes", """
+        def perceptron_update(w, b, x, y):
+            if y * (np.dot(w, x) + b) <= 0:
+                return np.asarray(w, float) + y * np.asarray(x, float), float(b + y), True
+            return np.asarray(w, float), b, False
+        """, "update_rules", False),
+    ("w returned as it came when nothing changes", """
+        def perceptron_update(w, b, x, y):
+            if y * (np.dot(w, x) + b) <= 0:
+                return np.asarray(w, float) + y * np.asarray(x, float), float(b + y), True
+            return w.copy(), float(b), False
+        """, "update_rules", False),
+    ("b a float32 number", """
+        def perceptron_update(w, b, x, y):
+            w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+            if y * (w @ x + b) <= 0:
+                return w + y * x, np.float32(b + y), True
+            return w.copy(), np.float32(b), False
+        """, "update_rules", False),
+    ("b an np.float64", """
+        def perceptron_update(w, b, x, y):
+            w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+            if y * (w @ x + b) <= 0:
+                return w + y * x, np.float64(b + y), True
+            return w.copy(), np.float64(b), False
+        """, "update_rules", True),
+    ("b a float32 number through the origin", """
+        def train_perceptron(X, y, *, fit_intercept=True, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            w, b, n_mistakes = np.zeros(X.shape[1]), np.float32(0.0), 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for x_i, y_i in zip(X, y):
+                    if y_i * (w @ x_i + b) <= 0:
+                        w = w + y_i * x_i
+                        b = b + np.float32(y_i) if fit_intercept else b
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return w, b, n_mistakes, epoch
+        """, "train_through_origin", False),
+])
+def test_the_visible_type_checks_catch_what_the_docstrings_exclude(notebook, name, answer, grade_id, accepted):
+    """M1 of the second referee: integer inputs with no mistake, a case the hidden checks mark, are visible too, so
+    a student learns of it before submitting; and a float32 number in place of a float (which the hidden checks
+    receive as a plain float) loses the visible test, as 'How to work' says."""
+    from autograder.commands.verify import namespace_from
+
+    namespace = namespace_from(notebook)
+    if answer:
+        exec(__import__("textwrap").dedent(answer), namespace)
+    try:
+        exec(_visible_part(notebook, grade_id), namespace)
+    except AssertionError as error:
+        assert not accepted, str(error)
+        assert "expected a float64 array and a float" in str(error) or "expected a float" in str(error), str(error)
+    else:
+        assert accepted, name
+
+
+def test_each_cell_judges_the_values_then_the_types():
+    """Every check is split in two over the same cases: the values with the hint on the algorithm, then the types
+    with no hint; together they fail what compare_float64 fails."""
+    for grade_id in {check.grade_id for check in ps2.CHECKS}:
+        values, types = [check for check in ps2.CHECKS if check.grade_id == grade_id]
+        assert (values.compare, types.compare) == (compare_near_float32, float64_problem)
+        assert values.cases == types.cases and values.function == types.function
+        assert values.hint and not types.hint
+
+
+@pytest.mark.parametrize("known_wrong, grade_id, message, hint", [
+    # NIT 1 of the second referee: a type failure, with every value right, gets no advice about the update rule.
+    ("update_no_mistake_keeps_integer_offset", "update_rules",
+     "On integer weights and a correctly classified integer point, perceptron_update returned, as value 2 of its "
+     "result, an integer; the docstring asks for a float (convert with float(...))", False),
+    ("update_no_mistake_keeps_integer_dtype", "update_rules",
+     "On integer weights and a correctly classified integer point, perceptron_update returned, as value 1 of its "
+     "result, an array of dtype int64; the docstring asks for float64", False),
+    ("update_computed_in_float32", "update_rules", "returned, as value 1 of its result, an array of dtype float32",
+     False),
+    ("train_offset_an_int_through_origin", "train_through_origin", "an integer; the docstring asks for a float",
+     False),
+    ("errors_returned_as_float32", "training_errors_values", "returned an array of dtype float32", False),
+    # A wrong value keeps it.
+    ("update_wrong_sign", "update_rules", "returned, as value 1 of its result, the wrong values", True),
+    ("train_learns_offset_through_origin", "train_through_origin", "the wrong values", True),
+])
+def test_a_type_failure_gets_no_hint_about_the_algorithm(known_wrong, grade_id, message, hint):
+    from autograder.commands.verify import namespace_from
+    from autograder.course.assignments.ps2_online_perceptron.known_wrong import KNOWN_WRONG
+
+    wrong = next(k for k in KNOWN_WRONG if k.name == known_wrong)
+    namespace = namespace_from(nbformat.read(f"{COURSE}/source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4))
+    exec(wrong.code(), namespace)
+    verdict = next(v for v in evaluate_namespace(ps2.CHECKS, namespace) if v.grade_id == grade_id)
+    assert not verdict.passed and message in verdict.message, verdict.message
+    check_hint = next(check.hint for check in ps2.CHECKS if check.grade_id == grade_id and check.hint)
+    assert (check_hint in verdict.message) == hint, verdict.message
 
 
 # -- the starting rubric marks as the guides do ---------------------------------------------------------------
@@ -527,7 +651,7 @@ def _mark(grade_id, *starts):
 
 
 # D1's items, by the start of their texts.
-PARTS_HALF, PARTS_FULL = "The parts, half:", "The parts, in full:"
+PARTS_HALF, PARTS_FULL = "The parts, half:", "The parts, in full,"
 A_ONLINE, B_BATCH, C_MISSING, BATCH_JUDGED = "Part A is the online", "Part B is the batch", "Part C is missing", \
     "A batch learner is judged"
 APPLICATION, COUNT = "The application:", "The mistake count there:"
@@ -560,8 +684,8 @@ GUIDE_CASES = [
      (NO_EXPERIMENT, ALWAYS, IDEA, WHY), 1.0),
     ("written_order", "no experiment and 'does not converge', a full explanation (the referee's G1)",
      (NO_EXPERIMENT, CONVERGES, IDEA, WHY), 1.0),
-    ("written_order", "'it can, but not always' from the four-point example through the origin only (M1)",
-     (ANSWER, NO_CHANGE_SHOWN, IDEA, WHY), 1.5),
+    ("written_order", "'it can, but not always' from the four-point example through the origin only (M1, and the "
+                      "second referee's M3)", (ANSWER, NO_CHANGE_SHOWN, IDEA, WHY), 1.5),
     ("written_order", "the general claim that the separator never changes, a right experiment (M2's half case)",
      (EXPERIMENT, ONLY_ONE, IDEA, WHY), 1.5),
     ("written_order", "the four-point example with an offset reported as the same line, and the order said to "
@@ -570,6 +694,48 @@ GUIDE_CASES = [
     ("written_order", "a right experiment and 'always', only 'the weights depend on the order'",
      (EXPERIMENT, ALWAYS, IDEA, NO_WHY), 1.0),
 ]
+
+
+def _item(grade_id, start):
+    from autograder.course import assignments
+
+    found = [item for item in assignments.load_rubric(ASSIGNMENT)[grade_id].items if item.text.startswith(start)]
+    assert len(found) == 1, start
+    return " ".join(found[0].text.split()), " ".join(found[0].note.split())
+
+
+def test_the_items_a_ta_ticks_say_what_the_guides_say(notebook):
+    """The second referee's M2 and M3: the texts of the items, what a TA reads when ticking, and the guides decide
+    the two cases alike, so one answer cannot get two marks."""
+    # D1: Part B called online with the facts right is one flaw, so the parts earn half; the 'in full' item says
+    # itself that it needs none of the flaws, as the guide's 'Full' does.
+    guide = cell_text(notebook, "written_online_batch")
+    assert ("Full, with none of the flaws listed below: Part A online and Part B batch, each with a reason"
+            in guide)
+    assert "Part B called online learning by an answer that does say B passes again and again" in guide
+    text, note = _item("written_online_batch", PARTS_FULL)
+    assert text.startswith("The parts, in full, with none of the flaws listed under the item above: Part A online "
+                           "and Part B batch, each with its reason")
+    assert "Part B called online by an answer that describes its fixed training set" in note
+    assert "Part B called online by an answer that says it passes again and again" in _item(
+        "written_online_batch", PARTS_HALF)[1]
+    # D2: 'it can, but not always' with only an experiment in which the order changes nothing keeps the answer's
+    # half and loses the experiment's; the model answer speaks of experiments only, not of marks.
+    guide = cell_text(notebook, "written_order")
+    assert ("it earns this half also when the only experiment reported is one in which the order changes nothing "
+            "(the four-point example through the origin): that answer loses the experiment's half, not this one"
+            in guide)
+    assert "when the only experiment is one in which the order changes nothing" in guide  # the experiment's half
+    assert "right as long as" not in guide
+    assert ('(Run alone, an example like this one shows only the "not always": the experiment that shows that the '
+            'order can change the result is one such as the one-dimensional example.)') in guide
+    text, note = _item("written_order", ANSWER)
+    assert text.startswith("The answer drawn from an experiment reported, even one in which the order changes "
+                           "nothing:")
+    assert "that answer loses the experiment item, not this one" in note
+    text, note = _item("written_order", EXPERIMENT)
+    assert "when the only experiment is one where the order changes nothing" in note
+    assert "Its answer keeps the answer item when it is right." in _item("written_order", NO_CHANGE_SHOWN)[1]
 
 
 @pytest.mark.parametrize("grade_id, case, ticked, mark", GUIDE_CASES, ids=[c[1] for c in GUIDE_CASES])

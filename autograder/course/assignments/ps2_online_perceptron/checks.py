@@ -19,15 +19,29 @@ offset ``b + y`` left an int by integer inputs, or ``b = 0`` never updated
 through the origin, loses the points of its cell.  Values computed in float32
 and returned as float64 miss the tolerance on the random data of Part B, and
 their message says why.
+Each check is judged twice over the same cases (:func:`_values_then_types`):
+first the values, with the check's hint on the algorithm, then the types, whose
+message says what to convert and carries no hint, since an answer whose values
+are all right needs no advice about the update rule.
 ``tests/grader/course/test_ps2_claims.py`` proves what the cases' descriptions
 and the notebook's texts claim about their data.
 """
+
+import dataclasses
 
 import numpy as np
 
 import perceptron_lib as pl
 
-from autograder.judging.checks import Case, Check, compare_float64
+from autograder.judging.checks import Case, Check, compare_near_float32, float64_problem
+
+
+def _values_then_types(check):
+    """``check`` as two checks of its cell over the same cases: the values (:func:`compare_near_float32`) with its
+    hint, then the float64 arrays and float offsets the docstrings ask for (:func:`float64_problem`) with none.
+    Together they fail exactly the answers :func:`compare_float64` fails."""
+    return [dataclasses.replace(check, compare=compare_near_float32),
+            dataclasses.replace(check, compare=float64_problem, hint="")]
 
 
 def _update(w, b, x, y):
@@ -71,7 +85,7 @@ y_flip = pl.flip_labels(y_sep, 0.2, random_state=8)
 X_int = np.array([[2, 1], [-1, -3], [0, 2], [3, -1], [-2, 0]])
 y_int = np.array([1, -1, 1, 1, -1])
 
-CHECKS = [
+CHECKS = [check for each in [
     Check(
         grade_id="update_worked_example",
         function="perceptron_update",
@@ -85,7 +99,6 @@ CHECKS = [
             Case("a misclassified negative point in 3-D", (np.array([0.5, -1.0, 2.0]), 0.25, np.array([0.0, 1.0, 1.0]), -1)),
         ],
         expected=_update,
-        compare=compare_float64,
         hint="On a mistake, w becomes w + y x and b becomes b + y; return (w_new, b_new, mistake).",
     ),
     Check(
@@ -105,11 +118,10 @@ CHECKS = [
             Case("a point labelled -1 exactly on the plane, with a non-zero w",
                  (np.array([2.0, -1.0]), 1.0, np.array([1.0, 3.0]), -1)),
             Case("integer weights and a correctly classified integer point",
-                 (np.array([1, 2]), 0, np.array([1, 1]), 1)),
+                 (np.array([1, 2]), 0, np.array([1, 1]), 1), visible=True),
             Case("a correctly classified point in 4-D", (np.array([0.3, 0.1, -0.2, 0.4]), 0.0, np.array([1.0, 1.0, -1.0, 1.0]), 1)),
         ],
         expected=_update,
-        compare=compare_float64,
         hint="Update only when y (w . x + b) <= 0, and return new arrays rather than changing w.",
     ),
     Check(
@@ -128,8 +140,7 @@ CHECKS = [
                  "max_epochs=4", (X_off, y_off), {"fit_intercept": False, "max_epochs": 4}),
         ],
         expected=_train,
-        compare=compare_float64,
-        hint="Start from w = 0; update on y (w . x) <= 0; with fit_intercept=False, b stays 0; stop after the "
+        hint="Start from w = 0; update on y (w . x) <= 0; with fit_intercept=False, b stays 0.0; stop after the "
              "first epoch without a mistake (and count it), or after max_epochs epochs.",
     ),
     Check(
@@ -144,7 +155,6 @@ CHECKS = [
             Case("a single example, the point (2, -1) labelled -1", (X_one, y_one)),
         ],
         expected=_train,
-        compare=compare_float64,
         hint="On every mistake add y x to w and y to b, visiting the examples in the given order; stop after the "
              "first epoch without a mistake (and count it), or after max_epochs epochs.",
     ),
@@ -166,7 +176,6 @@ CHECKS = [
             Case("the four XOR points, which never converge, with the default max_epochs", (XOR4, XOR4_y)),
         ],
         expected=_train,
-        compare=compare_float64,
         hint="Stop after the first epoch without a mistake (and count it), or after max_epochs epochs.",
     ),
     Check(
@@ -191,9 +200,8 @@ CHECKS = [
             Case("a single example, the point (2, -1) labelled -1", (X_one, y_one)),
         ],
         expected=_training_errors,
-        compare=compare_float64,
         hint="After each epoch, count the training examples the weights of that moment get wrong or put on "
              "the plane, divided by the number of examples; one entry per epoch run, up to the first epoch "
              "without a mistake (included) or max_epochs epochs.",
     ),
-]
+] for check in _values_then_types(each)]

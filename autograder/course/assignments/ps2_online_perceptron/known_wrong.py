@@ -152,6 +152,13 @@ KNOWN_WRONG = [
                 return np.asarray(w, float) + y * np.asarray(x, float), float(b + y), True
             return w.copy(), b, False
         """, ("update_rules",)),
+    KnownWrong("update_no_mistake_keeps_integer_offset", """
+        def perceptron_update(w, b, x, y):
+            w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+            if y * (w @ x + b) <= 0:
+                return w + y * x, float(b + y), True
+            return w.copy(), b, False
+        """, ("update_rules",)),
     KnownWrong("update_computed_in_float32", """
         def perceptron_update(w, b, x, y):
             w, x = np.asarray(w, dtype=np.float32), np.asarray(x, dtype=np.float32)

@@ -6,8 +6,8 @@ each point is two items of 0.5 that add up, so a TA ticks what the answer earns,
 takes a point below 0 or above 1.  The comments, worth 0, tell the student what was missing or wrong.
 
 * D1 (``written_online_batch``, 2 points): the parts A, B and C placed in the online or batch setting (half of
-  the point with one flaw at most, the other half with none), then an application of online learning and what
-  the mistake count means there.
+  the point with one flaw at most, the other half with none, as the second item's own text says), then an
+  application of online learning and what the mistake count means there.
 * D2 (``written_order``, 2 points): whether the order of the examples changes the result, from an experiment
   (the experiment, and the answer drawn from it), then why (the idea, and why other examples become mistakes).
 
@@ -27,9 +27,12 @@ RUBRIC = {
                   "with nothing about its fixed training set and its repeated passes ('B is online because it "
                   "visits one example at a time': it applies Part A's update, but to a fixed training set, pass "
                   "after pass). Tick the comments below for the flaws."),
-        Item(0.5, "The parts, in full: Parts A, B and C each placed with a reason, and nothing false about how a "
-                  "batch learner is judged",
-             note="Only with the item above: the two make the point. For C accept 'both' (the mistake count is "
+        Item(0.5, "The parts, in full, with none of the flaws listed under the item above: Part A online and Part B "
+                  "batch, each with its reason, Part C placed with a reason, and nothing false about how a batch "
+                  "learner is judged",
+             note="Only with the item above: the two make the point. Leave this off for any one of the flaws, Part "
+                  "B called online by an answer that describes its fixed training set and its repeated passes "
+                  "included: that answer earns the item above alone. For C accept 'both' (the mistake count is "
                   "online, the training error judges fixed weights on a whole set) or 'batch' (it trains on a "
                   "fixed set and measures the weights after each pass). Also accept 'the perceptron is online and "
                   "Part B runs it in the batch setting' and 'Part A is the step both settings use'."),
@@ -37,8 +40,10 @@ RUBRIC = {
              note="A comment for Part A placed in the batch setting, or placed without its reason."),
         Item(0, "Part B is the batch setting: it has the whole training set from the start, passes over it again "
                 "and again, and returns one final (w, b)",
-             note="A comment for Part B called online, or placed without its reason. 'B is online because it "
-                  "visits one example at a time' is the serious case: the first item stays off."),
+             note="A comment for Part B called online, or placed without its reason. Called online by an answer "
+                  "that describes its fixed training set and its repeated passes, it is one flaw: the first item "
+                  "stays on and the second off. 'B is online because it visits one example at a time' is the "
+                  "serious case: the first item stays off too."),
         Item(0, "Part C is missing or unexplained: it trains as Part B does, and its training error judges fixed "
                 "weights on a whole set of examples",
              note="'C is online because it trains like B' and 'C is neither, it evaluates fixed weights' leave C "
@@ -79,10 +84,12 @@ RUBRIC = {
                   "that example, when the only experiment is one where the order changes nothing (the four-point "
                   "example through the origin: all 24 orders end at w = (1, 1) after 2 mistakes), and when the "
                   "answer concludes that the order changes nothing."),
-        Item(0.5, "The answer drawn from the experiment: the order can change both the final (w, b) and the number "
-                  "of mistakes, though it need not",
-             note="'It can, but not always', with the four-point example as the case where it does not, is right; "
-                  "a plain 'Yes' reads as 'it can'. A correct report of a particular run in which one of them "
+        Item(0.5, "The answer drawn from an experiment reported, even one in which the order changes nothing: the "
+                  "order can change both the final (w, b) and the number of mistakes, though it need not",
+             note="'It can, but not always', with the four-point example as the case where it does not, is right, "
+                  "also when the only experiment reported is the four-point example through the origin, where the "
+                  "order changes nothing: that answer loses the experiment item, not this one. A plain 'Yes' "
+                  "reads as 'it can'. A correct report of a particular run in which one of them "
                   "stays the same (the same line after 2 and after 4 mistakes) is right when the answer says the "
                   "order can change both. Leave this off with no experiment at all (the right claim alone earns "
                   "nothing on this point); for a general claim that one of them never changes ('the mistakes "
@@ -95,7 +102,8 @@ RUBRIC = {
              note="A comment for an experiment reported without its numbers, or with wrong ones."),
         Item(0, "An experiment in which the order changes nothing shows that it need not matter, not that it can: "
                 "report one in which it does",
-             note="A comment for an answer whose only experiment is the four-point example through the origin."),
+             note="A comment for an answer whose only experiment is the four-point example through the origin. "
+                  "Its answer keeps the answer item when it is right."),
         Item(0, "The question asks for the answer from an experiment: report one, with its numbers",
              note="A comment for the right claim with no experiment at all: neither item of the first point."),
         Item(0, "The order can change both the final weights and the number of mistakes: a run in which one of "
