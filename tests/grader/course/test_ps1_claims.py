@@ -265,7 +265,7 @@ def test_the_scores_closest_to_the_plane_are_exactly_what_is_said(notebook):
         assert (y * scores).tolist()[1] == 1.4999999908837935e-08, how
     # In float32, b is 2 and the point 2 lies on the plane: 'a separates computed in float32 fails them'.
     assert np.float32(b) == 2.0
-    assert "a `signed_distance` or a `separates` computed in float32 fails them" in cell_text(
+    assert "a `signed_distance`, a `margin` or a `separates` computed in float32 fails them" in cell_text(
         notebook, startswith="# Problem set 1")
     # Above the guard the notebook allows, and below every coarser tolerance from 1.5e-8 up.
     for size in (1.5e-8, 1.4999999908837935e-08):
