@@ -273,7 +273,8 @@ def _judge_case(check, case, record):
         return f"{name} was not reached on {case.describe}: the notebook stopped before it could be called", False
     status = record.status
     if status == "missing":
-        return f"{name} is not defined: run the cell that defines it, and keep its name", False
+        return (f"{name} is not defined when the notebook has run: keep its name, and look for an error in the cell "
+                "that defines it or an earlier one (a cell stops at its first error)"), False
     if status == "timeout":
         # Never only "a loop that never ends": a right function that does far more work than it needs (a loop
         # over every pair where one product would do) runs out of time too, and the function named may be a
