@@ -151,7 +151,7 @@ def expect_tuple(name, got, names, where):
 def expect_unchanged(name, before, after, what):
     """Check that the function did not change its input array in place (``before`` is a copy taken first)."""
     _require(np.array_equal(before, after),
-             f"{name} changed its argument {what} in place. Work on a copy (for example w = w.copy()) "
+             f"{name} changed its argument {what} in place. Work on a copy (for example {what} = {what}.copy()) "
              "or build new arrays (w + y * x rather than w += y * x).")
 
 
