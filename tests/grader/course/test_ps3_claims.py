@@ -432,8 +432,42 @@ def test_part_c_hands_its_locked_cell_the_data_sets_of_bound_experiment(source):
     # The tests below prove these sentences.
     assert "**A mistake in Part A or B costs no point in this part**" in part_c
     assert "your own functions are put back after it" in part_c
+    assert ("as long as `bound_experiment` uses `count_mistakes` and `mistake_bound` as their docstrings say "
+            "(the pair `(n_mistakes, converged)`, a number)") in part_c
     # "one that always runs all `max_epochs` epochs visits 800,000 examples there"
     assert len(NOTEBOOK_MARGINS) * 1000 * NOTEBOOK_SIZES["n_samples"] == 800_000 and "800,000 examples" in part_c
+
+
+def test_a_bound_experiment_built_around_a_count_mistakes_that_breaks_its_docstring_loses_part_c(source):
+    # "as long as bound_experiment uses count_mistakes and mistake_bound as their docstrings say": the third
+    # referee's s08, a count_mistakes returning the count alone and an experiment that takes it so.
+    code = """
+        def count_mistakes(X, y, *, max_epochs=1000):
+            w = np.zeros(np.asarray(X).shape[1])
+            made_total = 0
+            for _ in range(max_epochs):
+                made = 0
+                for x_i, y_i in zip(np.asarray(X, dtype=float), y):
+                    if y_i * (w @ x_i) <= 0:
+                        w = w + y_i * x_i
+                        made += 1
+                made_total += made
+                if made == 0:
+                    break
+            return made_total
+
+        def bound_experiment(margins, *, n_samples, n_features, random_state):
+            rows = []
+            for g in margins:
+                X, y, w_star = make_separable(n_samples, n_features, margin=g, random_state=random_state)
+                rows.append([count_mistakes(X, y), mistake_bound(X, y, w_star)])
+            return np.array(rows, dtype=float)
+        """
+    verdicts = verdicts_of(source, code)
+    assert not verdicts["count_mistakes_values"].passed and not verdicts["bound_experiment_values"].passed
+    # The right count_mistakes hands back a pair, which this experiment puts in its row as it is.
+    message = verdicts["bound_experiment_values"].message
+    assert "raised ValueError" in message and "the exception comes from bound_experiment" in message
 
 
 PART_A_OR_B_MISTAKES = [

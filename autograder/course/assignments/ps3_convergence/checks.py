@@ -27,7 +27,10 @@ notebook's own run passes them).
 
 Part C's policy: **a mistake in Part A or B costs no point in Part C**,
 whatever it is: a wrong value, a random result, an exception (a stub still
-raising ``NotImplementedError``), a slow loop or a missing function.  Part C
+raising ``NotImplementedError``), a slow loop or a missing function, as long
+as ``bound_experiment`` uses them as their docstrings say (a ``count_mistakes``
+returning something else, and a ``bound_experiment`` built around it, fail
+Part C with the right versions in place).  Part C
 is judged with right versions of ``radius``, ``mistake_bound`` and
 ``count_mistakes``.  Its one check calls ``experiment_with_right_functions``,
 a locked cell of the notebook, with the data sets of the experiment (which the
@@ -165,8 +168,8 @@ RIGHT_FUNCTIONS_CALLS = ("experiment_with_right_functions only calls your bound_
 EXPERIMENT_HINT = ("For each margin g, make the data set with make_separable(n_samples, n_features, margin=g, "
                    "random_state=random_state), and put in one row the mistakes count_mistakes counts on it "
                    "(default max_epochs) and the bound mistake_bound gives for w_star. This test runs bound_experiment "
-                   "with right versions of count_mistakes, mistake_bound and radius in place of yours, so a mistake "
-                   "in Part A or B is not what it found.")
+                   "with right versions of count_mistakes, mistake_bound and radius in place of yours, which return "
+                   "what their docstrings say (count_mistakes the pair (n_mistakes, converged)): use them so.")
 
 # The most examples that a right count_mistakes running all max_epochs epochs may visit in one hidden call: at the
 # 5 microseconds a visit of the slowest plain loop we timed (an element at a time, on 10 features, on a loaded
