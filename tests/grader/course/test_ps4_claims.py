@@ -10,17 +10,20 @@ over the two labels are equal) or by a linear program with no solution, and the 
 a mistake ends with weights that separate the data, so on data that nothing separates every epoch has
 a mistake.
 
-A stub of Part A raises inside ``train_with_lifting``, which calls it: the message of Part C's cells then
-names the functions it calls, not ``train_with_lifting`` alone.
-
-Part C is graded with the student's own functions, through ``lifting_with_your_functions``, a function of
-a locked cell of the notebook: it returns what ``train_with_lifting`` (or ``train_with_lifting_reversed``,
-which runs it with ``train_through_origin`` fed the examples in reverse order) returned, and what the
-student's ``absorb_offset``, ``train_through_origin`` and ``split_offset`` give, called in turn.  The last
-tests check that the reverse order tells a training loop of the student's own from the method the part
-asks for on every case it is used on, that a mistake in Part A or B costs its own cell only, that right
-answers written differently still get full marks, and that the helpers leave the notebook's names as they
-found them.
+Part C is graded through ``lifting_with_your_functions``, a function of a locked cell of the notebook:
+the hidden checks pass it the right answers of Parts A and B on each case, as data, and it calls the
+student's ``train_with_lifting`` with the names ``absorb_offset``, ``train_through_origin`` and
+``split_offset`` (and their aliases) bound, for that call, to stand-ins that return those answers on
+exactly the case's inputs and call the student's functions on any other, with ``train_through_origin``'s
+stand-in returning the run that visits the examples in reverse order when ``reverse=True``
+(``train_with_lifting_reversed``).  The locked cell holds no implementation of Parts A and B: the students
+receive it.  The last tests check that the reverse order tells a training loop of
+the student's own from the method the part asks for on every case it is used on; that a mistake in Part A
+or B of any kind (a stub, a shuffled order, ``max_epochs`` ignored, wrong types) costs its own cell only;
+that a ``train_with_lifting`` of the student's own mistakes (``max_epochs`` dropped, a pasted loop) loses
+Part C whatever Parts A and B hold; that right answers written differently, converting their results
+too, still get full marks; that the helper leaves the notebook's names as it found them; and what is not
+caught: a cell that defines the locked helper again is only flagged, ``redefines-locked``.
 
 The docstrings promise float64 arrays and float offsets, and the checks hold every part to them on
 integer inputs: the tests below check that those inputs are integers, that the typical slips fail on
@@ -257,45 +260,52 @@ def test_every_reversed_case_tells_a_loop_of_its_own_from_the_lifting(check, cas
     # A loop of its own returns the run in the given order; the lifting through train_through_origin, the run in
     # reverse order. The case catches the loop only if the two differ.
     kwargs = {k: v for k, v in case.kwargs.items() if k != "reverse"}
-    in_order = ps4._with_offset(*case.args, **kwargs)
+    in_order = ps4._with_offset(*case.args[:2], **kwargs)
     assert compare_values(in_order, check.expected(*case.args, **case.kwargs)) is not None
 
 
-def test_each_part_c_cell_calls_train_with_lifting_then_judges_it_with_the_student_s_functions():
-    # train_with_lifting itself first (exceptions and changed inputs under its name), then the same cases through
-    # lifting_with_your_functions, then the reverse order: no case of the cell escapes the judging of its values.
+def test_each_part_c_cell_judges_train_with_lifting_only_with_the_right_functions_of_parts_a_and_b():
+    # Every check of Part C calls train_with_lifting through the locked helper, never directly: a direct call would
+    # run the student's Parts A and B, and a mistake there would cost Part C's points.
     for grade_id in ("lifting_one_dimensional", "lifting_general"):
-        first, forward, backward = [c for c in load_checks("ps4_offset") if c.grade_id == grade_id]
-        assert first.function == "train_with_lifting" and not first.allow_mutation
+        forward, backward = [c for c in load_checks("ps4_offset") if c.grade_id == grade_id]
         assert forward.function == backward.function == "lifting_with_your_functions"
-        assert [(k.describe, k.kwargs) for k in forward.cases] == [(k.describe, k.kwargs) for k in first.cases]
-        assert all(np.array_equal(a, b) for k, j in zip(forward.cases, first.cases) for a, b in zip(k.args, j.args))
+        assert not forward.allow_mutation and not backward.allow_mutation
         assert reverses(backward) and not any(k.kwargs.get("reverse") for k in forward.cases)
-        # Hidden: a failure would show the reference's values, which need not be what the student's functions give.
+        # Hidden: a failure would show the reference's values.
         assert not any(k.visible for k in forward.cases + backward.cases)
+    # Each case carries the right answers of Parts A and B on its data, as perceptron_lib computes them, for the
+    # case's max_epochs: the lifted points, then forwards and backwards the run through the origin and its split.
+    for check in part_c_checks():
+        for case in check.cases:
+            X, y, (Z, forwards, backwards) = case.args
+            max_epochs = case.kwargs.get("max_epochs", 100)
+            assert Z.dtype == np.float64 and np.array_equal(Z, np.column_stack([X, np.ones(len(X))]))
+            for (theta, n_mistakes, n_epochs), (w, b), order in ((*forwards, slice(None)),
+                                                                 (*backwards, slice(None, None, -1))):
+                run = pl.train_perceptron(Z[order], np.asarray(y)[order], fit_intercept=False, max_epochs=max_epochs)
+                assert np.array_equal(theta, run.w) and (n_mistakes, n_epochs) == (run.n_mistakes, run.n_epochs)
+                assert type(n_mistakes) is int and type(n_epochs) is int and type(b) is float
+                assert np.array_equal(w, theta[:-1]) and b == theta[-1]
 
 
 @pytest.mark.parametrize("got, accepted", [
     ((np.array([-3.0]), 7.0, 25, 11), True),                          # the perceptron with an offset
-    ((np.array([-3.0]), 7, 25, 11), False),                           # an integer b, and not the student's
+    ((np.array([-3.0]), np.float64(7.0), np.int64(25), 11), True),   # NumPy scalars
+    ([np.array([-3.0]), 7.0, 25, 11], True),                          # a list of the four values
+    ((np.array([-3.0]), 7, 25, 11), False),                           # an integer b
     ((np.array([-2.0]), 5.0, 17, 11), False),                         # another run
-    ((np.array([-3.0]), np.array(7.0), 25, 11), True),                # exactly what the student's functions gave
-    ((np.array([-3.0]), np.array([7.0]), 25, 11), False),             # not exactly theirs: another shape
-    ((np.array([-3.0], dtype=np.float32), np.array(7.0), 25, 11), False),
+    ((np.array([-3.0]), np.array(7.0), 25, 11), False),               # b as an array of shape ()
+    ((np.array([-3.0]), np.array([7.0]), 25, 11), False),             # b as an array of shape (1,)
+    ((np.array([-3.0], dtype=np.float32), 7.0, 25, 11), False),
+    ((np.array([-3.0]), 7.0, 25.0, 11), False),                       # a whole-number float count
 ])
-def test_part_c_accepts_the_offset_perceptron_or_exactly_what_the_student_s_functions_give(got, accepted):
+def test_part_c_accepts_the_offset_perceptron_only(got, accepted):
     X1, y1 = pl.one_dimensional_example()
-    expected = ps4._lifting(X1, y1)
-    yours = (np.array([-3.0]), np.array(7.0), 25, 11)  # a split_offset that returns b as an array of shape ()
-    compare = ps4._judged_with_yours(reverse=False)
-    assert (compare((got, yours), expected) is None) == accepted
-    # With the student's functions raising, only the perceptron with an offset passes.
-    assert (compare((got, None), expected) is None) == (ps4.compare_float64(got, expected) is None)
+    assert (ps4._judged(reverse=False)(got, ps4._lifting(X1, y1)) is None) == accepted
 
 
 # A mistake in Part A or B, with the solution's train_with_lifting: its own cell fails, Part C keeps its points.
-# The first two are right runs in a form Part B's docstring refuses (X changed, theta as a list); the
-# others are wrong runs or types.
 PART_A_OR_B_MISTAKES = {
     "train_through_origin folds the labels into X once, in place": ("train_through_origin_values",
         "origin_folds_the_labels_into_X_once_in_place", """
@@ -379,6 +389,37 @@ PART_A_OR_B_MISTAKES = {
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.hstack([np.ones((X.shape[0], 1)), X])
+        """),
+    "absorb_offset returns a flat array, on which train_through_origin raises": ("absorb_offset_values",
+        "absorb_offset_flattens", """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            return np.append(X, np.ones((X.shape[0], 1)))
+        """),
+    "absorb_offset writes into the caller's X": ("absorb_offset_values", "absorb_offset_overwrites_the_last_column",
+        """
+        def absorb_offset(X):
+            X = np.asarray(X, dtype=float)
+            X[:, -1] = 1.0
+            return X
+        """),
+    "train_through_origin shuffles the examples every epoch": ("train_through_origin_values",
+        "origin_shuffles_every_epoch_beside_a_right_lifting", """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                order = np.random.permutation(len(X))
+                for x_i, y_i in zip(X[order], np.asarray(y)[order]):
+                    if y_i * (theta @ x_i) <= 0:
+                        theta = theta + y_i * x_i
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta, n_mistakes, epoch
         """),
 }
 
@@ -487,6 +528,21 @@ RIGHT_ANSWERS = {
                     return theta, n_mistakes, min(epoch + 1, max_epochs)
             return theta, n_mistakes, max_epochs
         """,
+    "the results converted to the docstring's types": """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
+            w, b = split_offset(theta)
+            return np.asarray(w, dtype=float), float(b), int(n_mistakes), int(n_epochs)
+        """,
+    "a helper of its own that calls train_through_origin by name": """
+        def fit_lifted(Z, y, max_epochs):
+            return train_through_origin(Z, y, max_epochs=max_epochs)
+
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = fit_lifted(absorb_offset(X), y, max_epochs)
+            w, b = split_offset(theta)
+            return w, b, n_mistakes, n_epochs
+        """,
     "lifting with -1 and splitting with -theta": """
         def train_with_lifting(X, y, *, max_epochs=100):
             X = np.asarray(X, dtype=float)
@@ -510,20 +566,43 @@ def test_right_answers_written_differently_get_full_marks(source, name):
     assert failed == []
 
 
-@pytest.mark.parametrize("stubs", [("absorb_offset",), ("split_offset",), ("absorb_offset", "split_offset")])
-def test_part_c_names_the_functions_it_calls_when_a_stub_of_part_a_raises_in_it(source, stubs):
-    # train_through_origin is right, so each Part C cell's first check passes and train_with_lifting raises the
-    # stub's NotImplementedError: the message must not say that train_with_lifting alone is not written.
+PART_C = ("lifting_one_dimensional", "lifting_general")
+
+
+def part_c_checks():
+    return [c for c in load_checks("ps4_offset") if c.grade_id in PART_C]
+
+
+@pytest.mark.parametrize("stubs", [("absorb_offset",), ("split_offset",), ("train_through_origin",),
+                                   ("absorb_offset", "split_offset", "train_through_origin")])
+def test_stubs_of_parts_a_and_b_cost_part_c_nothing(source, stubs):
     namespace = namespace_from(source)
     for name in stubs:
-        exec(f"def {name}(*args):\n    raise NotImplementedError()\n", namespace)
+        exec(f"def {name}(*args, **kwargs):\n    raise NotImplementedError()\n", namespace)
+    verdicts = evaluate_namespace(load_checks("ps4_offset"), namespace)
+    failed = {v.grade_id for v in verdicts if not v.passed}
+    assert failed == {f"{name}_values" for name in stubs}
+
+
+def test_a_train_through_origin_that_ignores_max_epochs_costs_part_c_nothing(source):
+    # It never returns on data that never converge (Part B's own cell runs out of time on them); Part C's checks
+    # never call it.
+    namespace = namespace_from(source)
+    exec("def train_through_origin(X, y, *, max_epochs=100):\n"
+         "    while True:\n"
+         "        pass\n", namespace)
+    assert all(v.passed for v in evaluate_namespace(part_c_checks(), namespace, seconds_per_call=1))
+
+
+def test_a_stub_of_train_with_lifting_says_where_the_exception_comes_from(source):
+    namespace = namespace_from(source)
+    exec("def train_with_lifting(X, y, *, max_epochs=100):\n    raise NotImplementedError()\n", namespace)
     verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks("ps4_offset"), namespace)}
-    assert verdicts["train_through_origin_values"].passed
-    for grade_id in ("lifting_one_dimensional", "lifting_general"):
+    assert {g for g, v in verdicts.items() if not v.passed} == set(PART_C)
+    for grade_id in PART_C:
         message = verdicts[grade_id].message
-        assert message.startswith("train_with_lifting raised NotImplementedError: train_with_lifting, or a function "
-                                  "it calls, is not implemented yet."), message
-        assert ps4.LIFTING_CALLS in message and "absorb_offset and split_offset (Part A)" in ps4.LIFTING_CALLS
+        assert message.startswith("lifting_with_your_functions raised NotImplementedError"), message
+        assert message.endswith(ps4.CALLED) and "calls your train_with_lifting" in ps4.CALLED
 
 
 def test_part_c_s_wrong_answers_carry_the_hint_and_not_the_note_on_exceptions(source):
@@ -533,45 +612,209 @@ def test_part_c_s_wrong_answers_carry_the_hint_and_not_the_note_on_exceptions(so
          "    return theta[:-1], -float(theta[-1]), n_mistakes, n_epochs\n", namespace)
     verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks("ps4_offset"), namespace)}
     message = verdicts["lifting_one_dimensional"].message
-    assert message.startswith("On the points 1, 2, 3, 4 labelled +1, +1, -1, -1, lifting_with_your_functions found "
-                              "that train_with_lifting returned neither the perceptron with an offset "), message
-    assert "(its b differs)" in message and ps4.LIFTING_HINT in message and ps4.LIFTING_CALLS not in message
+    assert message.startswith("On the points 1, 2, 3, 4 labelled +1, +1, -1, -1, lifting_with_your_functions called "
+                              "your train_with_lifting with right absorb_offset, train_through_origin and "
+                              "split_offset in place of yours, and found that it returned, as value 2 of its "
+                              "result, the wrong number."), message
+    assert message.endswith(ps4.LIFTING_HINT)
 
 
-def test_the_locked_helper_gives_the_student_s_own_run_and_none_when_a_function_raises(source):
+# train_with_lifting's own mistakes lose Part C whatever Parts A and B hold: with Part B's backwards order or
+# hard-coded epochs, which agreed with them when Part C ran the student's Part B, and with Part A stubs.
+OWN_MISTAKES = {
+    "lifting_is_a_pasted_loop_and_origin_visits_backwards": ("train_through_origin_values",),
+    "lifting_ignores_max_epochs_and_origin_hard_codes_100_epochs": ("train_through_origin_values",),
+    "lifting_ignores_max_epochs_and_absorb_offset_appends_zeros": ("absorb_offset_values",),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OWN_MISTAKES))
+def test_a_mistake_of_train_with_lifting_loses_part_c_beside_any_part_a_or_b(source, name):
+    known = {w.name: w for w in load_known_wrong("ps4_offset")}[name]
+    assert known.must_fail == OWN_MISTAKES[name] + PART_C
+    namespace = namespace_from(source)
+    exec(compile(textwrap.dedent(known.source), name, "exec"), namespace)
+    failed = [v.grade_id for v in evaluate_namespace(load_checks("ps4_offset"), namespace) if not v.passed]
+    assert failed == list(OWN_MISTAKES[name] + PART_C)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_locked_helper_runs_train_with_lifting_with_the_right_functions(source, reverse):
     namespace = namespace_from(source)
     X1, y1 = pl.one_dimensional_example()
-    # With the solution, what train_with_lifting returns is what the three functions give, in either order.
-    for reverse in (False, True):
-        result, yours = namespace["lifting_with_your_functions"](X1, y1, reverse=reverse, max_epochs=4)
-        assert ps4._identical(result, yours) and ps4.compare_float64(result, ps4._lifting(X1, y1, reverse=reverse,
-                                                                                   max_epochs=4)) is None
-    # A train_with_lifting written out, with split_offset a stub: the result alone is judged.
-    exec("def split_offset(theta):\n    raise NotImplementedError()\n", namespace)
+    answers = ps4._answers(X1, y1, max_epochs=4)
+    expected = ps4._lifting(X1, y1, reverse=reverse, max_epochs=4)
+    result = namespace["lifting_with_your_functions"](X1, y1, answers, reverse=reverse, max_epochs=4)
+    assert ps4.compare_float64(result, expected) is None
+    # The student's Parts A and B are not what runs: stubs change nothing.
+    for name in ("absorb_offset", "split_offset", "train_through_origin"):
+        exec(f"def {name}(*args, **kwargs):\n    raise NotImplementedError()\n", namespace)
+    result = namespace["lifting_with_your_functions"](X1, y1, answers, reverse=reverse, max_epochs=4)
+    assert ps4.compare_float64(result, expected) is None
+    if reverse:
+        result = namespace["train_with_lifting_reversed"](X1, y1, answers, max_epochs=4)
+        assert ps4.compare_float64(result, expected) is None
+    # On every case of Part C, the stand-ins of the locked cell, with the case's answers, give what the perceptron
+    # with an offset of perceptron_lib gives.
+    namespace = namespace_from(source)
+    for check in part_c_checks():
+        for case in check.cases:
+            got = namespace["lifting_with_your_functions"](*case.args, **case.kwargs)
+            assert ps4.compare_float64(got, check.expected(*case.args, **case.kwargs)) is None, case.describe
+
+
+def test_the_released_notebook_holds_no_implementation_of_parts_a_and_b():
+    # Students receive every cell of the release: no cell but the answer cells (stubs there) may define absorb_offset,
+    # split_offset or train_through_origin, or lift, train or split; Part C's locked cell gets the answers as data.
+    release = nbformat.read(f"{COURSE}/release/ps4_offset/ps4_offset.ipynb", as_version=4)
+    code = [c for c in release.cells if c.cell_type == "code"]
+    answer_cells = [c for c in code if c.metadata.get("nbgrader", {}).get("solution")]
+    assert {c.metadata["nbgrader"]["grade_id"] for c in answer_cells} == {
+        "absorb_offset", "split_offset", "train_through_origin", "train_with_lifting"}
+    assert all("raise NotImplementedError()" in c.source and "### BEGIN SOLUTION" not in c.source
+               for c in answer_cells)
+    others = "\n".join(c.source for c in code if c not in answer_cells)
+    for name in ("absorb_offset", "split_offset", "train_through_origin"):
+        assert f"def {name}(" not in others and f"{name} = " not in others
+    helper = next(c.source for c in code
+                  if c.metadata.get("nbgrader", {}).get("grade_id") == "train_with_lifting_reversed")
+    for sign in ("np.ones", "hstack", "concatenate", "column_stack", "np.zeros", "while ", "+=", "[:-1]", "[-1]",
+                 "import", "perceptron_lib"):
+        assert sign not in helper, sign
+
+
+def test_the_locked_helper_returns_the_answers_it_is_given_and_calls_yours_on_other_inputs(source):
+    # Made-up answers come back as they are, so the helper computes none of them; on any other input than the
+    # case's (other points, other labels, another max_epochs) the student's function runs, here a stub.
+    namespace = namespace_from(source)
+    for name in ("absorb_offset", "split_offset", "train_through_origin"):
+        exec(f"def {name}(*args, **kwargs):\n    raise NotImplementedError('yours')\n", namespace)
+    X1, y1 = pl.one_dimensional_example()
+    fake = (np.array([[9.0, 8.0], [7.0, 6.0], [5.0, 4.0], [3.0, 2.0]]), ((np.array([1.0, 2.0]), 7, 3), (np.array([5.0]), 6.0)),
+            ((np.array([3.0, 4.0]), 8, 2), (np.array([0.5]), 0.25)))
+    helper = namespace["lifting_with_your_functions"]
+    assert ps4.compare_float64(helper(X1, y1, fake), (np.array([5.0]), 6.0, 7, 3)) is None
+    assert ps4.compare_float64(helper(X1, y1, fake, reverse=True), (np.array([0.5]), 0.25, 8, 2)) is None
+    assert ps4.compare_float64(helper(X1, y1, fake, max_epochs=100), (np.array([5.0]), 6.0, 7, 3)) is None
+    # A train_with_lifting that hands a stand-in other points or other labels than the case's gets the stub.
+    for call in ("train_through_origin(absorb_offset(2 * X), y, max_epochs=max_epochs)",
+                 "train_through_origin(absorb_offset(X), -y, max_epochs=max_epochs)",
+                 "train_through_origin(absorb_offset(X)[::-1], y[::-1], max_epochs=max_epochs)",
+                 "train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)[0] + 1.0, 0, 0"):
+        exec("def train_with_lifting(X, y, *, max_epochs=100):\n"
+             f"    theta, n_mistakes, n_epochs = {call}\n"
+             "    w, b = split_offset(theta)\n"
+             "    return w, b, n_mistakes, n_epochs\n", namespace)
+        for reverse in (False, True):
+            with pytest.raises(NotImplementedError, match="yours"):
+                helper(X1, y1, fake, reverse=reverse)
+    # The lifted points (one feature here) with their columns swapped and negated: theta is moved the same way.
     exec("def train_with_lifting(X, y, *, max_epochs=100):\n"
-         "    theta, n_mistakes, n_epochs = train_through_origin(np.c_[np.asarray(X, dtype=float), np.ones(len(X))], y,"
-         " max_epochs=max_epochs)\n"
-         "    return theta[:-1], float(theta[-1]), n_mistakes, n_epochs\n", namespace)
-    result, yours = namespace["lifting_with_your_functions"](X1, y1)
-    assert yours is None and ps4.compare_float64(result, ps4._lifting(X1, y1)) is None
-    verdicts = {v.grade_id: v for v in evaluate_namespace(load_checks("ps4_offset"), namespace)}
-    assert [g for g, v in verdicts.items() if not v.passed] == ["split_offset_values"]
+         "    Z = -absorb_offset(X)[:, ::-1]\n"
+         "    theta, n_mistakes, n_epochs = train_through_origin(Z, y, max_epochs=max_epochs)\n"
+         "    return -theta[1:], -float(theta[0]), n_mistakes, n_epochs\n", namespace)
+    assert ps4.compare_float64(helper(X1, y1, fake), (np.array([1.0]), 2.0, 7, 3)) is None
+    # A train_with_lifting that drops max_epochs hands the trainer's stand-in the default: another input.
+    exec("def train_with_lifting(X, y, *, max_epochs=100):\n"
+         "    theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y)\n"
+         "    w, b = split_offset(theta)\n"
+         "    return w, b, n_mistakes, n_epochs\n", namespace)
+    assert ps4.compare_float64(helper(X1, y1, fake), (np.array([5.0]), 6.0, 7, 3)) is None
+    with pytest.raises(NotImplementedError, match="yours"):
+        helper(X1, y1, fake, max_epochs=5)
 
 
-def test_the_reversed_helper_leaves_the_names_as_it_found_them(source):
+def test_the_answers_written_in_the_visible_tests_of_part_c_are_right(source):
+    # The visible tests pass the answers of Parts A and B as numbers: a wrong number there would not show with a
+    # right Part A and B (the stand-ins would then call them), so each is compared with perceptron_lib's here.
     namespace = namespace_from(source)
-    exec("alias = train_through_origin", namespace)
-    yours = namespace["train_through_origin"]
+    seen = []
+    helper = namespace["lifting_with_your_functions"]
+
+    def recording(X, y, answers, **kwargs):
+        seen.append((np.array(X), np.array(y), answers, kwargs.get("max_epochs", 100)))
+        return helper(X, y, answers, **kwargs)
+
+    namespace["lifting_with_your_functions"] = recording
+    for grade_id in PART_C:
+        cell = next(c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+        exec(cell[:cell.index("### BEGIN HIDDEN TESTS")], namespace)
+    assert len(seen) == 2
+    for X, y, (Z, forwards, backwards), max_epochs in seen:
+        (Z_right, forwards_right, backwards_right) = ps4._answers(X, y, max_epochs=max_epochs)
+        assert np.array_equal(Z, Z_right) and Z.dtype == np.float64
+        for given, right in ((forwards, forwards_right), (backwards, backwards_right)):
+            (theta, n_mistakes, n_epochs), (w, b) = given
+            assert ps4.compare_float64((theta, n_mistakes, n_epochs, w, b), (*right[0], *right[1])) is None
+            assert np.array_equal(theta, right[0][0]) and np.array_equal(w, right[1][0]) and b == right[1][1]
+
+
+def test_the_locked_helper_leaves_the_names_as_it_found_them(source):
+    namespace = namespace_from(source)
+    exec("alias = train_through_origin\ndel split_offset", namespace)
+    yours = {name: namespace[name] for name in ("absorb_offset", "train_through_origin", "alias")}
+    seen = {}
+    exec("def train_with_lifting(X, y, *, max_epochs=100):\n"
+         "    seen.update(absorb_offset=absorb_offset, alias=alias, split_offset=split_offset)\n"
+         "    theta, n_mistakes, n_epochs = alias(absorb_offset(X), y, max_epochs=max_epochs)\n"
+         "    w, b = split_offset(theta)\n"
+         "    return w, b, n_mistakes, n_epochs\n", namespace)
+    namespace["seen"] = seen
     X1, y1 = pl.one_dimensional_example()
-    namespace["train_with_lifting_reversed"](X1, y1)
-    assert namespace["train_through_origin"] is yours and namespace["alias"] is yours
+    # An alias of train_through_origin is rebound too, so the run is the reversed one; a missing split_offset
+    # is supplied for the call, then removed.
+    result = namespace["train_with_lifting_reversed"](X1, y1, ps4._answers(X1, y1))
+    assert ps4.compare_float64(result, ps4._lifting(X1, y1, reverse=True)) is None
+    assert seen["absorb_offset"] is not yours["absorb_offset"] and seen["alias"] is not yours["alias"]
+    assert {name: namespace[name] for name in yours} == yours and "split_offset" not in namespace
     # A train_with_lifting that raises after calling the trainer: the names are restored all the same.
     exec("def raises(X, y, *, max_epochs=100):\n    train_through_origin(X, y)\n    raise ValueError('stop')\n",
          namespace)
     namespace["train_with_lifting"] = namespace["raises"]
-    with pytest.raises(ValueError, match="stop"):
-        namespace["train_with_lifting_reversed"](X1, y1)
-    assert namespace["train_through_origin"] is yours and namespace["alias"] is yours
-    with pytest.raises(ValueError, match="stop"):
-        namespace["lifting_with_your_functions"](X1, y1, reverse=True)
-    assert namespace["train_through_origin"] is yours and namespace["alias"] is yours
+    for reverse in (False, True):
+        with pytest.raises(ValueError, match="stop"):
+            namespace["lifting_with_your_functions"](X1, y1, ps4._answers(X1, y1), reverse=reverse)
+        assert {name: namespace[name] for name in yours} == yours and "split_offset" not in namespace
+
+
+def test_what_part_c_does_not_catch_a_cell_that_defines_the_locked_helper_again_is_only_flagged(source):
+    from autograder.judging.integrity import locked_definitions, scan_code
+
+    release = nbformat.read(f"{COURSE}/release/ps4_offset/ps4_offset.ipynb", as_version=4)
+    locked = locked_definitions(release)
+    assert {"lifting_with_your_functions", "train_with_lifting_reversed"} <= set(locked)
+    faked = ("def lifting_with_your_functions(X, y, answers, *, reverse=False, **kwargs):\n"
+             "    return train_with_lifting(X[::-1], y[::-1], **kwargs) if reverse else train_with_lifting(X, y, **kwargs)")
+    assert [f.code for f in scan_code([("cell 19", faked)], locked)] == ["redefines-locked"]
+    # The checks call what the name refers to: with a pasted loop, Part C passes. The flag is the instructor's cue.
+    namespace = namespace_from(source)
+    pasted = {w.name: w for w in load_known_wrong("ps4_offset")}["lifting_is_a_pasted_training_loop"].source
+    exec(compile(textwrap.dedent(pasted), "pasted", "exec"), namespace)
+    exec(faked, namespace)
+    assert all(v.passed for v in evaluate_namespace(load_checks("ps4_offset"), namespace))
+
+
+def test_the_notebook_says_what_part_c_catches(source):
+    text = next(c.source for c in source.cells if c.source.startswith("## Part C"))
+    for claim in ("the right results of Parts A and B on the test's data",
+                  "So a mistake in Part A or B,\nof any kind, costs points only in its own part.",
+                  "the run that visits the examples in reverse order",
+                  "and pass `max_epochs` on to it.",
+                  "raises, does not return within the time a test allows, or changes its inputs.",
+                  "grading reports such a cell to your instructor."):
+        assert claim in text, claim
+
+
+@pytest.mark.parametrize("value", [99, 101])
+def test_a_train_with_lifting_with_another_default_max_epochs_loses_part_c(source, value):
+    # The hidden checks call train_with_lifting only through the locked helper, which verify's check of defaults
+    # does not see. On the cases that leave max_epochs out, the trainer's stand-in is handed another max_epochs
+    # than its answers', so the student's own trainer runs, in the given order: the reversed cases of both cells
+    # fail, and so does the forward XOR case, whose answer depends on max_epochs.
+    namespace = namespace_from(source)
+    exec(f"def train_with_lifting(X, y, *, max_epochs={value}):\n"
+         "    theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)\n"
+         "    w, b = split_offset(theta)\n"
+         "    return w, b, n_mistakes, n_epochs\n", namespace)
+    failed = [v.grade_id for v in evaluate_namespace(load_checks("ps4_offset"), namespace) if not v.passed]
+    assert failed == list(PART_C)

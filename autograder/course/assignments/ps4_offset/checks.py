@@ -1,47 +1,52 @@
 """Hidden checks of problem set 4: lifting, the perceptron through the origin, the offset recovered.
 
 ``train_with_lifting`` is compared with ``perceptron_lib.train_perceptron`` with
-an offset (or with what the student's own functions give, below), so a lifting
-with the wrong constant, the column in the wrong place, or a forgotten split all
-fail; the hidden cases include data that only
-an offset separates, several dimensions, a single point, the epoch of
+an offset, so a lifting with the wrong constant, the column in the wrong place,
+or a forgotten split all fail; the hidden cases include data that only an offset
+separates, several dimensions, a single point, the epoch of
 convergence as the last one allowed, the last mistake in the last epoch
 allowed (one epoch short of convergence, which catches an epoch count past
 ``max_epochs``), and data that never converges (for each function once with
 the default ``max_epochs``, which it tells from any other).
 
-Part C is judged with the student's own functions, as problem set 3 judges its
-Part C: a mistake in Part A or B costs the points of its own cell, and none in
-Part C unless it makes ``train_with_lifting`` raise or change the ``X`` it is
-given.  Each Part C cell first calls ``train_with_lifting`` itself and requires
-only four values, no exception and unchanged inputs, so that these are reported
-under its name (an exception with the note that it calls Part A's and Part B's
-functions, ``hint_on_exception``).  Its other checks call
-``lifting_with_your_functions``, a function of the notebook's locked cell before
-Part C's tests: it returns what ``train_with_lifting`` returned and what the
-student's ``absorb_offset``, ``train_through_origin`` and ``split_offset`` give,
-called in turn on copies of the data (``None`` if one of them raises).  The
-result passes when it is the perceptron with an offset, under the type rules
-below, or exactly what those functions give (:func:`_judged_with_yours`): the
-second is what a right ``train_with_lifting`` returns with a wrong Part A or B,
-such as a ``train_through_origin`` that returns theta as a list or changes the
-lifted array it is handed, or a ``split_offset`` that returns b as an array.
+Part C is judged apart from Parts A and B.  Its checks call
+``lifting_with_your_functions``, a function of the notebook's locked cell before Part C's tests, with the
+case's ``X`` and ``y`` and the right answers of Parts A and B on them, as data (:func:`_answers`): the
+lifted points ``absorb_offset`` returns for ``X``; the ``(theta, n_mistakes, n_epochs)``
+``train_through_origin`` returns for those points, ``y`` and the case's ``max_epochs``, visiting the
+examples in the given order and in reverse order; and the ``(w, b)`` ``split_offset`` returns for each of
+those ``theta``.  During its one call of the student's ``train_with_lifting``, the names
+``absorb_offset``, ``train_through_origin`` and ``split_offset`` in ``train_with_lifting``'s namespace,
+and every other name bound to the student's version of one of them, refer to stand-ins that return
+those answers when given exactly those inputs (arrays compared exactly) and call the student's function
+on any other input; a ``finally`` puts the student's functions back.  The locked cell, which students
+receive, holds no implementation of Parts A and B.  The result must be the perceptron with an offset,
+under the type rules below.  So a mistake of any kind in Part A or B (a stub, a shuffled or backwards
+order, ``max_epochs`` ignored, wrong types, inputs changed) costs nothing in Part C, and a right
+``train_with_lifting`` that converts its results (``float(b)``, ``int(n_mistakes)``) keeps its points.
 
-Part C asks for a method, not only for numbers: lift, train with
-``train_through_origin``, split.  A training loop of the student's own (the
-one of problem set 2, pasted in, or a loop over the lifted points) returns the
-same numbers, so each Part C cell also calls ``lifting_with_your_functions``
-with ``reverse=True``: it runs ``train_with_lifting_reversed``, another function
-of that locked cell, which runs the student's ``train_with_lifting`` with every
-name bound to the student's ``train_through_origin`` rebound, for that call, to
-the same function fed the examples in reverse order.  Offset absorption says
-the result must then be the perceptron with an offset run on the reversed
-examples, or what the student's own functions give on the lifted points in
-reverse order; a loop of its own returns the run in the given order, neither
-of them.  The cases are data on which the two orders end differently.  (One
-pair of mistakes goes through: a ``train_through_origin`` that itself visits the
-examples backwards, which loses its own cell, turns the reverse order back into
-the given one, and a loop of its own in ``train_with_lifting`` then passes.)
+Part C asks for a method, not only for numbers: lift, train with ``train_through_origin``, split.  A
+training loop of the student's own (problem set 2's, pasted in, or one over the lifted points) returns
+the same numbers, so each Part C cell also calls ``lifting_with_your_functions`` with ``reverse=True``
+(``train_with_lifting_reversed`` of the same cell is that call): ``train_through_origin``'s stand-in then
+returns the run that visits the examples in reverse order, and the result must be the perceptron with an
+offset run on the reversed examples, which on every such case ends differently from the run in the given
+order.  A loop of its own, whatever Parts A and B hold, returns the run in the given order and fails, and
+so does any ``train_with_lifting`` that does not call ``train_through_origin`` by a name of the notebook
+(a copy kept in a default argument, a helper shared with Part B that it calls instead).  One that drops
+``max_epochs`` hands the stand-in the default, not the case's ``max_epochs``, so it gets the student's own
+``train_through_origin`` run with the default, which is the wrong run, or raises if Part B is a stub; and
+one that lifts with another constant, forgets the split, returns other types than its docstring, raises,
+runs past the time limit or changes its inputs fails too.  Lifting or splitting written out, instead of
+calling ``absorb_offset`` and ``split_offset``, passes when the result is the same: the lifted points are
+then the same array, or one with the same columns reordered or negated (the ones first, or ``-1`` as the
+constant), which ``train_through_origin``'s stand-in recognises and answers with ``theta`` reordered and
+negated the same way.  Not caught by the checks: a student cell that defines ``lifting_with_your_functions``
+or ``train_with_lifting_reversed`` again (the checks then call the student's version), nor code written to
+tell the stand-ins from the student's functions (by their names or code); the first is flagged
+``redefines-locked``, and flags never change a score.  A failure names ``lifting_with_your_functions``, so
+its message and hints say that the student's ``train_with_lifting`` was called with right functions of
+Parts A and B.
 
 Arrays must come back as float64 numpy arrays, offsets as floats and the counts
 as ints (a Python or NumPy integer, not a bool, not a whole-number float), as the
@@ -54,8 +59,6 @@ pass the tolerance.  ``tests/grader/course/test_ps4_claims.py`` proves what the
 cases' descriptions and the notebook's texts claim about their data, and that
 Part C keeps its points with the right method and a wrong Part A or B.
 """
-
-import math
 
 import numpy as np
 
@@ -83,121 +86,88 @@ def _with_offset(X, y, *, max_epochs=100):
     return result.w, float(result.b), int(result.n_mistakes), int(result.n_epochs)
 
 
-def _lifting(X, y, *, reverse=False, max_epochs=100):
-    """What a right ``train_with_lifting`` returns with right functions, as ``lifting_with_your_functions`` calls it:
-    the perceptron with an offset, run on the examples in reverse order when ``reverse`` (then
-    ``train_with_lifting_reversed`` has ``train_through_origin`` visit them so)."""
+def _lifting(X, y, answers=None, *, reverse=False, max_epochs=100):
+    """What a right ``train_with_lifting`` returns as ``lifting_with_your_functions`` calls it: the perceptron with
+    an offset, run on the examples in reverse order when ``reverse`` (its ``train_through_origin`` then returns
+    that run).  Computed apart from ``answers``."""
     if reverse:
         X, y = np.asarray(X)[::-1], np.asarray(y)[::-1]
     return _with_offset(X, y, max_epochs=max_epochs)
 
 
-RESULT_NAMES = ("w", "b", "n_mistakes", "n_epochs")
+def _run(Z, y, max_epochs):
+    result = pl.train_perceptron(Z, y, fit_intercept=False, max_epochs=max_epochs)
+    theta = np.array(result.w, dtype=float)
+    return (theta, int(result.n_mistakes), int(result.n_epochs)), (theta[:-1].copy(), float(theta[-1]))
 
 
-def _four_values(got, expected):
-    """``None`` if ``train_with_lifting`` returned four values, as ``(w, b, n_mistakes, n_epochs)``; their values
-    are judged by the cell's next checks, with the student's own functions."""
-    if isinstance(got, (tuple, list)):
-        return None if len(got) == 4 else f"returned {len(got)} values; expected 4: (w, b, n_mistakes, n_epochs)"
-    what = getattr(got, "description", None) or f"a {type(got).__name__}"
-    return f"returned {what}; expected a tuple (w, b, n_mistakes, n_epochs)"
+def _answers(X, y, *, max_epochs=100):
+    """The right answers of Parts A and B on ``X`` and ``y``, as ``lifting_with_your_functions`` takes them:
+    ``(Z, forwards, backwards)``, with ``Z`` the lifted points and each of ``forwards`` and ``backwards``
+    ``((theta, n_mistakes, n_epochs), (w, b))``: the perceptron through the origin on ``Z`` and ``y`` with
+    ``max_epochs``, visiting the examples in the given order (forwards) or in reverse order (backwards), and
+    the split of its ``theta``."""
+    Z = np.array(pl.absorb_offset(X), dtype=float)
+    y = np.asarray(y)
+    return Z, _run(Z, y, max_epochs), _run(Z[::-1], y[::-1], max_epochs)
 
 
-def _identical(got, yours):
-    """Whether ``got`` is exactly ``yours``, as the same functions called on the same data return it: arrays of the
-    same dtype, shape and values, numbers of the same type and value, sequences item by item."""
-    if isinstance(got, (tuple, list)) and isinstance(yours, (tuple, list)):
-        return len(got) == len(yours) and all(_identical(g, e) for g, e in zip(got, yours))
-    if isinstance(got, np.ndarray) or isinstance(yours, np.ndarray):
-        return (isinstance(got, np.ndarray) and isinstance(yours, np.ndarray) and got.dtype == yours.dtype
-                and got.shape == yours.shape and np.array_equal(got, yours, equal_nan=True))
-    if type(got) is not type(yours) or type(got) not in (bool, int, float, str, type(None)):
-        return False  # values of different types, or an Opaque marker, which never equals anything
-    return got == yours or (type(got) is float and math.isnan(got) and math.isnan(yours))
-
-
-def _judged_with_yours(reverse):
-    """The comparison of a ``lifting_with_your_functions`` check.
-
-    ``got`` is ``(result, yours)``: what ``train_with_lifting`` (or, with ``reverse``, ``train_with_lifting_reversed``)
-    returned, and what the student's ``absorb_offset``, ``train_through_origin`` and ``split_offset`` gave, called in
-    turn on the same data (``None`` if they raised).  The result passes when it is the perceptron with an offset
-    (``expected``, under :func:`compare_float64`'s rules) or exactly ``yours``.  Neither shows an expected value.
-    """
-    called = "train_with_lifting_reversed" if reverse else "train_with_lifting"
-    trainer = "train_through_origin" + (" (visiting the lifted points in reverse order)" if reverse else "")
+def _judged(reverse):
+    """The comparison of a ``lifting_with_your_functions`` check: :func:`compare_float64`, in a sentence that says
+    how ``train_with_lifting`` was called.  It shows no expected value."""
+    trainer = "train_through_origin"
+    if reverse:
+        trainer += " (returning the run that visits the examples in reverse order)"
 
     def compare(got, expected):
-        if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            return ("returned something other than what the locked cell's lifting_with_your_functions returns: has "
-                    "the cell been changed?")
-        result, yours = got
-        problem = compare_float64(result, expected)
-        if problem is None or (yours is not None and _identical(result, yours)):
+        problem = compare_float64(got, expected)
+        if problem is None:
             return None
-        if yours is None:
-            return (f"found that {called} did not return the perceptron with an offset ({problem}), and that your "
-                    f"absorb_offset, {trainer} and split_offset, called in turn on these data, raise or do not "
-                    "return (theta, n_mistakes, n_epochs) and (w, b)")
-        differs = next((name for name, g, e in zip(RESULT_NAMES, result, yours) if not _identical(g, e)), "result")
-        return (f"found that {called} returned neither the perceptron with an offset ({problem}) nor what your "
-                f"absorb_offset, {trainer} and split_offset give, called in turn (its {differs} differs)")
+        return (f"called your train_with_lifting with right absorb_offset, {trainer} and split_offset in place "
+                f"of yours, and found that it {problem}")
 
     return compare
 
 
-LIFTING_CALLS = ("train_with_lifting calls your absorb_offset and split_offset (Part A) and your train_through_origin "
-                 "(Part B): if one of them is not written yet or raises, write or fix it first, with its own test.")
+CALLED = ("lifting_with_your_functions, in the locked cell before these tests, calls your train_with_lifting with "
+          "right versions of absorb_offset, train_through_origin and split_offset on this test's data (on any other "
+          "input they call yours), so the problem is in train_with_lifting, or in a function of yours that it calls "
+          "on other data.")
 
-FOUR_VALUES_HINT = ("Return (w, b, n_mistakes, n_epochs): lift with absorb_offset, train with train_through_origin, "
-                    "then split_offset the result.")
+LIFTING_HINT = ("Lift with absorb_offset, train with train_through_origin, passing max_epochs on, then split_offset "
+                "the result, and return (w, b, n_mistakes, n_epochs) with the types the docstring gives. " + CALLED)
 
-WITH_YOURS = ("This test judges train_with_lifting with your own absorb_offset, train_through_origin and split_offset, "
-              "whether or not they pass their own tests.")
-
-LIFTING_HINT = ("Lift with absorb_offset, train with train_through_origin, then split_offset the result, and return "
-                "(w, b, n_mistakes, n_epochs) with the types the docstring gives. " + WITH_YOURS)
-
-REVERSED_HINT = ("train_with_lifting must train with train_through_origin, not with a training loop of its own: "
-                 "in this test train_through_origin visits the examples in reverse order, and the result must be "
-                 "what that run found, split into (w, b). " + WITH_YOURS)
+REVERSED_HINT = ("train_with_lifting must train with train_through_origin, called by that name, not with a training "
+                 "loop of its own: in this test train_through_origin returns the run that visits the examples in "
+                 "reverse order, and the result must be what that run found, split into (w, b). " + CALLED)
 
 
 def _part_c(grade_id, cases, reversed_cases):
-    """The checks of one Part C cell: ``train_with_lifting`` called itself (four values, no exception, its inputs
-    unchanged), then judged with the student's own functions on the same cases, then with
-    ``train_through_origin`` visiting the examples in reverse order on ``reversed_cases``."""
+    """The checks of one Part C cell: ``train_with_lifting`` called through ``lifting_with_your_functions`` (with
+    right functions of Parts A and B) on ``cases``, then with ``train_through_origin`` visiting the examples in
+    reverse order on ``reversed_cases``."""
     def hidden(case, **kwargs):
-        return Case(case.describe, case.args, {**case.kwargs, **kwargs})
+        answers = _answers(*case.args, max_epochs=case.kwargs.get("max_epochs", 100))
+        return Case(case.describe, (*case.args, answers), {**case.kwargs, **kwargs})
 
     return [
-        Check(
-            grade_id=grade_id,
-            function="train_with_lifting",
-            cases=cases,
-            expected=_with_offset,
-            compare=_four_values,
-            hint=FOUR_VALUES_HINT,
-            hint_on_exception=LIFTING_CALLS,
-        ),
         Check(
             grade_id=grade_id,
             function="lifting_with_your_functions",
             cases=[hidden(case) for case in cases],
             expected=_lifting,
-            compare=_judged_with_yours(reverse=False),
+            compare=_judged(reverse=False),
             hint=LIFTING_HINT,
-            hint_on_exception=LIFTING_CALLS,
+            hint_on_exception=CALLED,
         ),
         Check(
             grade_id=grade_id,
             function="lifting_with_your_functions",
             cases=[hidden(case, reverse=True) for case in reversed_cases],
             expected=_lifting,
-            compare=_judged_with_yours(reverse=True),
+            compare=_judged(reverse=True),
             hint=REVERSED_HINT,
-            hint_on_exception=LIFTING_CALLS,
+            hint_on_exception=CALLED,
         ),
     ]
 

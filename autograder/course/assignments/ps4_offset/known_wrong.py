@@ -1,8 +1,8 @@
 """Mistakes in problem set 4: lifting, splitting, the perceptron through the origin, the offset recovered.
 
-Part C is judged with the student's own functions, so a mistake in Part A or B names its own cell only,
-unless it makes ``train_with_lifting`` raise or change the ``X`` it is given; a mistake of Part C's own
-names Part C's cells, whether Parts A and B are right or not.
+Part C is judged with right functions of Parts A and B in place of the student's (the notebook's locked
+``lifting_with_your_functions``), so a mistake in Part A or B of any kind names its own cell only; a mistake
+of Part C's own names Part C's cells, whether Parts A and B are right or not.
 """
 
 from autograder.course.known_wrong import KnownWrong
@@ -86,19 +86,19 @@ KNOWN_WRONG = [
             X = np.asarray(X, dtype=float)
             return np.column_stack([X[:, 0], np.ones(X.shape[0])])
         """, ("absorb_offset_values",)),
-    # A flat array: train_through_origin raises on it (X.shape[1]), so train_with_lifting raises, and Part C loses.
+    # A flat array: train_through_origin raises on it (X.shape[1]), but Part C runs with a right absorb_offset.
     KnownWrong("absorb_offset_flattens", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.append(X, np.ones((X.shape[0], 1)))
-        """, ("absorb_offset_values",) + LIFTING),
-    # Writes into the caller's float X: train_with_lifting then changes the X it is given, and Part C loses.
+        """, ("absorb_offset_values",)),
+    # Writes into the caller's float X; Part C runs with a right absorb_offset, so train_with_lifting does not.
     KnownWrong("absorb_offset_overwrites_the_last_column", """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             X[:, -1] = 1.0
             return X
-        """, ("absorb_offset_values",) + LIFTING),
+        """, ("absorb_offset_values",)),
     # An integer X lifted without a conversion: the right values, as an integer array (the docstring asks for float64).
     KnownWrong("absorb_offset_inserts_into_an_integer_array", """
         def absorb_offset(X):
@@ -302,7 +302,7 @@ KNOWN_WRONG = [
             return theta[1:].copy(), float(theta[0]), n_mistakes, n_epochs
         """, LIFTING),
     # A loop of its own over the lifted points, with the student's absorb_offset and split_offset: the lifting without
-    # train_through_origin. train_with_lifting_reversed tells it apart.
+    # train_through_origin. The reversed train_through_origin tells it apart.
     KnownWrong("lifting_trains_the_lifted_points_with_a_loop_of_its_own", """
         def train_with_lifting(X, y, *, max_epochs=100):
             Z = absorb_offset(X)
@@ -338,7 +338,7 @@ KNOWN_WRONG = [
             return np.hstack([X, np.zeros((X.shape[0], 1))])
         """, ("absorb_offset_values",) + LIFTING),
     # A right train_with_lifting, but absorb_offset hands X itself to a train_through_origin that changes its input:
-    # together they change the caller's X, the one way a Part A or B mistake costs Part C besides an exception.
+    # together they change the caller's X, but only their own cells lose: Part C runs with right functions.
     KnownWrong("absorb_offset_returns_X_and_origin_folds_the_labels_in_place", """
         def absorb_offset(X):
             return np.asarray(X, dtype=float)
@@ -358,9 +358,9 @@ KNOWN_WRONG = [
                 if made == 0:
                     break
             return theta, n_mistakes, epoch
-        """, ("absorb_offset_values", "train_through_origin_values") + LIFTING),
+        """, ("absorb_offset_values", "train_through_origin_values")),
     # Problem set 2's loop pasted in: the numbers of the perceptron with an offset, without the lifting the part
-    # teaches. Only train_with_lifting_reversed tells it apart, with the rest of the notebook right or wrong.
+    # teaches. Only the reversed train_through_origin tells it apart, with the rest of the notebook right or wrong.
     KnownWrong("lifting_is_a_pasted_training_loop", _pasted(), LIFTING),
     KnownWrong("lifting_is_a_pasted_loop_and_absorb_offset_prepends", _pasted() + PREPENDS_THE_ONES,
                ("absorb_offset_values",) + LIFTING),
@@ -372,4 +372,44 @@ KNOWN_WRONG = [
     KnownWrong("lifting_is_a_pasted_loop_and_origin_misses_the_plane",
                _pasted() + _origin(test="y_i * (theta @ x_i) < 0"), ("train_through_origin_values",) + LIFTING),
     KnownWrong("lifting_is_a_pasted_loop_with_offset_step_two", _pasted(step_b="b = b + 2.0 * y_i"), LIFTING),
+    # A pasted loop beside a Part B that itself visits the examples backwards: Part C's reversed calls use the
+    # right train_through_origin, so the pair no longer turns the reverse order back into the given one.
+    KnownWrong("lifting_is_a_pasted_loop_and_origin_visits_backwards",
+               _pasted() + _origin().replace("zip(X, y)", "zip(X[::-1], y[::-1])"),
+               ("train_through_origin_values",) + LIFTING),
+    # Part B visits the examples in a new random order every epoch (a habit of stochastic gradient descent): its
+    # runs differ from call to call, and a right train_with_lifting keeps Part C.
+    KnownWrong("origin_shuffles_every_epoch_beside_a_right_lifting",
+               _origin().replace("for x_i, y_i in zip(X, y):",
+                                 "order = np.random.permutation(len(X))\n"
+                                 "                for x_i, y_i in zip(X[order], np.asarray(y)[order]):"),
+               ("train_through_origin_values",)),
+    # max_epochs dropped in Part C beside a Part B that runs at most 100 epochs whatever it is given: together they
+    # agree with each other, but Part C's right train_through_origin is handed the default.
+    KnownWrong("lifting_ignores_max_epochs_and_origin_hard_codes_100_epochs", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y)
+            w, b = split_offset(theta)
+            return w, b, n_mistakes, n_epochs
+        """ + _origin(epochs="range(1, 101)"), ("train_through_origin_values",) + LIFTING),
+    # A right train_with_lifting that converts its results, as its docstring's types say, beside a split_offset that
+    # returns b as an array of shape (1,) (float() of it raises in recent NumPy) and beside a train_through_origin
+    # with the sign(0) = +1 test and float counts: Part C keeps its points, the other cell loses its own.
+    KnownWrong("lifting_converts_its_results_and_split_offset_offset_as_array", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
+            w, b = split_offset(theta)
+            return np.asarray(w, dtype=float), float(b), int(n_mistakes), int(n_epochs)
+
+        def split_offset(theta):
+            theta = np.asarray(theta, dtype=float)
+            return theta[:-1].copy(), theta[-1:]
+        """, ("split_offset_values",)),
+    KnownWrong("lifting_converts_its_results_and_origin_predicts_plus_one_with_float_counts", """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
+            w, b = split_offset(theta)
+            return np.asarray(w, dtype=float), float(b), int(n_mistakes), int(n_epochs)
+        """ + _origin(test="(1 if theta @ x_i >= 0 else -1) != y_i", result="theta, float(n_mistakes), float(epoch)"),
+               ("train_through_origin_values",)),
 ]

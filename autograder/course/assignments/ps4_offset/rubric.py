@@ -3,8 +3,8 @@
 Written from the marking guides in ``notebooks/source/ps4_offset/ps4_offset.ipynb``.  Both questions are
 marked by **deductions**: a TA ticks the full mark and then what the answer lacks.
 
-* D1 (``written_bias_term``, 2 points): the guide counts three items (item 2's behaviour or its reason
-  alone counts as half an item) and gives 2 points for all three in full, 1 for more than one, 0 for at
+* D1 (``written_bias_term``, 2 points): the guide counts three items (item 2's behaviour, what both
+  perceptrons do, or its reason alone counts as half an item; one sentence can give two items) and gives 2 points for all three in full, 1 for more than one, 0 for at
   most one: not a sum of the items.  So the points are two deductions, one per level (tick one of them),
   and each missing item and each false statement the guide asks a comment on is a comment, worth 0, that
   tells the student what was missing.
@@ -21,8 +21,10 @@ RUBRIC = {
                 "one-dimensional example and why, and a general argument for the bias term"),
         Item(-1, "More than one of the three, but not all three in full",
              note="Any two in full; all three with half of item 2; item 1 and half of item 2; item 3 and half "
-                  "of item 2. Half of item 2 is its behaviour without its reason, or its reason without its "
-                  "behaviour; it counts as half an item. Then tick the comments below for what is missing."),
+                  "of item 2. Half of item 2 is its behaviour (what both perceptrons do) without its reason, or "
+                  "its reason without its behaviour; it counts as half an item. One sentence can give two items: "
+                  "'only hyperplanes through the origin without a bias, any hyperplane with one, so it is more "
+                  "expressive' gives items 1 and 3. Then tick the comments below for what is missing."),
         Item(-2, "At most one of the three",
              note="One of the three alone, half of item 2 alone, or none. Tick this instead of the item above."),
         Item(0, "Missing: what a model without a bias term allows. Every boundary then passes through the "
@@ -33,12 +35,14 @@ RUBRIC = {
                 "both labels occur, so w \u00b7 x has the same sign at all four points, and no w through the "
                 "origin separates them",
              note="Half of item 2 missing: its reason. 'The data are not separable through the origin' on its own "
-                  "is the conclusion, not the reason."),
+                  "is the conclusion: neither half of item 2, so it adds nothing to the half it comes with."),
         Item(0, "Missing: what the two perceptrons do. Through the origin it never converges on these data and "
                 "stops at max_epochs; with an offset it converges, to a threshold between 2 and 3",
              note="Half of item 2 missing (its behaviour) when the answer gives the reason, a proof that no w "
                   "separates the data through the origin; all of item 2 when it gives neither (tick the comment "
-                  "above too). 'The data are not linearly separable' (they are, with an offset), 'it converges "
+                  "above too). The behaviour is what both perceptrons do: an answer that says what only one of "
+                  "them does, or only 'the data are not separable through the origin' (the conclusion), has not "
+                  "given it. 'The data are not linearly separable' (they are, with an offset), 'it converges "
                   "slowly' and 'it makes more mistakes' are not the behaviour. The notebook's numbers and the "
                   "place of the threshold are welcome, never required."),
         Item(0, "Missing: a general argument for the bias term, such as that it is strictly more expressive "
@@ -47,7 +51,8 @@ RUBRIC = {
              note="Item 3 missing. Not accepted: only showing that a data set is gained (that is item 2 again), "
                   "'more expressive', 'more flexible' or 'more powerful' on its own, the contrast 'only "
                   "hyperplanes through the origin without it, any hyperplane with it' on its own (that is item "
-                  "1), or one of the counter-arguments below. With 'more expressive', the contrast is item 3."),
+                  "1), or one of the counter-arguments below. With 'more expressive', the contrast is item 3, "
+                  "and item 1 too."),
         Item(0, "Centring the data does not remove the need for a bias term: the numbers 1 to 9 of the "
                 "chapter's exercise are a counterexample",
              note="A false statement: it costs nothing unless it is the answer's only argument (then item 3 is "
