@@ -86,7 +86,8 @@ RUBRIC = {
                   "answer concludes that the order changes nothing."),
         Item(0.5, "The answer drawn from an experiment reported, even one in which the order changes nothing: the "
                   "order can change both the final (w, b) and the number of mistakes, though it need not",
-             note="'It can, but not always', with the four-point example as the case where it does not, is right, "
+             note="'It can, but not always', with the four-point example through the origin as the case where it "
+                  "does not, is right, "
                   "also when the only experiment reported is the four-point example through the origin, where the "
                   "order changes nothing: that answer loses the experiment item, not this one. A plain 'Yes' "
                   "reads as 'it can'. A correct report of a particular run in which one of them "
@@ -110,7 +111,7 @@ RUBRIC = {
                 "them stays the same shows only that it need not",
              note="A comment for the general claim that the order never changes one of the two."),
         Item(0, "The order does not always change the result: an experiment shows that it can, and on the "
-                "four-point example it does not",
+                "four-point example through the origin it does not",
              note="A comment for an explicit generalisation only ('always', 'for any data', 'every order gives a "
                   "different result')."),
         Item(0, "On data a plane separates, the perceptron stops whatever the order (here after 11 epochs both "
