@@ -306,133 +306,36 @@ def test_part_c_accepts_the_offset_perceptron_only(got, accepted):
 
 
 # A mistake in Part A or B, with the solution's train_with_lifting: its own cell fails, Part C keeps its points.
+# Each is known_wrong.py's implementation of that name (the code verify runs on every change).
 PART_A_OR_B_MISTAKES = {
-    "train_through_origin folds the labels into X once, in place": ("train_through_origin_values",
-        "origin_folds_the_labels_into_X_once_in_place", """
-        def train_through_origin(X, y, *, max_epochs=100):
-            X = np.asarray(X, dtype=float)
-            X *= np.asarray(y, dtype=float)[:, None]   # y_i x_i, computed once for all epochs
-            theta = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for epoch in range(1, max_epochs + 1):
-                made = 0
-                for z in X:
-                    if theta @ z <= 0:
-                        theta = theta + z
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    break
-            return theta, n_mistakes, epoch
-        """),
-    "train_through_origin returns theta as a list": ("train_through_origin_values", "origin_returns_theta_as_a_list", """
-        def train_through_origin(X, y, *, max_epochs=100):
-            X = np.asarray(X, dtype=float)
-            theta = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for epoch in range(1, max_epochs + 1):
-                made = 0
-                for x_i, y_i in zip(X, y):
-                    if y_i * (theta @ x_i) <= 0:
-                        theta = theta + y_i * x_i
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    break
-            return theta.tolist(), n_mistakes, epoch
-        """),
-    "train_through_origin tests with sign(0) = +1": ("train_through_origin_values",
-        "origin_predicts_plus_one_on_the_plane", """
-        def train_through_origin(X, y, *, max_epochs=100):
-            X = np.asarray(X, dtype=float)
-            theta = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for epoch in range(1, max_epochs + 1):
-                made = 0
-                for x_i, y_i in zip(X, y):
-                    if (1 if theta @ x_i >= 0 else -1) != y_i:
-                        theta = theta + y_i * x_i
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    break
-            return theta, n_mistakes, epoch
-        """),
-    "train_through_origin tests strictly, unless theta is zero": ("train_through_origin_values",
-        "origin_strict_test_unless_theta_is_zero", """
-        def train_through_origin(X, y, *, max_epochs=100):
-            X = np.asarray(X, dtype=float)
-            theta = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for epoch in range(1, max_epochs + 1):
-                made = 0
-                for x_i, y_i in zip(X, y):
-                    if y_i * (theta @ x_i) < 0 or not theta.any():
-                        theta = theta + y_i * x_i
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    break
-            return theta, n_mistakes, epoch
-        """),
-    "split_offset returns b as an array of shape ()": ("split_offset_values", "split_offset_offset_as_a_0d_array", """
-        def split_offset(theta):
-            theta = np.asarray(theta, dtype=float)
-            return theta[:-1].copy(), theta[-1:].reshape(())
-        """),
-    "absorb_offset lifts in float32": ("absorb_offset_values", "absorb_offset_in_float32", """
-        def absorb_offset(X):
-            X = np.asarray(X, dtype=np.float32)
-            return np.hstack([X, np.ones((X.shape[0], 1), dtype=np.float32)])
-        """),
-    "absorb_offset puts the ones first": ("absorb_offset_values", "absorb_offset_prepends_the_ones", """
-        def absorb_offset(X):
-            X = np.asarray(X, dtype=float)
-            return np.hstack([np.ones((X.shape[0], 1)), X])
-        """),
-    "absorb_offset returns a flat array, on which train_through_origin raises": ("absorb_offset_values",
-        "absorb_offset_flattens", """
-        def absorb_offset(X):
-            X = np.asarray(X, dtype=float)
-            return np.append(X, np.ones((X.shape[0], 1)))
-        """),
-    "absorb_offset writes into the caller's X": ("absorb_offset_values", "absorb_offset_overwrites_the_last_column",
-        """
-        def absorb_offset(X):
-            X = np.asarray(X, dtype=float)
-            X[:, -1] = 1.0
-            return X
-        """),
-    "train_through_origin shuffles the examples every epoch": ("train_through_origin_values",
-        "origin_shuffles_every_epoch_beside_a_right_lifting", """
-        def train_through_origin(X, y, *, max_epochs=100):
-            X = np.asarray(X, dtype=float)
-            theta = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for epoch in range(1, max_epochs + 1):
-                made = 0
-                order = np.random.permutation(len(X))
-                for x_i, y_i in zip(X[order], np.asarray(y)[order]):
-                    if y_i * (theta @ x_i) <= 0:
-                        theta = theta + y_i * x_i
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    break
-            return theta, n_mistakes, epoch
-        """),
+    "train_through_origin folds the labels into X once, in place":
+        ("train_through_origin_values", "origin_folds_the_labels_into_X_once_in_place"),
+    "train_through_origin returns theta as a list": ("train_through_origin_values", "origin_returns_theta_as_a_list"),
+    "train_through_origin tests with sign(0) = +1":
+        ("train_through_origin_values", "origin_predicts_plus_one_on_the_plane"),
+    "train_through_origin tests strictly, unless theta is zero":
+        ("train_through_origin_values", "origin_strict_test_unless_theta_is_zero"),
+    "split_offset returns b as an array of shape ()": ("split_offset_values", "split_offset_offset_as_a_0d_array"),
+    "absorb_offset lifts in float32": ("absorb_offset_values", "absorb_offset_in_float32"),
+    "absorb_offset puts the ones first": ("absorb_offset_values", "absorb_offset_prepends_the_ones"),
+    "absorb_offset returns a flat array, on which train_through_origin raises":
+        ("absorb_offset_values", "absorb_offset_flattens"),
+    "absorb_offset writes into the caller's X": ("absorb_offset_values", "absorb_offset_overwrites_the_last_column"),
+    "train_through_origin shuffles the examples every epoch":
+        ("train_through_origin_values", "origin_shuffles_every_epoch_beside_a_right_lifting"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(PART_A_OR_B_MISTAKES))
 def test_a_mistake_in_part_a_or_b_costs_its_own_cell_and_not_part_c(source, name):
-    cell, known, code = PART_A_OR_B_MISTAKES[name]
+    cell, known = PART_A_OR_B_MISTAKES[name]
+    wrong = {w.name: w for w in load_known_wrong("ps4_offset")}[known]
     namespace = namespace_from(source)
-    exec(compile(textwrap.dedent(code), name, "exec"), namespace)
+    exec(compile(textwrap.dedent(wrong.code()), name, "exec"), namespace)
     failed = [v.grade_id for v in evaluate_namespace(load_checks("ps4_offset"), namespace) if not v.passed]
     assert failed == [cell]
-    # known_wrong.py keeps the mistake, naming that cell alone, so that verify proves it on every change.
-    assert {w.name: w.must_fail for w in load_known_wrong("ps4_offset")}[known] == (cell,)
+    # known_wrong.py names that cell alone, so that verify proves it on every change.
+    assert wrong.must_fail == (cell,)
 
 
 RIGHT_ANSWERS = {

@@ -29,6 +29,26 @@ def _origin(*, test="y_i * (theta @ x_i) <= 0", step="theta = theta + y_i * x_i"
         """
 
 
+# The right run on the labels folded into X once, in place (the caller's float X changes).
+ORIGIN_FOLDING_THE_LABELS_IN_PLACE = """
+        def train_through_origin(X, y, *, max_epochs=100):
+            X = np.asarray(X, dtype=float)
+            X *= np.asarray(y, dtype=float)[:, None]
+            theta = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for epoch in range(1, max_epochs + 1):
+                made = 0
+                for z in X:
+                    if theta @ z <= 0:
+                        theta = theta + z
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    break
+            return theta, n_mistakes, epoch
+        """
+
+
 def _pasted(*, step_b="b = b + float(y_i)"):
     """Problem set 2's training loop pasted into train_with_lifting: the right numbers, without the lifting."""
     return f"""
@@ -217,23 +237,8 @@ KNOWN_WRONG = [
                ("train_through_origin_values",)),
     # The right run on the labels folded into X once, in place: the caller's float X changes (the docstring says
     # "Not modified"). train_with_lifting hands it a new lifted array, so Part C keeps its points.
-    KnownWrong("origin_folds_the_labels_into_X_once_in_place", """
-        def train_through_origin(X, y, *, max_epochs=100):
-            X = np.asarray(X, dtype=float)
-            X *= np.asarray(y, dtype=float)[:, None]
-            theta = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for epoch in range(1, max_epochs + 1):
-                made = 0
-                for z in X:
-                    if theta @ z <= 0:
-                        theta = theta + z
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    break
-            return theta, n_mistakes, epoch
-        """, ("train_through_origin_values",)),
+    KnownWrong("origin_folds_the_labels_into_X_once_in_place", ORIGIN_FOLDING_THE_LABELS_IN_PLACE,
+               ("train_through_origin_values",)),
     # theta as a list: the right numbers, not the float64 array the docstring asks for. split_offset converts it.
     KnownWrong("origin_returns_theta_as_a_list", _origin(result="theta.tolist(), n_mistakes, epoch"),
                ("train_through_origin_values",)),
@@ -342,23 +347,7 @@ KNOWN_WRONG = [
     KnownWrong("absorb_offset_returns_X_and_origin_folds_the_labels_in_place", """
         def absorb_offset(X):
             return np.asarray(X, dtype=float)
-
-        def train_through_origin(X, y, *, max_epochs=100):
-            X = np.asarray(X, dtype=float)
-            X *= np.asarray(y, dtype=float)[:, None]
-            theta = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for epoch in range(1, max_epochs + 1):
-                made = 0
-                for z in X:
-                    if theta @ z <= 0:
-                        theta = theta + z
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    break
-            return theta, n_mistakes, epoch
-        """, ("absorb_offset_values", "train_through_origin_values")),
+        """ + ORIGIN_FOLDING_THE_LABELS_IN_PLACE, ("absorb_offset_values", "train_through_origin_values")),
     # Problem set 2's loop pasted in: the numbers of the perceptron with an offset, without the lifting the part
     # teaches. Only the reversed train_through_origin tells it apart, with the rest of the notebook right or wrong.
     KnownWrong("lifting_is_a_pasted_training_loop", _pasted(), LIFTING),
