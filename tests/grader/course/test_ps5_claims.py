@@ -34,6 +34,7 @@ import pytest
 
 import perceptron_lib as pl
 from autograder.course.assignments.ps5_voted_averaged import checks as ps5
+from autograder.course.assignments import load_known_wrong
 from autograder.course.assignments.ps5_voted_averaged import known_wrong
 from autograder.judging.checks import evaluate_namespace
 
@@ -524,29 +525,9 @@ def part_d_verdict(source, code):
 
 
 WRONG_PARTS = {
-    "counts that start at one": """
-        def train_voted(X, y, *, max_epochs=10):
-            X = np.asarray(X, dtype=float)
-            w, b, count = np.zeros(X.shape[1]), 0.0, 1
-            weights, intercepts, counts = [], [], []
-            for _ in range(max_epochs):
-                made = 0
-                for x_i, y_i in zip(X, y):
-                    if y_i * (w @ x_i + b) <= 0:
-                        weights.append(w)
-                        intercepts.append(b)
-                        counts.append(count)
-                        w, b, count = w + y_i * x_i, b + float(y_i), 1
-                        made += 1
-                    else:
-                        count += 1
-                if made == 0:
-                    break
-            weights.append(w)
-            intercepts.append(b)
-            counts.append(count)
-            return np.array(weights), np.array(intercepts, dtype=float), np.array(counts, dtype=int)
-        """,
+    # known_wrong.py's own (its source, indented as the other entries are).
+    "counts that start at one": next(w.source for w in load_known_wrong("ps5_voted_averaged")
+                                     if w.name == "voted_counts_start_at_one"),
     "a vote without the counts, as lists": """
         def predict_voted(X, weights, intercepts, counts):
             scores = np.asarray(X, dtype=float) @ np.asarray(weights, dtype=float).T + intercepts
