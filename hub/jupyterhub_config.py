@@ -23,6 +23,8 @@ Start it as root: ``jupyterhub -f hub/jupyterhub_config.py`` with
 import json
 import os
 
+from perceptron_course.hub.leftovers import end_leftover_processes
+
 c = get_config()  # noqa: F821  (provided by traitlets when JupyterHub loads this file)
 
 state = os.environ.get("COURSE_HUB_STATE", "/var/lib/perceptron-hub")
@@ -110,6 +112,9 @@ c.Spawner.environment = {"COURSE_EXCHANGE_URL": f"{exchange_url}/services/{excha
                          "COURSE_EXCHANGE_CA": site["exchange_cert"],
                          "PATH": os.path.join(prefix, "venv", "bin") + ":/usr/local/bin:/usr/bin:/bin"}
 c.Spawner.mem_limit = site.get("mem_limit")
+# LocalProcessSpawner ends the server only: what a student left running in the background (nohup, setsid) is
+# ended when their server stops, as a systemd scope would end it; staff, who also work in a shell, are left alone.
+c.Spawner.post_stop_hook = end_leftover_processes
 # A student's own Jupyter configuration could make their server serve pages of their choosing (extra static
 # paths, extensions), which would run as whoever opens them: servers read only the environment's configuration.
 # What a student's server still shows others (a notebook they trusted runs its scripts) is kept at the student's

@@ -153,6 +153,23 @@ def test_the_assignments_panel_lists_fetches_and_submits_each_course_apart(hub, 
     assert [(a["course_id"], a["assignment_id"]) for a in other["value"]] == [("perceptron-b", "week1")]
 
 
+def test_what_a_student_left_running_ends_with_her_server(hub):
+    from perceptron_course.hub.leftovers import processes_of
+
+    hub.start_server("pcx-bob")
+    bob = pwd.getpwnam("pcx-bob").pw_uid
+    # As her terminal would: one in a session of its own, one daemonized by a double fork under nohup.
+    for command in ("setsid -f sleep 600", "(nohup sleep 601 &) &"):
+        hub.run_as("pcx-bob", ["sh", "-c", f"exec </dev/null >/dev/null 2>&1; {command}"], check=True)
+    running = processes_of(bob)
+    assert len(running) >= 3, f"bob's server and her two sleeps should run: {running}"
+    hub.api("DELETE", "users/pcx-bob/server")
+    deadline = time.monotonic() + 30
+    while (processes_of(bob) or hub.api("GET", "users/pcx-bob").get("servers")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_of(bob) == [], f"bob's server stopped, but these of her processes still run: {processes_of(bob)}"
+
+
 @pytest.fixture(scope="module")
 def chromium(tmp_path_factory):
     """Headless Chromium for the hub's pages: loopback only (anything else goes to a closed port)."""
