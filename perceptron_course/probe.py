@@ -24,7 +24,9 @@ Both directions use one schema.  A value is a JSON object with a ``type``
 ``None``     nothing else
 ``bool``     ``value``: true or false
 ``int``      ``value``: a JSON integer
-``float``    ``value``: a JSON number, or ``"nan"``, ``"inf"``, ``"-inf"``
+``float``    ``value``: a JSON number, or ``"nan"``, ``"inf"``, ``"-inf"``; ``dtype``
+             ``"float32"`` or ``"float16"`` for a numpy scalar of that type
+             (exact in a JSON number), none for a float or a float64
 ``str``      ``value``: a string of at most :data:`MAX_STRING` characters
 ``ndarray``  ``key``: the array's name in the ``.npz`` file (``null`` when the
              array was not kept), ``dtype``, ``shape``
@@ -63,6 +65,8 @@ STATUSES = ("returned", "raised", "timeout", "missing")  # of one call, in proto
 
 _NUMPY_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 _NUMPY_FLOATS = (np.float64, np.float32, np.float16)
+_NARROW_FLOATS = (np.float32, np.float16)
+_NARROW_FLOATS_BY_NAME = {kind.__name__: kind for kind in _NARROW_FLOATS}
 
 
 class ProbeTimeout(BaseException):
@@ -109,8 +113,10 @@ def encode(value, arrays, *, depth=0):
     if type(value) is int or type(value) in _NUMPY_INTS:
         return {"type": "int", "value": int(value)}
     if type(value) is float or type(value) in _NUMPY_FLOATS:
-        value = float(value)
-        return {"type": "float", "value": value if math.isfinite(value) else str(value)}
+        spec = {"type": "float", "value": float(value) if math.isfinite(value) else str(float(value))}
+        if type(value) in _NARROW_FLOATS:  # kept, so that a float32 is not judged as the float it widens to
+            spec["dtype"] = value.dtype.name
+        return spec
     if type(value) is str:
         return {"type": "str", "value": value[:MAX_STRING]}
     if type(value) is np.ndarray:
@@ -145,11 +151,15 @@ def decode(spec, arrays, *, copy_arrays=False, depth=0):
         return value
     if kind == "int" and type(value) is int:
         return value
-    if kind == "float":
-        if type(value) in (int, float):
+    if kind == "float" and (type(value) in (int, float) or value in ("nan", "inf", "-inf")):
+        narrow = spec.get("dtype")
+        if narrow is None:
             return float(value)
-        if value in ("nan", "inf", "-inf"):
-            return float(value)
+        if type(narrow) is str and narrow in _NARROW_FLOATS_BY_NAME:  # exact in its dtype, as the encoder writes it, or a lie
+            with np.errstate(over="ignore"):
+                number = _NARROW_FLOATS_BY_NAME[narrow](float(value))
+            if float(number) == float(value) or not math.isfinite(float(value)):
+                return number
     if kind == "str" and type(value) is str and len(value) <= MAX_STRING:
         return value
     if kind == "ndarray":

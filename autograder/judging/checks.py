@@ -170,8 +170,8 @@ def compare_near_float32(got, expected):
 
 def float64_problem(got, expected):
     """``None`` if every array of ``expected`` came back as a float64 numpy array in ``got`` and every float as a
-    float (not an integer), as the docstrings that promise float64 ask; else the reason.  Everything else is
-    :func:`compare_values`' to judge."""
+    float (not an integer, not a numpy float32), as the docstrings that promise float64 ask; else the reason.
+    Everything else is :func:`compare_values`' to judge."""
     if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and len(got) == len(expected):
         for k, (g, e) in enumerate(zip(got, expected)):
             problem = float64_problem(g, e)
@@ -187,6 +187,9 @@ def float64_problem(got, expected):
     if isinstance(expected, float):
         if isinstance(got, (int, np.integer, np.bool_)) or (isinstance(got, np.ndarray) and got.dtype.kind in "iub"):
             return "returned an integer; the docstring asks for a float (convert with float(...))"
+        if isinstance(got, np.floating) and not isinstance(got, float):  # a float64 is a float; a float32 is not
+            return (f"returned a numpy {got.dtype.name}; the docstring asks for a float, which is float64 "
+                    "(convert with float(...), and compute in float64)")
     return None
 
 

@@ -328,7 +328,10 @@ def test_execution_counts_nbformat_refuses_are_dropped(tmp_path):
 finite = st.floats(allow_nan=False, allow_infinity=False)
 arrays = hnp.arrays(dtype=st.sampled_from([np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_]),
                     shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=4))
-plain = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), finite,
+# numpy's narrower float scalars come back as themselves, not as the floats they widen to.
+narrow_floats = (st.floats(width=32, allow_nan=False).map(np.float32)
+                 | st.floats(width=16, allow_nan=False).map(np.float16))
+plain = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), finite, narrow_floats,
                                st.sampled_from([float("inf"), float("-inf")]), st.text(max_size=20), arrays),
                      lambda inner: st.one_of(st.lists(inner, max_size=4), st.lists(inner, max_size=4).map(tuple),
                                              st.dictionaries(st.text(max_size=8), inner, max_size=4)),
@@ -394,7 +397,7 @@ def decoded_ok(value):
         return all(isinstance(k, str) and decoded_ok(v) for k, v in value.items())
     if isinstance(value, np.ndarray):
         return value.dtype.kind in probe.NUMERIC_DTYPE_KINDS
-    return value is None or type(value) in (bool, int, float, str, probe.Opaque)
+    return value is None or type(value) in (bool, int, float, np.float32, np.float16, str, probe.Opaque)
 
 
 spec_values = st.recursive(
@@ -416,7 +419,9 @@ def test_decode_is_total_and_gives_only_schema_types(spec):
 
 @pytest.mark.parametrize("spec", [
     {"type": "int", "value": True}, {"type": "bool", "value": 1}, {"type": "int", "value": 1.5},
-    {"type": "float", "value": "1e5"}, {"type": "str", "value": "x" * (probe.MAX_STRING + 1)},
+    {"type": "float", "value": "1e5"}, {"type": "float", "value": 1.0, "dtype": "float64"},
+    {"type": "float", "value": 0.1, "dtype": "float32"}, {"type": "float", "value": 1.0, "dtype": ["float32"]},
+    {"type": "str", "value": "x" * (probe.MAX_STRING + 1)},
     {"type": "ndarray", "key": "missing"}, {"type": "ndarray", "key": "a1"}, {"type": "ndarray", "key": ["a0"]},
     {"type": "list", "items": [None] * (probe.MAX_ITEMS + 1)}, {"type": "list", "items": "abc"},
     {"type": "dict", "items": [["k", {"type": "None"}]]}, {"type": "set", "items": []}, {"type": "object"},

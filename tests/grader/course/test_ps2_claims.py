@@ -517,11 +517,10 @@ def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
     assert {"integer weights and an integer point", "integer weights and a correctly classified integer point"} <= visible
     assert update_rules.count("\"float(b + y) on a mistake, float(b) when nothing changes.\")") == 2
     assert "returns a float64 array and a float for integer inputs, with a mistake and without one" in update_rules
-    # The hidden checks see every numpy float number as a float (the probe sends numbers as JSON), so only an int
-    # loses points there; the visible type checks (isinstance(b, float), which np.float64 passes) ask for a float.
+    # The hidden checks receive a numpy float32 number as one (the probe keeps its dtype) and refuse it as the
+    # visible type checks do (isinstance(b, float), which np.float64 passes).
     intro = cell_text(notebook, startswith="# Problem set 2")
-    assert "or an int in place of a float, loses the points of its test" in intro
-    assert "float32 number in place of a float, loses" not in intro
+    assert "or an int or a float32 number in place of a float, loses the points of its test" in intro
     for grade_id in ("update_rules", "train_through_origin", "train_with_offset"):
         text = cell_text(notebook, grade_id)
         assert "isinstance(result[1], float)" in text and "np.floating" not in text, grade_id
@@ -579,8 +578,8 @@ def _visible_part(notebook, grade_id):
 ])
 def test_the_visible_type_checks_catch_what_the_docstrings_exclude(notebook, name, answer, grade_id, accepted):
     """M1 of the second referee: integer inputs with no mistake, a case the hidden checks mark, are visible too, so
-    a student learns of it before submitting; and a float32 number in place of a float (which the hidden checks
-    receive as a plain float) fails the visible test, as 'How to work' says."""
+    a student learns of it before submitting; and a float32 number in place of a float fails the visible test, as
+    it fails the hidden checks and as 'How to work' says."""
     from autograder.commands.verify import namespace_from
 
     namespace = namespace_from(notebook)
@@ -618,6 +617,8 @@ def test_each_cell_judges_the_values_then_the_types():
     ("train_offset_an_int_through_origin", "train_through_origin", "an integer; the docstring asks for a float",
      False),
     ("errors_returned_as_float32", "training_errors_values", "returned an array of dtype float32", False),
+    ("update_offset_as_float32", "update_rules",
+     "perceptron_update returned, as value 2 of its result, a numpy float32; the docstring asks for a float", False),
     # A wrong value keeps it.
     ("update_wrong_sign", "update_rules", "returned, as value 1 of its result, the wrong values", True),
     ("train_learns_offset_through_origin", "train_through_origin", "the wrong values", True),

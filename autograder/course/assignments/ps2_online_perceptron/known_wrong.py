@@ -166,6 +166,13 @@ KNOWN_WRONG = [
                 return w + y * x, float(b + y), True
             return w.copy(), float(b), False
         """, ("update_worked_example", "update_rules")),
+    KnownWrong("update_offset_as_float32", """
+        def perceptron_update(w, b, x, y):
+            w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+            if y * (w @ x + b) <= 0:
+                return w + y * x, np.float32(b + y), True
+            return w.copy(), np.float32(b), False
+        """, ("update_worked_example", "update_rules")),
     KnownWrong("update_offset_left_an_int", """
         def perceptron_update(w, b, x, y):
             w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)

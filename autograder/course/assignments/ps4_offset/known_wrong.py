@@ -155,6 +155,11 @@ KNOWN_WRONG = [
             theta = np.asarray(theta, dtype=float)
             return theta[:1].copy(), float(theta[-1])
         """, ("split_offset_values",)),
+    KnownWrong("split_offset_offset_as_float32", """
+        def split_offset(theta):
+            theta = np.asarray(theta, dtype=float)
+            return theta[:-1].copy(), np.float32(theta[-1])
+        """, ("split_offset_values",)),
     KnownWrong("split_offset_returns_b_first", """
         def split_offset(theta):
             theta = np.asarray(theta, dtype=float)
