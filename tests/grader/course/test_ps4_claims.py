@@ -316,6 +316,7 @@ PART_A_OR_B_MISTAKES = {
     "train_through_origin tests strictly, unless theta is zero":
         ("train_through_origin_values", "origin_strict_test_unless_theta_is_zero"),
     "split_offset returns b as an array of shape ()": ("split_offset_values", "split_offset_offset_as_a_0d_array"),
+    "split_offset returns b as a numpy float32": ("split_offset_values", "split_offset_offset_as_float32"),
     "absorb_offset lifts in float32": ("absorb_offset_values", "absorb_offset_in_float32"),
     "absorb_offset puts the ones first": ("absorb_offset_values", "absorb_offset_prepends_the_ones"),
     "absorb_offset returns a flat array, on which train_through_origin raises":
