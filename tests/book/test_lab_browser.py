@@ -236,13 +236,24 @@ window.setInterval = (callback, milliseconds, ...rest) => setInterval(callback, 
 """
 
 
+BUTTON_LABELS_JS = """
+const button = document.querySelector("button.lab-run");
+window.runLabels = [button.textContent.trim()];
+new MutationObserver(() => window.runLabels.push(button.textContent.trim()))
+    .observe(button, {childList: true, characterData: true, subtree: true});
+"""
+
+
 def test_run_and_reset_buttons(browser, built_book):
     X, y, fit_intercept, max_epochs = PRESETS["four-point"]
     open_lab(browser, built_book)
     browser.execute_script(FASTER_INTERVALS_JS)
+    # Every label the Run button shows, kept as it changes: on a busy machine the sped-up run can end before the
+    # test reads the button, so "Pause" is looked for among them, not read once after the click.
+    browser.execute_script(BUTTON_LABELS_JS)
     click(browser, control(browser, "button.lab-run"))
-    assert control(browser, "button.lab-run").text == "Pause"
     WebDriverWait(browser, 20).until(lambda d: lab_state(d)["finished"])
+    assert "Pause" in browser.execute_script("return window.runLabels"), "the Run button never said Pause while running"
     assert control(browser, "button.lab-run").text == "Run"
     compare_with_trace(lab_state(browser)["history"], X, y, fit_intercept=False, max_epochs=100)
     click(browser, control(browser, "button.lab-reset"))
