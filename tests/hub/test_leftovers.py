@@ -6,7 +6,9 @@ import pwd
 import subprocess
 import time
 
-from perceptron_course.hub.leftovers import ends_leftovers_of, processes_of
+import pytest
+
+from perceptron_course.hub.leftovers import end_processes_of, ends_leftovers_of, processes_of
 
 STUDENT_GROUPS = ["course-perceptron-students", "course-perceptron-b-students"]
 
@@ -35,3 +37,31 @@ def test_processes_of_finds_live_processes_and_leaves_out_zombies():
         time.sleep(0.01)  # until it has exited and is a zombie, not yet reaped
     assert child.pid not in processes_of(os.getuid())
     child.wait()
+
+
+@pytest.fixture
+def throwaway_user():
+    """A Linux user of the tests' own (pcx-), with nothing running as them before or after."""
+    if os.geteuid() != 0:
+        pytest.skip("making a Linux user and signalling its processes needs root, as the hub has")
+    from tools.hub import ensure_user
+
+    ensure_user("pcx-leftover", "unused-" + os.urandom(6).hex())
+    uid = pwd.getpwnam("pcx-leftover").pw_uid
+    assert processes_of(uid) == [], "pcx-leftover already runs processes"
+    yield uid
+    end_processes_of(uid)
+
+
+def test_every_process_of_the_user_ends_even_one_that_keeps_forking(throwaway_user):
+    # One in a session of its own, and a loop that starts a new background process as fast as it can.
+    for command in ("setsid -f sleep 600", "while :; do sleep 600 & done"):
+        subprocess.Popen(["runuser", "-u", "pcx-leftover", "--", "sh", "-c", command],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    deadline = time.monotonic() + 10
+    while len(processes_of(throwaway_user)) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(processes_of(throwaway_user)) >= 5, "the user's processes did not start"
+    assert end_processes_of(throwaway_user) == []
+    assert processes_of(throwaway_user) == []
