@@ -48,6 +48,7 @@ import copy
 import json
 import math
 import os
+import sys
 import time
 import zipfile  # used by np.savez: imported now, before the notebook can put a zipfile.py in its folder
 
@@ -151,7 +152,9 @@ def decode(spec, arrays, *, copy_arrays=False, depth=0):
         return value
     if kind == "int" and type(value) is int:
         return value
-    if kind == "float" and (type(value) in (int, float) or value in ("nan", "inf", "-inf")):
+    # An integer beyond float's range (a JSON number of 400 digits) would raise OverflowError in float().
+    if kind == "float" and ((type(value) is int and abs(value) <= sys.float_info.max) or type(value) is float
+                            or value in ("nan", "inf", "-inf")):
         narrow = spec.get("dtype")
         if narrow is None:
             return float(value)

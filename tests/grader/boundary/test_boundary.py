@@ -419,7 +419,8 @@ def test_decode_is_total_and_gives_only_schema_types(spec):
 
 @pytest.mark.parametrize("spec", [
     {"type": "int", "value": True}, {"type": "bool", "value": 1}, {"type": "int", "value": 1.5},
-    {"type": "float", "value": "1e5"}, {"type": "float", "value": 1.0, "dtype": "float64"},
+    {"type": "float", "value": "1e5"}, {"type": "float", "value": 10 ** 400},
+    {"type": "float", "value": -10 ** 400, "dtype": "float32"}, {"type": "float", "value": 1.0, "dtype": "float64"},
     {"type": "float", "value": 0.1, "dtype": "float32"}, {"type": "float", "value": 1.0, "dtype": ["float32"]},
     {"type": "str", "value": "x" * (probe.MAX_STRING + 1)},
     {"type": "ndarray", "key": "missing"}, {"type": "ndarray", "key": "a1"}, {"type": "ndarray", "key": ["a0"]},

@@ -692,3 +692,11 @@ RIGHT_ANSWERS = {
 def test_right_answers_written_differently_get_full_marks(source, name):
     failed = [(v.grade_id, v.message) for v in verdicts_of(source, RIGHT_ANSWERS[name]).values() if not v.passed]
     assert failed == []
+
+
+def test_an_infinite_bound_as_any_numpy_float_is_infinity():
+    """The probe keeps a float32's dtype: a bound of np.float32(inf) where infinity is right passes, as np.inf does,
+    and a finite one gets the message about the number, not about NaN."""
+    for infinite in (math.inf, np.float64("inf"), np.float32("inf"), np.array(np.float32("inf"))):
+        assert ps3._compare_bound(infinite, math.inf) is None, infinite
+    assert ps3._compare_bound(np.float32(3.0), math.inf) == "returned the wrong number"

@@ -853,3 +853,11 @@ def test_a_right_answer_written_another_way_gets_every_point(name):
     exec(textwrap.dedent(RIGHT_ANSWERS[name]), namespace)
     failed = [(v.grade_id, v.message) for v in evaluate_namespace(ps5.CHECKS, namespace) if not v.passed]
     assert failed == []
+
+
+def test_accuracies_as_numpy_numbers_of_any_dtype_are_numbers():
+    """The probe keeps a float32's dtype: accuracies computed in float32 or as numpy integers are numbers, as
+    0-d arrays of them are; a value outside [0, 1] is still refused."""
+    assert ps5._three_accuracies((np.float32(0.85), np.float64(0.9), np.int64(1))) is None
+    assert ps5._three_accuracies((np.array(np.float32(0.5)), 0.75, 1.0)) is None
+    assert "expected a number between 0 and 1" in ps5._three_accuracies((np.float32(1.5), 0.5, 0.5))

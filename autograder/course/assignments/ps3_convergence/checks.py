@@ -71,8 +71,8 @@ def _compare_bound(got, expected):
     A 0-d numeric array stands for its number, as :func:`compare_values` takes it for a finite bound.
     """
     if math.isinf(expected):
-        if isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "biuf":
-            got = got.item()
+        if (isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "biuf") or isinstance(got, np.floating):
+            got = got.item()  # a numpy number, of any float dtype, stands for the Python number it holds
         if type(got) is float and got == math.inf:
             return None
         if type(got) in (int, float):

@@ -102,8 +102,9 @@ def _three_accuracies(got, expected=None):
     if len(got) != 3:
         return f"returned {len(got)} values; expected three accuracies"
     for name, value in zip(ACCURACIES, got):
-        if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf":
-            value = value.item()
+        if (isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf") or isinstance(
+                value, (np.floating, np.integer)):
+            value = value.item()  # a numpy number, as a 0-d array is taken, whatever its dtype
         if type(value) not in (int, float) or not 0 <= value <= 1:
             return f"returned {value!r} as {name}; expected a number between 0 and 1, a fraction of the test points"
     return None
