@@ -2,6 +2,25 @@
 
 from autograder.course.known_wrong import KnownWrong
 
+
+def _side_of_plane_with_a_tolerance(tolerance):
+    """side_of_plane calling a score of at most ``tolerance`` (a literal) zero, and so -1."""
+    return f"""
+        def side_of_plane(X, w, b=0.0):
+            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+            return np.where(s > {tolerance}, 1, -1)
+        """
+
+
+def _side_of_plane_rounding_the_score(decimals):
+    """side_of_plane rounding the score to ``decimals`` decimals before its sign is taken."""
+    return f"""
+        def side_of_plane(X, w, b=0.0):
+            s = np.round(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b, {decimals})
+            return np.where(s > 0, 1, -1)
+        """
+
+
 KNOWN_WRONG = [
     # -- signed_distance -------------------------------------------------------
     KnownWrong("signed_distance_forgets_norm", """
@@ -97,37 +116,17 @@ KNOWN_WRONG = [
             d = np.round(signed_distance(X, w, b), 2)
             return np.where(d > 0, 1, -1)
         """, ("side_of_plane_values",)),
-    KnownWrong("side_of_plane_with_a_tolerance", """
-        def side_of_plane(X, w, b=0.0):
-            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
-            return np.where(s > 0.1, 1, -1)
-        """, ("side_of_plane_values",)),
-    KnownWrong("side_of_plane_rounds_the_score_to_four_decimals", """
-        def side_of_plane(X, w, b=0.0):
-            s = np.round(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b, 4)
-            return np.where(s > 0, 1, -1)
-        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_with_a_tolerance", _side_of_plane_with_a_tolerance("0.1"), ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_rounds_the_score_to_four_decimals", _side_of_plane_rounding_the_score(4), ("side_of_plane_values",)),
     # Finer tolerances, of the sizes students type, are still coarser than the 1e-8 the notebook allows for noise:
     # the points 1.5e-8 (and 0.00001) off the plane get -1.
-    KnownWrong("side_of_plane_with_a_tolerance_of_1e_5", """
-        def side_of_plane(X, w, b=0.0):
-            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
-            return np.where(s > 1e-5, 1, -1)
-        """, ("side_of_plane_values",)),
-    KnownWrong("side_of_plane_with_a_tolerance_of_1e_6", """
-        def side_of_plane(X, w, b=0.0):
-            s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
-            return np.where(s > 1e-6, 1, -1)
-        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_with_a_tolerance_of_1e_5", _side_of_plane_with_a_tolerance("1e-5"), ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_with_a_tolerance_of_1e_6", _side_of_plane_with_a_tolerance("1e-6"), ("side_of_plane_values",)),
     KnownWrong("side_of_plane_compares_the_distance_with_1e_6", """
         def side_of_plane(X, w, b=0.0):
             return np.where(signed_distance(X, w, b) > 1e-6, 1, -1)
         """, ("side_of_plane_values",)),
-    KnownWrong("side_of_plane_rounds_the_score_to_five_decimals", """
-        def side_of_plane(X, w, b=0.0):
-            s = np.round(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b, 5)
-            return np.where(s > 0, 1, -1)
-        """, ("side_of_plane_values",)),
+    KnownWrong("side_of_plane_rounds_the_score_to_five_decimals", _side_of_plane_rounding_the_score(5), ("side_of_plane_values",)),
     KnownWrong("side_of_plane_treats_scores_within_1e_7_as_zero", """
         def side_of_plane(X, w, b=0.0):
             s = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b

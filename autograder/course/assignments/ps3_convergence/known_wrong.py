@@ -27,6 +27,26 @@ def _count(*, test="y_i * (w @ x_i) <= 0", step="w = w + y_i * x_i", count="made
         """
 
 
+def _shuffled_each_epoch(permutation):
+    """The mistake counter visiting the examples in a new order in every epoch, drawn by ``permutation``."""
+    return f"""
+        def count_mistakes(X, y, *, max_epochs=1000):
+            X = np.asarray(X, dtype=float)
+            w = np.zeros(X.shape[1])
+            n_mistakes = 0
+            for _ in range(max_epochs):
+                made = 0
+                for i in {permutation}(len(X)):
+                    if y[i] * (w @ X[i]) <= 0:
+                        w = w + y[i] * X[i]
+                        made += 1
+                n_mistakes += made
+                if made == 0:
+                    return n_mistakes, True
+            return n_mistakes, False
+        """
+
+
 def _experiment(*, data="make_separable(n_samples, n_features, margin=g, random_state=random_state)",
                 bound="mistake_bound(X, y, w_star)", row="[n_mistakes, {bound}]", result="np.array(rows, dtype=float)"):
     """The experiment with one of its lines replaced by a mistake."""
@@ -185,42 +205,11 @@ KNOWN_WRONG = [
     # asks for the given order), or a random start instead of w = 0, or a seeded generator shared by every call.
     KnownWrong("count_shuffled_order", _count(prepare="order = np.random.permutation(len(X))\n            X, y = X[order], np.asarray(y)[order]",
                                               test="y_i * (w @ x_i) <= 0"), COUNT),
-    KnownWrong("count_shuffled_order_each_epoch", """
-        def count_mistakes(X, y, *, max_epochs=1000):
-            X = np.asarray(X, dtype=float)
-            w = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for _ in range(max_epochs):
-                made = 0
-                for i in np.random.permutation(len(X)):
-                    if y[i] * (w @ X[i]) <= 0:
-                        w = w + y[i] * X[i]
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    return n_mistakes, True
-            return n_mistakes, False
-        """, COUNT),
+    KnownWrong("count_shuffled_order_each_epoch", _shuffled_each_epoch("np.random.permutation"), COUNT),
     KnownWrong("count_random_start", _count().replace(
         "w = np.zeros(X.shape[1])", "w = 0.01 * np.random.randn(X.shape[1])"), COUNT),
-    KnownWrong("count_seeded_shuffle_shared_by_every_call", """
-        rng = np.random.default_rng(0)
-
-        def count_mistakes(X, y, *, max_epochs=1000):
-            X = np.asarray(X, dtype=float)
-            w = np.zeros(X.shape[1])
-            n_mistakes = 0
-            for _ in range(max_epochs):
-                made = 0
-                for i in rng.permutation(len(X)):
-                    if y[i] * (w @ X[i]) <= 0:
-                        w = w + y[i] * X[i]
-                        made += 1
-                n_mistakes += made
-                if made == 0:
-                    return n_mistakes, True
-            return n_mistakes, False
-        """, COUNT),
+    KnownWrong("count_seeded_shuffle_shared_by_every_call",
+               "\n        rng = np.random.default_rng(0)\n" + _shuffled_each_epoch("rng.permutation"), COUNT),
     KnownWrong("count_folds_the_labels_into_X_in_place", _count(prepare="X *= np.asarray(y)[:, None]",
                                                               test="w @ x_i <= 0", step="w = w + x_i"),
                COUNT),

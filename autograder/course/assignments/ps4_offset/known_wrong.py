@@ -79,6 +79,15 @@ PREPENDS_THE_ONES = """
 
 LIFTING = ("lifting_one_dimensional", "lifting_general")
 
+# Part C calling train_through_origin without max_epochs, so the right one runs with its default: known wrong
+# alone, and beside mistakes in Parts A and B.
+LIFTING_IGNORES_MAX_EPOCHS = """
+        def train_with_lifting(X, y, *, max_epochs=100):
+            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y)
+            w, b = split_offset(theta)
+            return w, b, n_mistakes, n_epochs
+        """
+
 KNOWN_WRONG = [
     # -- absorb_offset ------------------------------------------------------------------
     KnownWrong("absorb_offset_prepends_the_ones", PREPENDS_THE_ONES, ("absorb_offset_values",)),
@@ -266,12 +275,7 @@ KNOWN_WRONG = [
         def train_with_lifting(X, y, *, max_epochs=100):
             return train_through_origin(absorb_offset(X), y, max_epochs=max_epochs)
         """, LIFTING),
-    KnownWrong("lifting_ignores_max_epochs", """
-        def train_with_lifting(X, y, *, max_epochs=100):
-            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y)
-            w, b = split_offset(theta)
-            return w, b, n_mistakes, n_epochs
-        """, LIFTING),
+    KnownWrong("lifting_ignores_max_epochs", LIFTING_IGNORES_MAX_EPOCHS, LIFTING),
     KnownWrong("lifting_with_constant_two_split_as_if_one", """
         def train_with_lifting(X, y, *, max_epochs=100):
             X = np.asarray(X, dtype=float)
@@ -337,12 +341,7 @@ KNOWN_WRONG = [
             w, b = split_offset(theta)
             return w, -b, n_mistakes, n_epochs
         """ + _origin(test="(1 if theta @ x_i >= 0 else -1) != y_i"), ("train_through_origin_values",) + LIFTING),
-    KnownWrong("lifting_ignores_max_epochs_and_absorb_offset_appends_zeros", """
-        def train_with_lifting(X, y, *, max_epochs=100):
-            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y)
-            w, b = split_offset(theta)
-            return w, b, n_mistakes, n_epochs
-
+    KnownWrong("lifting_ignores_max_epochs_and_absorb_offset_appends_zeros", LIFTING_IGNORES_MAX_EPOCHS + """
         def absorb_offset(X):
             X = np.asarray(X, dtype=float)
             return np.hstack([X, np.zeros((X.shape[0], 1))])
@@ -380,12 +379,8 @@ KNOWN_WRONG = [
                ("train_through_origin_values",)),
     # max_epochs dropped in Part C beside a Part B that runs at most 100 epochs whatever it is given: together they
     # agree with each other, but Part C's right train_through_origin is handed the default.
-    KnownWrong("lifting_ignores_max_epochs_and_origin_hard_codes_100_epochs", """
-        def train_with_lifting(X, y, *, max_epochs=100):
-            theta, n_mistakes, n_epochs = train_through_origin(absorb_offset(X), y)
-            w, b = split_offset(theta)
-            return w, b, n_mistakes, n_epochs
-        """ + _origin(epochs="range(1, 101)"), ("train_through_origin_values",) + LIFTING),
+    KnownWrong("lifting_ignores_max_epochs_and_origin_hard_codes_100_epochs",
+               LIFTING_IGNORES_MAX_EPOCHS + _origin(epochs="range(1, 101)"), ("train_through_origin_values",) + LIFTING),
     # A right train_with_lifting that converts its results, as its docstring's types say, beside a split_offset that
     # returns b as an array of shape (1,) (float() of it raises in recent NumPy) and beside a train_through_origin
     # with the sign(0) = +1 test and float counts: Part C keeps its points, the other cell loses its own.
