@@ -5,7 +5,8 @@ the background (``nohup``, ``setsid``, a script that daemonizes itself) from the
 notebook would keep it running after their server stopped, holding memory and processors, and able to
 fill the disk while nobody sees it. The hub's configuration runs :func:`end_leftover_processes` after each
 user's server stops (``Spawner.post_stop_hook``): every process still running as that student's Linux user
-is killed, by the hub (root), never by a process of hers, which she could stop or trace.
+is killed at once (:func:`end_processes_of`), by a child of the hub that none of her processes may signal or
+trace.
 
 This works by user, not by control group as a systemd scope does: everything of the student's account
 ends, so on a hub her account must be for the hub only (no SSH login, no crontab: README, "Running the
@@ -17,16 +18,30 @@ are users who are not plain Linux users (root, the hub's own user).
 import asyncio
 import os
 import pwd
-import signal
+import subprocess
+import sys
 import time
 
 from perceptron_course.hub.courses import is_staff, roles_from_groups
 
 __all__ = ["ends_leftovers_of", "end_leftover_processes", "end_processes_of", "processes_of"]
 
-# Passes of stop-then-kill before giving up: a pass ends what it found; a process forked meanwhile is found
-# by the next one, and stopped before it can fork again.
-MAX_PASSES = 50
+# Kills before giving up, and how long after each the kernel has to take her processes away.
+MAX_KILLS = 5
+SETTLE_SECONDS = 5.0
+# A user id no account, file or process has (the largest the kernel allows is 2**32 - 2): the killer's real
+# and saved uid, so that it is signalled or traced by nothing but root.
+KILLER_UID = 2**32 - 1000
+# The killer itself, in a child of the hub: no groups, her uid as the effective one, then every process that
+# effective uid may signal (whose real or saved uid is hers) is killed in one step.
+_KILL_AS = """
+import os, signal, sys
+uid, killer = int(sys.argv[1]), int(sys.argv[2])
+os.setgroups([])
+os.setresgid(killer, killer, killer)
+os.setresuid(killer, uid, killer)
+os.kill(-1, signal.SIGKILL)
+"""
 
 
 def ends_leftovers_of(user_name, groups, admin):
@@ -62,38 +77,39 @@ def processes_of(uid):
 
 
 def end_processes_of(uid):
-    """Stop, then kill, every live process of ``uid``, pass after pass until one finds none (at most
-    :data:`MAX_PASSES`); return those still running.
+    """Kill every process of ``uid`` at once, and wait until none is left; return those still running.
 
-    Each process is held by a pidfd, which names one process for good: its owner is checked through /proc
-    after the pidfd is opened, so a number reused by someone else's new process is never signalled."""
-    for _ in range(MAX_PASSES):
-        found = processes_of(uid)
-        if not found:
+    A scan of ``/proc`` cannot do it alone: a process that forks and exits while the scan reads the list is
+    seen in neither form, so a pass may find nothing while her daemon lives on. ``kill(-1, SIGKILL)`` is one
+    step instead: the kernel signals every process the caller may signal while holding the lock that fork
+    needs, so no child is made after it that it missed. It must run as her to reach only hers, but not as
+    a process of hers: :func:`_killer` runs with her uid as its effective one only (the one signals are
+    checked by), and with :data:`KILLER_UID` as its real and saved ones, which no process of hers may signal,
+    stop or trace. A process that was just starting as her (her new login, a new server) is caught by the
+    next kill: at most :data:`MAX_KILLS`, each followed by a wait for the kernel to reap what it killed."""
+    for _ in range(MAX_KILLS):
+        # Killed whether or not a scan saw anything: a process that hops from fork to fork can hide from one.
+        _killer(uid)
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while processes_of(uid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not processes_of(uid):
             return []
-        held = []
-        for pid in found:
-            try:
-                handle = os.pidfd_open(pid)
-            except OSError:  # ended already
-                continue
-            seen = _uid_and_state(pid)
-            if seen is None or seen[0] != uid:
-                os.close(handle)
-                continue
-            held.append(handle)
-            try:
-                signal.pidfd_send_signal(handle, signal.SIGSTOP)
-            except OSError:
-                pass
-        for handle in held:
-            try:
-                signal.pidfd_send_signal(handle, signal.SIGKILL)
-            except OSError:
-                pass
-            os.close(handle)
-        time.sleep(0.01)
     return processes_of(uid)
+
+
+def _killer(uid):
+    """Run :data:`_KILL_AS` in a child of the hub: ``kill(-1, SIGKILL)`` with effective uid ``uid``."""
+    try:
+        pwd.getpwuid(KILLER_UID)
+        taken = True
+    except KeyError:
+        taken = bool(processes_of(KILLER_UID))
+    if uid in (0, KILLER_UID) or taken:
+        raise RuntimeError(f"refusing to kill as uid {uid}: it is root, or uid {KILLER_UID}, which the killer "
+                           "runs as, belongs to an account or has processes")
+    subprocess.run([sys.executable, "-I", "-S", "-c", _KILL_AS, str(uid), str(KILLER_UID)],
+                   stdin=subprocess.DEVNULL, check=True, timeout=30)
 
 
 async def end_leftover_processes(spawner):
@@ -106,12 +122,11 @@ async def end_leftover_processes(spawner):
         spawner.log.info("%s has a server running again; nothing of hers is ended", user.name)
         return
     uid = pwd.getpwnam(user.name).pw_uid
-    left = await asyncio.to_thread(processes_of, uid)
-    if not left:
-        return
+    left = await asyncio.to_thread(processes_of, uid)  # counted for the log only: a scan can miss a hopper
     still = await asyncio.to_thread(end_processes_of, uid)
     if still:
         spawner.log.error("%s's server stopped; of the %d processes it left running, %d still run: %s",
                           user.name, len(left), len(still), still)
     else:
-        spawner.log.info("%s's server stopped; the %d processes it left running were ended", user.name, len(left))
+        spawner.log.info("%s's server stopped; the processes it left running were ended (%d seen before)",
+                         user.name, len(left))

@@ -16,6 +16,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import socket
 import ssl
 import stat
@@ -153,21 +154,58 @@ def test_the_assignments_panel_lists_fetches_and_submits_each_course_apart(hub, 
     assert [(a["course_id"], a["assignment_id"]) for a in other["value"]] == [("perceptron-b", "week1")]
 
 
+def _command_lines(pids):
+    """Each process's command line as ``ps`` shows it (``None`` once it has ended)."""
+    lines = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                lines[pid] = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            lines[pid] = None
+    return lines
+
+
 def test_what_a_student_left_running_ends_with_her_server(hub):
     from perceptron_course.hub.leftovers import processes_of
 
     hub.start_server("pcx-bob")
-    bob = pwd.getpwnam("pcx-bob").pw_uid
-    # As her terminal would: one in a session of its own, one daemonized by a double fork under nohup.
-    for command in ("setsid -f sleep 600", "(nohup sleep 601 &) &"):
-        hub.run_as("pcx-bob", ["sh", "-c", f"exec </dev/null >/dev/null 2>&1; {command}"], check=True)
-    running = processes_of(bob)
-    assert len(running) >= 3, f"bob's server and her two sleeps should run: {running}"
-    hub.api("DELETE", "users/pcx-bob/server")
-    deadline = time.monotonic() + 30
-    while (processes_of(bob) or hub.api("GET", "users/pcx-bob").get("servers")) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert processes_of(bob) == [], f"bob's server stopped, but these of her processes still run: {processes_of(bob)}"
+    uids = {user: pwd.getpwnam(user).pw_uid for user in ("pcx-bob", "pcx-ann", "pcx-tia")}
+    # As her terminal would: one in a session of its own, one daemonized by a double fork under nohup;
+    # another student and a TA each leave one too, which bob's stop must not touch.
+    started = {"pcx-bob": {"setsid -f sleep 600": "sleep 600", "(nohup sleep 601 &) &": "sleep 601"},
+               "pcx-ann": {"setsid -f sleep 602": "sleep 602"}, "pcx-tia": {"setsid -f sleep 603": "sleep 603"}}
+    wanted = {user: set(commands.values()) for user, commands in started.items()}
+    for user, commands in started.items():
+        for command in commands:
+            hub.run_as(user, ["sh", "-c", f"exec </dev/null >/dev/null 2>&1; {command}"], check=True)
+
+    def sleeping(user):
+        return {line for line in _command_lines(processes_of(uids[user])).values() if line and line.startswith("sleep")}
+
+    # The double fork may not have reached its exec when runuser returns (and a scan of /proc can miss a
+    # process that forks and exits while it reads): wait for every sleep by its command line.
+    deadline = time.monotonic() + 15
+    while any(sleeping(user) != wanted[user] for user in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for user in started:
+        assert sleeping(user) == wanted[user], f"{user}'s processes: {_command_lines(processes_of(uids[user]))}"
+    assert hub.api("GET", "users/pcx-bob")["servers"][""]["ready"], "bob's server should be running"
+    try:
+        hub.api("DELETE", "users/pcx-bob/server")
+        deadline = time.monotonic() + 30
+        while ((processes_of(uids["pcx-bob"]) or hub.api("GET", "users/pcx-bob").get("servers"))
+               and time.monotonic() < deadline):
+            time.sleep(0.2)
+        left = _command_lines(processes_of(uids["pcx-bob"]))
+        assert left == {}, f"bob's server stopped, but these of her processes still run: {left}"
+        for user in ("pcx-ann", "pcx-tia"):
+            assert sleeping(user) == wanted[user], f"bob's stop ended {user}'s processes"
+    finally:
+        for user in ("pcx-ann", "pcx-tia"):
+            for pid, line in _command_lines(processes_of(uids[user])).items():
+                if line in wanted[user]:
+                    os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(scope="module")

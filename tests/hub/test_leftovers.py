@@ -4,6 +4,7 @@ ending a student's background processes is tested in ``test_hub_real.py``."""
 import os
 import pwd
 import subprocess
+import sys
 import time
 
 import pytest
@@ -54,8 +55,9 @@ def throwaway_user():
 
 
 def test_every_process_of_the_user_ends_even_one_that_keeps_forking(throwaway_user):
-    # One in a session of its own, and a loop that starts a new background process as fast as it can.
-    for command in ("setsid -f sleep 600", "while :; do sleep 600 & done"):
+    # One in a session of its own, a loop that starts a new background process as fast as it can, and one
+    # that hops: it forks a copy of itself and exits, over and over, so a scan of /proc may see neither.
+    for command in ("setsid -f sleep 600", "while :; do sleep 600 & done", "hop() { hop & }; hop"):
         subprocess.Popen(["runuser", "-u", "pcx-leftover", "--", "sh", "-c", command],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)
@@ -64,4 +66,28 @@ def test_every_process_of_the_user_ends_even_one_that_keeps_forking(throwaway_us
         time.sleep(0.05)
     assert len(processes_of(throwaway_user)) >= 5, "the user's processes did not start"
     assert end_processes_of(throwaway_user) == []
+    time.sleep(0.5)  # a hop that got away would have shown itself by now
     assert processes_of(throwaway_user) == []
+
+
+def test_the_killer_cannot_be_signalled_by_the_student_it_kills_for(throwaway_user):
+    # The killer's credentials (leftovers._KILL_AS) on a process that waits instead of killing.
+    from perceptron_course.hub.leftovers import KILLER_UID
+
+    waiting = subprocess.Popen([sys.executable, "-I", "-S", "-c",
+                                "import os, sys, time; k, u = int(sys.argv[1]), int(sys.argv[2]);"
+                                "os.setgroups([]); os.setresgid(k, k, k); os.setresuid(k, u, k); time.sleep(60)",
+                                str(KILLER_UID), str(throwaway_user)])
+    try:
+        expected = f"Uid:\t{KILLER_UID}\t{throwaway_user}\t{KILLER_UID}\t"
+        deadline = time.monotonic() + 10
+        while expected not in open(f"/proc/{waiting.pid}/status").read() and time.monotonic() < deadline:
+            time.sleep(0.01)  # until it has taken its credentials (real, effective, saved)
+        assert expected in open(f"/proc/{waiting.pid}/status").read()
+        tried = subprocess.run(["runuser", "-u", "pcx-leftover", "--", "kill", "-STOP", str(waiting.pid)],
+                               capture_output=True, text=True)
+        assert tried.returncode != 0 and "not permitted" in tried.stderr, tried.stderr
+        assert waiting.poll() is None
+    finally:
+        waiting.kill()
+        waiting.wait()
