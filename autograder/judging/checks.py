@@ -141,10 +141,11 @@ def _type_name(value):
 
 
 def _as_vector(value):
-    """Accept an ndarray, or a list/tuple of plain numbers, as a numeric array; else None."""
+    """Accept an ndarray, or a list/tuple of plain numbers (as the probe reads them: ints, floats, numpy's
+    integers and float64, not bools or float32), as a numeric array; else None."""
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return value.astype(np.float64)
-    if isinstance(value, (list, tuple)) and all(type(v) in (int, float) for v in value):
+    if isinstance(value, (list, tuple)) and all(type(v) in _probe.PLAIN_NUMBER_TYPES for v in value):
         return np.asarray(value, dtype=np.float64)
     return None
 

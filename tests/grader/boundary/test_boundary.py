@@ -19,7 +19,7 @@ import zipfile
 import nbformat
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -370,6 +370,28 @@ def test_plain_values_survive_the_round_trip_exactly(tmp_path_factory, value):
     got = through_files(value, str(tmp_path_factory.getbasetemp() / "round"))
     if depth(value) <= probe.MAX_DEPTH + 1:
         assert same(value, got), (value, got)
+
+
+NUMBER_TYPES = (int, float, bool, np.bool_, np.int64, np.int32, np.uint8, np.float64, np.float32, np.float16)
+numbers = st.tuples(st.sampled_from(NUMBER_TYPES), st.integers(0, 3)).map(lambda pair: pair[0](pair[1]))
+returned = st.one_of(numbers, st.lists(numbers, max_size=3), st.lists(numbers, max_size=3).map(tuple),
+                     st.tuples(st.lists(numbers, min_size=2, max_size=2), numbers))
+
+
+@FAST
+@given(returned)
+@example([np.float64(1.0), np.float64(2.0)])  # list(w) of a float64 array
+@example((np.int64(1), 2.0))
+@example([np.float32(1.0), 2.0])
+def test_a_check_judges_a_value_alike_in_process_and_through_the_probe(tmp_path_factory, value):
+    from autograder.judging.checks import compare_float64, compare_values
+
+    got = through_files(value, str(tmp_path_factory.getbasetemp() / "alike"))
+    for compare in (compare_values, compare_float64):
+        for expected in (np.array([1.0, 2.0]), 1.0, 1, (np.array([1.0, 2.0]), 0.0)):
+            in_process, probed = compare(value, expected), compare(got, expected)
+            assert (in_process is None) == (probed is None), (compare.__name__, value, got, expected, in_process,
+                                                              probed)
 
 
 def test_values_that_are_not_plain_data_become_opaque(tmp_path):
