@@ -5,7 +5,8 @@ No LMS runs here: tests/hub/lti_platform.py stands in for Canvas or Moodle
 authorization endpoint that posts the signed id_token back, as Canvas does).
 The hub is a real one (tests/hub/real_hub.py) configured for LTI
 (hub/course_lti.py), with its proxy, its exchange and real Linux users made
-at their first launch; one hub serves the module.  Each hostile launch is
+at their first launch, and each user's server on a subdomain of its own, as
+the README advises a department's hub; one hub serves the module.  Each hostile launch is
 checked to have created nothing: no hub user, no group membership, no Linux
 account.  Runs as root, as the other real-hub tests do.
 """
@@ -62,7 +63,7 @@ def hub(platform):
     subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", LOCAL], check=True)
     courses = {course: {"students": [], "tas": [], "instructors": []} for course in CONTEXTS.values()}
     running = Hub(courses=courses, lti={**platform.hub_settings, "courses": CONTEXTS,
-                                        "username_claim": "custom.login_id"})
+                                        "username_claim": "custom.login_id"}, subdomains=True)
     platform.register_tool(f"{running.url}/hub/lti13/oauth_login", f"{running.url}/hub/lti13/oauth_callback",
                            f"{running.url}/hub/")
     yield running
@@ -113,7 +114,7 @@ def person(login_id, name=""):
 
 
 def lab_is_open(browser, hub, user):
-    return browser.current_url.startswith(f"{hub.url}/user/{user}/lab") and browser.execute_script(
+    return browser.current_url.startswith(hub.server_url(user) + "lab") and browser.execute_script(
         "return document.querySelectorAll('.lm-MenuBar-item').length > 0;")
 
 
@@ -135,7 +136,7 @@ def test_a_students_launch_lands_her_in_the_hub_logged_in_in_her_course(hub, pla
 def instructor(hub, platform, browser):
     """The course's instructor, who came by an LTI launch: their groups just after it."""
     launch(browser, platform, user=person("pcl-ian"), roles=INSTRUCTOR, context=PERCEPTRON)
-    browser.wait.until(lambda d: d.current_url.startswith(f"{hub.url}/user/pcl-ian/")
+    browser.wait.until(lambda d: d.current_url.startswith(hub.server_url("pcl-ian"))
                        or "/hub/spawn-pending/pcl-ian" in d.current_url)
     return groups_of(hub, "pcl-ian")
 
@@ -146,18 +147,18 @@ def test_an_instructors_launch_makes_them_the_courses_instructor(instructor):
 
 def test_a_launch_in_another_course_adds_that_course_and_keeps_the_others(hub, platform, browser, instructor):
     launch(browser, platform, user=person("pcl-ian"), roles=LEARNER, context=PERCEPTRON_B)
-    browser.wait.until(lambda d: d.current_url.startswith(f"{hub.url}/user/pcl-ian/"))
+    browser.wait.until(lambda d: d.current_url.startswith(hub.server_url("pcl-ian")))
     assert groups_of(hub, "pcl-ian") == ["course-perceptron-b-students", "course-perceptron-instructors"]
 
 
 def test_a_tas_launch_puts_them_in_the_ta_group(hub, platform, browser):
     launch(browser, platform, user=person("pcl-tia"), roles=TEACHING_ASSISTANT, context=PERCEPTRON)
-    browser.wait.until(lambda d: d.current_url.startswith(f"{hub.url}/user/pcl-tia/")
+    browser.wait.until(lambda d: d.current_url.startswith(hub.server_url("pcl-tia"))
                        or "/hub/spawn-pending/pcl-tia" in d.current_url)
     assert groups_of(hub, "pcl-tia") == ["course-perceptron-tas"]
     # A TA whose next launch says Learner (Moodle's non-editing teachers) stays a TA and joins no roster.
     launch(browser, platform, user=person("pcl-tia"), roles=LEARNER, context=PERCEPTRON)
-    browser.wait.until(lambda d: d.current_url.startswith(f"{hub.url}/user/pcl-tia/"))
+    browser.wait.until(lambda d: d.current_url.startswith(hub.server_url("pcl-tia")))
     assert groups_of(hub, "pcl-tia") == ["course-perceptron-tas"]
 
 
@@ -174,7 +175,7 @@ def test_an_assignment_link_opens_that_assignment(hub, platform, browser, week1)
     # Sam's first visit ever is the assignment's link: the hub makes him, starts his server, and opens week1.
     launch(browser, platform, user=person("pcl-sam"), roles=LEARNER, context=PERCEPTRON,
            target_link_uri=f"{hub.url}/hub/?assignment={week1}")
-    path = f"{hub.url}/user/pcl-sam/lab/tree/perceptron/week1/week1.ipynb"
+    path = hub.server_url("pcl-sam") + "lab/tree/perceptron/week1/week1.ipynb"
     browser.wait.until(lambda d: d.current_url.startswith(path))
     browser.wait.until(lambda d: d.execute_script(
         "return [...document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownOutput')]"
@@ -186,7 +187,7 @@ def test_an_assignment_link_opens_that_assignment(hub, platform, browser, week1)
     # Ann, whose server runs, follows it by its custom parameter: the same notebook, opened at once.
     launch(browser, platform, user=person("pcl-ann"), roles=LEARNER, context=PERCEPTRON,
            custom={"assignment": week1})
-    browser.wait.until(lambda d: d.current_url.startswith(f"{hub.url}/user/pcl-ann/lab/tree/perceptron/week1/"))
+    browser.wait.until(lambda d: d.current_url.startswith(hub.server_url("pcl-ann") + "lab/tree/perceptron/week1/"))
     assert os.path.isfile(os.path.join(pwd.getpwnam("pcl-ann").pw_dir, "perceptron", "week1", "week1.ipynb"))
     # A link to an assignment that is not released says so; it fetches nothing.
     launch(browser, platform, user=person("pcl-ann"), roles=LEARNER, context=PERCEPTRON,
@@ -249,7 +250,7 @@ def test_a_replayed_launch_is_refused_even_with_its_cookies(hub, platform, brows
     cookies = hub_cookies(browser)
     assert {c["name"] for c in cookies} == {"lti13authenticator-state", "lti13authenticator-nonce-state"}
     button[0].click()
-    browser.wait.until(lambda d: d.current_url.startswith(f"{hub.url}/user/pcl-rex/")
+    browser.wait.until(lambda d: d.current_url.startswith(hub.server_url("pcl-rex"))
                        or "/hub/spawn-pending/pcl-rex" in d.current_url)
     assert groups_of(hub, "pcl-rex") == ["course-perceptron-students"]
     before = state_of(hub)
@@ -267,9 +268,16 @@ def test_a_replayed_launch_is_refused_even_with_its_cookies(hub, platform, brows
     assert state_of(hub) == before
 
 
+def as_the_browser_asks(hub, path):
+    """GET ``path`` from the hub as a browser at its public address would: through loopback (the hub's
+    subdomain host resolves in Chromium only), with that address as the Host the hub builds its links from."""
+    request = urllib.request.Request(f"{hub.api_url}{path}", headers={"Host": hub.url.partition("://")[2]})
+    return urllib.request.urlopen(request, timeout=30)
+
+
 def test_the_hub_without_the_lms_says_where_to_log_in(hub):
     with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(f"{hub.url}/hub/lti13/oauth_login", timeout=30)
+        as_the_browser_asks(hub, "/hub/lti13/oauth_login")
     assert refused.value.code == 403
     assert "follow the hub's link there" in html.unescape(refused.value.read().decode())
 
@@ -280,17 +288,17 @@ def b64_number(text):
 
 def test_the_hubs_key_is_never_served_or_logged(hub, platform, browser):
     launch(browser, platform, user=person("pcl-ann"), roles=LEARNER, context=PERCEPTRON)
-    browser.wait.until(lambda d: d.current_url.startswith(f"{hub.url}/user/pcl-ann/"))
+    browser.wait.until(lambda d: d.current_url.startswith(hub.server_url("pcl-ann")))
     key_file = hub.site["lti"]["tool_key"]
     assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600 and os.stat(key_file).st_uid == 0
-    with urllib.request.urlopen(f"{hub.url}/hub/lti13/jwks", timeout=30) as response:
+    with as_the_browser_asks(hub, "/hub/lti13/jwks") as response:
         served = json.loads(response.read())
     (key,) = served["keys"]
     assert set(key) == {"kty", "n", "e", "kid", "alg", "use"}  # no d, p, q, dp, dq, qi
     modulus = subprocess.run(["openssl", "rsa", "-in", key_file, "-noout", "-modulus"], capture_output=True,
                              text=True, check=True).stdout.strip().split("=", 1)[1]
     assert b64_number(key["n"]) == int(modulus, 16)
-    with urllib.request.urlopen(f"{hub.url}/hub/lti13/config", timeout=30) as response:
+    with as_the_browser_asks(hub, "/hub/lti13/config") as response:
         config = json.loads(response.read())
     assert config["public_jwk_url"] == f"{hub.url}/hub/lti13/jwks"
     assert config["oidc_initiation_url"] == f"{hub.url}/hub/lti13/oauth_login"
