@@ -9,10 +9,12 @@ is killed at once (:func:`end_processes_of`), by a child of the hub that none of
 trace.
 
 This works by user, not by control group as a systemd scope does: everything of the student's account
-ends, so on a hub her account must be for the hub only (no SSH login, no crontab: README, "Running the
-course on a JupyterHub"). Staff are left alone: a TA or an instructor of any course, or a hub
-administrator, also works in a shell (``grade``, ``mark``) and may leave a grading running on purpose. So
-are users who are not plain Linux users (root, the hub's own user).
+ends, so on a hub her account must be for the hub only (no SSH login, no crontab or ``at`` jobs: README,
+"Running the course on a JupyterHub"). Only accounts made for the hub are touched (an ordinary user in the
+hub's accounts group, :func:`perceptron_course.hub.lti_launch.is_hub_account`): never root, the hub's own
+user or a system account that a hub user happens to be named after. Staff are left alone too: a TA or an
+instructor of any course, or a hub administrator, also works in a shell (``grade``, ``mark``) and may leave
+a grading running on purpose.
 """
 
 import asyncio
@@ -20,18 +22,22 @@ import os
 import pwd
 import subprocess
 import sys
+import threading
 import time
 
 from perceptron_course.hub.courses import is_staff, roles_from_groups
+from perceptron_course.hub.lti_launch import ACCOUNTS_GROUP, is_hub_account
 
-__all__ = ["ends_leftovers_of", "end_leftover_processes", "end_processes_of", "processes_of"]
+__all__ = ["ends_leftovers_of", "end_leftover_processes", "end_processes_of", "killer_uid", "processes_of"]
 
 # Kills before giving up, and how long after each the kernel has to take her processes away.
 MAX_KILLS = 5
 SETTLE_SECONDS = 5.0
-# A user id no account, file or process has (the largest the kernel allows is 2**32 - 2): the killer's real
-# and saved uid, so that it is signalled or traced by nothing but root.
-KILLER_UID = 2**32 - 1000
+KILL_TIMEOUT_SECONDS = 30
+# The killer of uid u runs with real and saved uid KILLER_UID_BASE + u, a uid no account or process has:
+# so nothing but root may signal or trace it, and two killers for two students (two stops at once) may not
+# signal each other either.
+KILLER_UID_BASE = 2**31
 # The killer itself, in a child of the hub: no groups, her uid as the effective one, then every process that
 # effective uid may signal (whose real or saved uid is hers) is killed in one step.
 _KILL_AS = """
@@ -42,38 +48,55 @@ os.setresgid(killer, killer, killer)
 os.setresuid(killer, uid, killer)
 os.kill(-1, signal.SIGKILL)
 """
+# One killer at a time for each uid (two of the same student's servers may stop together).
+_locks_guard = threading.Lock()
+_locks = {}
 
 
-def ends_leftovers_of(user_name, groups, admin):
-    """Whether this user's processes are ended with their server: a plain Linux user who is staff nowhere."""
+def ends_leftovers_of(user_name, groups, admin, accounts_group=ACCOUNTS_GROUP):
+    """Whether this user's processes are ended with their server: an account made for the hub (an ordinary
+    user in ``accounts_group``), other than the hub's own, of someone who is staff nowhere."""
     if admin or any(is_staff(role) for role in roles_from_groups(groups).values()):
         return False
-    try:
-        uid = pwd.getpwnam(user_name).pw_uid
-    except KeyError:
+    if not is_hub_account(user_name, accounts_group):
         return False
-    return uid not in (0, os.geteuid())
+    return pwd.getpwnam(user_name).pw_uid not in (0, os.geteuid())
 
 
-def _uid_and_state(pid):
-    """``(real uid, state letter)`` of a process, or ``None`` once it is gone."""
+def killer_uid(uid):
+    """The real and saved uid of the child that kills ``uid``'s processes."""
+    if not 0 < uid < KILLER_UID_BASE - 1:
+        raise ValueError(f"no killer for uid {uid}: it must be between 1 and {KILLER_UID_BASE - 2}")
+    return KILLER_UID_BASE + uid
+
+
+def _status(pid):
+    """``(real uid, state letter, threads)`` of a process, or ``None`` once it is gone. Read as bytes: a
+    process names itself (``prctl``), and a name that is not UTF-8 must not stop the scan."""
     try:
-        with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
-            fields = dict(line.split(":", 1) for line in handle if ":" in line)
-    except OSError:  # it ended while it was read
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            fields = dict(line.split(b":", 1) for line in handle if b":" in line)
+        return int(fields[b"Uid"].split()[0]), fields[b"State"].strip()[:1].decode("ascii"), \
+            int(fields.get(b"Threads", b"1"))
+    except (OSError, KeyError, ValueError, IndexError):  # it ended while it was read
         return None
-    return int(fields["Uid"].split()[0]), fields["State"].strip()[:1]
 
 
 def processes_of(uid):
-    """The ids of the live processes (zombies left out) that run as ``uid``, read from ``/proc``."""
+    """The ids of the live processes that run as ``uid``, read from ``/proc``: zombies left out, except one
+    whose main thread has exited while its other threads still run."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
-            seen = _uid_and_state(entry)
-            if seen is not None and seen[0] == uid and seen[1] != "Z":
+            seen = _status(entry)
+            if seen is not None and seen[0] == uid and (seen[1] != "Z" or seen[2] > 1):
                 found.append(int(entry))
     return found
+
+
+def _lock_of(uid):
+    with _locks_guard:
+        return _locks.setdefault(uid, threading.Lock())
 
 
 def end_processes_of(uid):
@@ -84,38 +107,54 @@ def end_processes_of(uid):
     step instead: the kernel signals every process the caller may signal while holding the lock that fork
     needs, so no child is made after it that it missed. It must run as her to reach only hers, but not as
     a process of hers: :func:`_killer` runs with her uid as its effective one only (the one signals are
-    checked by), and with :data:`KILLER_UID` as its real and saved ones, which no process of hers may signal,
+    checked by), and with :func:`killer_uid` as its real and saved ones, which no process of hers may signal,
     stop or trace. A process that was just starting as her (her new login, a new server) is caught by the
-    next kill: at most :data:`MAX_KILLS`, each followed by a wait for the kernel to reap what it killed."""
-    for _ in range(MAX_KILLS):
-        # Killed whether or not a scan saw anything: a process that hops from fork to fork can hide from one.
-        _killer(uid)
-        deadline = time.monotonic() + SETTLE_SECONDS
-        while processes_of(uid) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        if not processes_of(uid):
-            return []
-    return processes_of(uid)
+    next kill, and a killer that could not start (no process ids left) is tried again: at most
+    :data:`MAX_KILLS`, each followed by a wait for the kernel to reap what it killed."""
+    killer_uid(uid)  # refuses root and impossible uids before anything runs
+    with _lock_of(uid):
+        for _ in range(MAX_KILLS):
+            # Killed whether or not a scan saw anything: a process that hops from fork to fork can hide from one.
+            try:
+                _killer(uid)
+            except (OSError, subprocess.SubprocessError):
+                time.sleep(0.2)  # her processes may hold every process id for a moment; the next attempt retries
+            deadline = time.monotonic() + SETTLE_SECONDS
+            while processes_of(uid) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if not processes_of(uid):
+                return []
+        return processes_of(uid)
 
 
 def _killer(uid):
     """Run :data:`_KILL_AS` in a child of the hub: ``kill(-1, SIGKILL)`` with effective uid ``uid``."""
+    killer = killer_uid(uid)
     try:
-        pwd.getpwuid(KILLER_UID)
-        taken = True
+        pwd.getpwuid(killer)
+        raise RuntimeError(f"refusing to kill as uid {uid}: uid {killer}, which its killer runs as, is an account's")
     except KeyError:
-        taken = bool(processes_of(KILLER_UID))
-    if uid in (0, KILLER_UID) or taken:
-        raise RuntimeError(f"refusing to kill as uid {uid}: it is root, or uid {KILLER_UID}, which the killer "
-                           "runs as, belongs to an account or has processes")
-    subprocess.run([sys.executable, "-I", "-S", "-c", _KILL_AS, str(uid), str(KILLER_UID)],
-                   stdin=subprocess.DEVNULL, check=True, timeout=30)
+        pass
+    if processes_of(killer):
+        raise RuntimeError(f"refusing to kill as uid {uid}: uid {killer}, which its killer runs as, has processes")
+    subprocess.run([sys.executable, "-I", "-S", "-c", _KILL_AS, str(uid), str(killer)],
+                   stdin=subprocess.DEVNULL, check=True, timeout=KILL_TIMEOUT_SECONDS)
+
+
+def _waiting_on(pid):
+    """What a process that outlived its SIGKILL waits on in the kernel (``/proc/<pid>/wchan``), for the log."""
+    try:
+        with open(f"/proc/{pid}/wchan", "rb") as handle:
+            return handle.read().decode("ascii", "replace") or "?"
+    except OSError:
+        return "?"
 
 
 async def end_leftover_processes(spawner):
     """``Spawner.post_stop_hook``: kill what a student's stopped server left running, and log what was done."""
     user = spawner.user
-    if not ends_leftovers_of(user.name, [group.name for group in user.groups], user.admin):
+    group = getattr(getattr(user, "authenticator", None), "accounts_group", ACCOUNTS_GROUP)
+    if not ends_leftovers_of(user.name, [g.name for g in user.groups], user.admin, group):
         return
     # A stop that took long enough for the hub to let her start again: her new server is not a leftover.
     if any(other is not spawner and other.active for other in user.spawners.values()):
@@ -125,8 +164,9 @@ async def end_leftover_processes(spawner):
     left = await asyncio.to_thread(processes_of, uid)  # counted for the log only: a scan can miss a hopper
     still = await asyncio.to_thread(end_processes_of, uid)
     if still:
-        spawner.log.error("%s's server stopped; of the %d processes it left running, %d still run: %s",
-                          user.name, len(left), len(still), still)
+        spawner.log.error("%s's server stopped; of the %d processes it left running, these still run after %d "
+                          "kills (process: what it waits on): %s", user.name, len(left), MAX_KILLS,
+                          ", ".join(f"{pid}: {_waiting_on(pid)}" for pid in still))
     else:
         spawner.log.info("%s's server stopped; the processes it left running were ended (%d seen before)",
                          user.name, len(left))

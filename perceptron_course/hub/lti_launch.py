@@ -38,7 +38,7 @@ from perceptron_course.hub.courses import INSTRUCTOR, STUDENT, TA, group_name, i
 from perceptron_course.hub.courses import roles_from_groups
 
 __all__ = ["Launch", "LaunchRules", "LaunchRefused", "NonceLedger", "read_launch", "course_role", "group_to_join",
-           "claim_value", "is_account_name", "check_account", "ACCOUNTS_GROUP", "DEFAULT_USERNAME_CLAIM",
+           "claim_value", "is_account_name", "is_hub_account", "check_account", "ACCOUNTS_GROUP", "DEFAULT_USERNAME_CLAIM",
            "CLAIM", "RESOURCE_LINK_REQUEST"]
 
 _LTI = "https://purl.imsglobal.org/spec/lti/claim/"
@@ -300,27 +300,29 @@ def _uid_min():
     return 1000
 
 
-def check_account(name, group=ACCOUNTS_GROUP):
-    """Refuse ``name`` if it is an account of the server that was not made for the hub.
-
-    A name with no account is free (the hub makes it).  An existing account is
-    the hub's if it is an ordinary user (uid at least the system's ``UID_MIN``)
-    in ``group``, the group of the accounts made for the hub; root, system
-    accounts (the exchange's own, daemons) and the server's other people are not.
-    """
+def is_hub_account(name, group=ACCOUNTS_GROUP):
+    """Whether the account ``name`` was made for the hub: an ordinary user (uid at least the system's
+    ``UID_MIN``) in ``group``, the group of the accounts made for the hub; root, system accounts (the
+    exchange's own, daemons) and the server's other people are not.  ``None`` when there is no such account."""
     import grp
     import pwd
 
     try:
         account = pwd.getpwnam(name)
     except KeyError:
-        return
+        return None
     try:
         hub = grp.getgrnam(group)
         members, gid = set(hub.gr_mem), hub.gr_gid
     except KeyError:
         members, gid = set(), None
-    if account.pw_uid >= _uid_min() and (name in members or account.pw_gid == gid):
+    return account.pw_uid >= _uid_min() and (name in members or account.pw_gid == gid)
+
+
+def check_account(name, group=ACCOUNTS_GROUP):
+    """Refuse ``name`` if it is an account of the server that was not made for the hub (:func:`is_hub_account`);
+    a name with no account is free (the hub makes it)."""
+    if is_hub_account(name, group) is not False:
         return
     raise LaunchRefused(f"The identifier the LMS sent for you ({name!r}) is the name of an account on the hub's "
                         "server that is not one of the course's: the hub does not log anyone in as it. Tell the "

@@ -172,7 +172,8 @@ def test_what_a_student_left_running_ends_with_her_server(hub):
     hub.start_server("pcx-bob")
     uids = {user: pwd.getpwnam(user).pw_uid for user in ("pcx-bob", "pcx-ann", "pcx-tia")}
     # As her terminal would: one in a session of its own, one daemonized by a double fork under nohup;
-    # another student and a TA each leave one too, which bob's stop must not touch.
+    # another student and a TA each leave one too, which bob's stop must not touch (they are not hers: that
+    # staff's own stops leave theirs alone is tested in test_leftovers.py).
     started = {"pcx-bob": {"setsid -f sleep 600": "sleep 600", "(nohup sleep 601 &) &": "sleep 601"},
                "pcx-ann": {"setsid -f sleep 602": "sleep 602"}, "pcx-tia": {"setsid -f sleep 603": "sleep 603"}}
     wanted = {user: set(commands.values()) for user, commands in started.items()}

@@ -1,34 +1,40 @@
-"""Whose processes the hub ends when their server stops (:mod:`perceptron_course.hub.leftovers`); the real hub
-ending a student's background processes is tested in ``test_hub_real.py``."""
+"""Whose processes the hub ends when their server stops (:mod:`perceptron_course.hub.leftovers`), and that
+every one of them ends; the real hub ending a student's background processes is tested in
+``test_hub_real.py``."""
 
+import asyncio
+import logging
 import os
 import pwd
 import subprocess
 import sys
+import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
-from perceptron_course.hub.leftovers import end_processes_of, ends_leftovers_of, processes_of
+from perceptron_course.hub import leftovers
+from perceptron_course.hub.leftovers import end_processes_of, ends_leftovers_of, killer_uid, processes_of
 
 STUDENT_GROUPS = ["course-perceptron-students", "course-perceptron-b-students"]
+STUDENTS = ("pcx-leftover", "pcx-leftover-b")
 
 
-def test_a_students_leftovers_are_ended_and_staffs_and_admins_are_not():
-    # nobody is a plain Linux user on every Debian system.
-    assert ends_leftovers_of("nobody", STUDENT_GROUPS, admin=False)
-    assert ends_leftovers_of("nobody", [], admin=False)
-    # A TA or instructor in any one course works in a shell too, and may leave a grading running.
-    assert not ends_leftovers_of("nobody", STUDENT_GROUPS + ["course-other-tas"], admin=False)
-    assert not ends_leftovers_of("nobody", ["course-perceptron-instructors"], admin=False)
-    assert not ends_leftovers_of("nobody", STUDENT_GROUPS, admin=True)
-
-
-def test_no_leftovers_are_ended_for_root_the_hubs_own_user_or_a_name_with_no_linux_user():
+def test_no_leftovers_are_ended_for_root_a_system_account_the_hubs_own_user_or_a_name_with_no_linux_user():
     assert not ends_leftovers_of("root", STUDENT_GROUPS, admin=False)
+    # A hub user named after a system account (nobody, a daemon's) is not the hub's: its processes are not hers.
+    assert not ends_leftovers_of("nobody", STUDENT_GROUPS, admin=False)
     own = pwd.getpwuid(os.geteuid()).pw_name
     assert not ends_leftovers_of(own, STUDENT_GROUPS, admin=False)
     assert not ends_leftovers_of("no-such-user-pcx", STUDENT_GROUPS, admin=False)
+
+
+def test_the_killers_uid_is_no_ones_and_refuses_root():
+    assert killer_uid(1002) == 2**31 + 1002 and killer_uid(1003) != killer_uid(1002)
+    for impossible in (0, -1, 2**31 - 1, 2**32 - 1):
+        with pytest.raises(ValueError, match="no killer for uid"):
+            killer_uid(impossible)
 
 
 def test_processes_of_finds_live_processes_and_leaves_out_zombies():
@@ -41,45 +47,87 @@ def test_processes_of_finds_live_processes_and_leaves_out_zombies():
 
 
 @pytest.fixture
-def throwaway_user():
-    """A Linux user of the tests' own (pcx-), with nothing running as them before or after."""
+def students():
+    """Two Linux users of the hub (pcx-, in its accounts group), with nothing running as them before or after."""
     if os.geteuid() != 0:
-        pytest.skip("making a Linux user and signalling its processes needs root, as the hub has")
+        pytest.skip("making Linux users and signalling their processes needs root, as the hub has")
     from tools.hub import ensure_user
 
-    ensure_user("pcx-leftover", "unused-" + os.urandom(6).hex())
-    uid = pwd.getpwnam("pcx-leftover").pw_uid
-    assert processes_of(uid) == [], "pcx-leftover already runs processes"
-    yield uid
-    end_processes_of(uid)
+    uids = {}
+    for name in STUDENTS:
+        ensure_user(name, "unused-" + os.urandom(6).hex())
+        uids[name] = pwd.getpwnam(name).pw_uid
+        assert processes_of(uids[name]) == [], f"{name} already runs processes"
+    yield uids
+    for uid in uids.values():
+        end_processes_of(uid)
 
 
-def test_every_process_of_the_user_ends_even_one_that_keeps_forking(throwaway_user):
-    # One in a session of its own, a loop that starts a new background process as fast as it can, and one
-    # that hops: it forks a copy of itself and exits, over and over, so a scan of /proc may see neither.
-    for command in ("setsid -f sleep 600", "while :; do sleep 600 & done", "hop() { hop & }; hop"):
-        subprocess.Popen(["runuser", "-u", "pcx-leftover", "--", "sh", "-c", command],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+def start_as(user, command):
+    subprocess.Popen(["runuser", "-u", user, "--", "sh", "-c", command], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def wait_for(uid, count):
     deadline = time.monotonic() + 10
-    while len(processes_of(throwaway_user)) < 5 and time.monotonic() < deadline:
+    while len(processes_of(uid)) < count and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert len(processes_of(throwaway_user)) >= 5, "the user's processes did not start"
-    assert end_processes_of(throwaway_user) == []
+    assert len(processes_of(uid)) >= count, f"uid {uid}'s processes did not start"
+
+
+def test_a_students_leftovers_are_ended_and_staffs_and_admins_are_not(students):
+    assert ends_leftovers_of("pcx-leftover", STUDENT_GROUPS, admin=False)
+    assert ends_leftovers_of("pcx-leftover", [], admin=False)
+    # A TA or instructor in any one course works in a shell too, and may leave a grading running.
+    assert not ends_leftovers_of("pcx-leftover", STUDENT_GROUPS + ["course-other-tas"], admin=False)
+    assert not ends_leftovers_of("pcx-leftover", ["course-perceptron-instructors"], admin=False)
+    assert not ends_leftovers_of("pcx-leftover", STUDENT_GROUPS, admin=True)
+    # An account outside the hub's accounts group is not one the hub made.
+    assert not ends_leftovers_of("pcx-leftover", STUDENT_GROUPS, admin=False, accounts_group="no-such-group-pcx")
+
+
+def test_every_process_of_the_user_ends_even_one_that_keeps_forking_and_no_one_elses(students):
+    uid, other = students["pcx-leftover"], students["pcx-leftover-b"]
+    # One in a session of its own, a loop that starts a new background process as fast as it can, one
+    # that hops (it forks a copy of itself and exits, over and over, so a scan of /proc may see neither),
+    # and one whose name is not UTF-8.
+    for command in ("setsid -f sleep 600", "while :; do sleep 600 & done", "hop() { hop & }; hop",
+                    "exec /usr/bin/python3 -c 'import ctypes, time; ctypes.CDLL(None).prctl(15, b\"\\xff\\xfe\", 0, 0, 0);"
+                    " time.sleep(600)'"):
+        start_as("pcx-leftover", command)
+    start_as("pcx-leftover-b", "exec sleep 600")
+    wait_for(uid, 5)
+    wait_for(other, 1)
+    assert end_processes_of(uid) == []
     time.sleep(0.5)  # a hop that got away would have shown itself by now
-    assert processes_of(throwaway_user) == []
+    assert processes_of(uid) == []
+    assert len(processes_of(other)) == 1, "another student's process was ended with hers"
 
 
-def test_the_killer_cannot_be_signalled_by_the_student_it_kills_for(throwaway_user):
-    # The killer's credentials (leftovers._KILL_AS) on a process that waits instead of killing.
-    from perceptron_course.hub.leftovers import KILLER_UID
+def test_two_students_processes_end_together_when_their_servers_stop_at_once(students):
+    for name in STUDENTS:
+        start_as(name, "while :; do sleep 600 & done")
+    for uid in students.values():
+        wait_for(uid, 5)
+    left = {}
+    threads = [threading.Thread(target=lambda u=uid: left.__setitem__(u, end_processes_of(u)))
+               for uid in students.values()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert left == {uid: [] for uid in students.values()}
+    assert all(processes_of(uid) == [] for uid in students.values())
 
-    waiting = subprocess.Popen([sys.executable, "-I", "-S", "-c",
-                                "import os, sys, time; k, u = int(sys.argv[1]), int(sys.argv[2]);"
-                                "os.setgroups([]); os.setresgid(k, k, k); os.setresuid(k, u, k); time.sleep(60)",
-                                str(KILLER_UID), str(throwaway_user)])
+
+def test_the_killer_cannot_be_signalled_by_the_student_it_kills_for(students):
+    uid = students["pcx-leftover"]
+    # The killer's own code, waiting where it would kill.
+    waits = leftovers._KILL_AS.replace("os.kill(-1, signal.SIGKILL)", "import time; time.sleep(60)")
+    assert waits != leftovers._KILL_AS
+    waiting = subprocess.Popen([sys.executable, "-I", "-S", "-c", waits, str(uid), str(killer_uid(uid))])
     try:
-        expected = f"Uid:\t{KILLER_UID}\t{throwaway_user}\t{KILLER_UID}\t"
+        expected = f"Uid:\t{killer_uid(uid)}\t{uid}\t{killer_uid(uid)}\t"
         deadline = time.monotonic() + 10
         while expected not in open(f"/proc/{waiting.pid}/status").read() and time.monotonic() < deadline:
             time.sleep(0.01)  # until it has taken its credentials (real, effective, saved)
@@ -91,3 +139,19 @@ def test_the_killer_cannot_be_signalled_by_the_student_it_kills_for(throwaway_us
     finally:
         waiting.kill()
         waiting.wait()
+
+
+def test_the_hook_leaves_a_student_whose_server_runs_again_alone_and_ends_the_rest(students):
+    uid = students["pcx-leftover"]
+    start_as("pcx-leftover", "exec sleep 600")
+    wait_for(uid, 1)
+    stopped = SimpleNamespace(active=False, log=logging.getLogger("test-leftovers"))
+    again = SimpleNamespace(active=True)
+    user = SimpleNamespace(name="pcx-leftover", groups=[SimpleNamespace(name=STUDENT_GROUPS[0])], admin=False,
+                           spawners={"": stopped, "second": again}, authenticator=None)
+    stopped.user = user
+    asyncio.run(leftovers.end_leftover_processes(stopped))
+    assert len(processes_of(uid)) == 1, "her processes were ended while she had a server running"
+    again.active = False
+    asyncio.run(leftovers.end_leftover_processes(stopped))
+    assert processes_of(uid) == []
