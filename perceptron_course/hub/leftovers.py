@@ -83,13 +83,14 @@ def _status(pid):
 
 
 def processes_of(uid):
-    """The ids of the live processes that run as ``uid``, read from ``/proc``: zombies left out, except one
-    whose main thread has exited while its other threads still run."""
+    """The ids of the live processes that run as ``uid``, read from ``/proc``: zombies (``Z``) and the dead
+    being reaped (``X``, for a moment) left out, except one whose main thread has exited while its other
+    threads still run."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             seen = _status(entry)
-            if seen is not None and seen[0] == uid and (seen[1] != "Z" or seen[2] > 1):
+            if seen is not None and seen[0] == uid and (seen[1] not in "ZX" or seen[2] > 1):
                 found.append(int(entry))
     return found
 

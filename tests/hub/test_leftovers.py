@@ -19,6 +19,7 @@ from perceptron_course.hub.leftovers import end_processes_of, ends_leftovers_of,
 
 STUDENT_GROUPS = ["course-perceptron-students", "course-perceptron-b-students"]
 STUDENTS = ("pcx-leftover", "pcx-leftover-b")
+MANY = "i=0; while [ $i -lt 200 ]; do sleep 600 & i=$((i + 1)); done; wait"  # 200 in the background, and itself
 
 
 def test_no_leftovers_are_ended_for_root_a_system_account_the_hubs_own_user_or_a_name_with_no_linux_user():
@@ -46,6 +47,21 @@ def test_processes_of_finds_live_processes_and_leaves_out_zombies():
     child.wait()
 
 
+def described(pids):
+    """Each process's state, parent and command line, for a failure's message."""
+    lines = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status", "rb") as handle:
+                status = {k: v.strip() for k, v in (line.split(b":", 1) for line in handle if b":" in line)}
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                command = handle.read().replace(b"\0", b" ")
+            lines.append(f"{pid} {status[b'State']!r} parent {status[b'PPid']!r}: {command!r}")
+        except OSError:
+            lines.append(f"{pid} ended")
+    return "; ".join(lines)
+
+
 @pytest.fixture
 def students():
     """Two Linux users of the hub (pcx-, in its accounts group), with nothing running as them before or after."""
@@ -57,22 +73,34 @@ def students():
     for name in STUDENTS:
         ensure_user(name, "unused-" + os.urandom(6).hex())
         uids[name] = pwd.getpwnam(name).pw_uid
-        assert processes_of(uids[name]) == [], f"{name} already runs processes"
+        assert processes_of(uids[name]) == [], f"{name} already runs processes: {described(processes_of(uids[name]))}"
     yield uids
     for uid in uids.values():
         end_processes_of(uid)
 
 
-def start_as(user, command):
-    subprocess.Popen(["runuser", "-u", user, "--", "sh", "-c", command], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+def start_as(user, *commands):
+    """Start each command as ``user``, and return once each runs as them: runuser is root until it has
+    switched to the user, and a process still root when the kill comes would start as her only after it."""
+    home = pwd.getpwnam(user).pw_dir
+    marks = [os.path.join(home, f".started-{os.urandom(4).hex()}") for _ in commands]
+    for mark, command in zip(marks, commands):
+        subprocess.Popen(["runuser", "-u", user, "--", "sh", "-c", f"touch {mark}; {command}"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    deadline = time.monotonic() + 30
+    while not all(map(os.path.exists, marks)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert all(map(os.path.exists, marks)), f"{user}'s commands did not start"
+    for mark in marks:
+        os.unlink(mark)
 
 
 def wait_for(uid, count):
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while len(processes_of(uid)) < count and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert len(processes_of(uid)) >= count, f"uid {uid}'s processes did not start"
+    assert len(processes_of(uid)) >= count, f"uid {uid}'s processes did not start: {processes_of(uid)}"
 
 
 def test_a_students_leftovers_are_ended_and_staffs_and_admins_are_not(students):
@@ -88,15 +116,14 @@ def test_a_students_leftovers_are_ended_and_staffs_and_admins_are_not(students):
 
 def test_every_process_of_the_user_ends_even_one_that_keeps_forking_and_no_one_elses(students):
     uid, other = students["pcx-leftover"], students["pcx-leftover-b"]
-    # One in a session of its own, a loop that starts a new background process as fast as it can, one
-    # that hops (it forks a copy of itself and exits, over and over, so a scan of /proc may see neither),
-    # and one whose name is not UTF-8.
-    for command in ("setsid -f sleep 600", "while :; do sleep 600 & done", "hop() { hop & }; hop",
-                    "exec /usr/bin/python3 -c 'import ctypes, time; ctypes.CDLL(None).prctl(15, b\"\\xff\\xfe\", 0, 0, 0);"
-                    " time.sleep(600)'"):
-        start_as("pcx-leftover", command)
+    # One in a session of its own, a loop that leaves many in the background, one that hops (it forks a
+    # copy of itself and exits, as fast as it can, for ever, so a scan of /proc may see neither), and one
+    # whose name is not UTF-8.
+    start_as("pcx-leftover", "setsid -f sleep 600", MANY, "hop() { hop & }; hop",
+             "exec /usr/bin/python3 -c 'import ctypes, time; ctypes.CDLL(None).prctl(15, b\"\\xff\\xfe\", 0, 0, 0);"
+             " time.sleep(600)'")
     start_as("pcx-leftover-b", "exec sleep 600")
-    wait_for(uid, 5)
+    wait_for(uid, 50)
     wait_for(other, 1)
     assert end_processes_of(uid) == []
     time.sleep(0.5)  # a hop that got away would have shown itself by now
@@ -106,9 +133,9 @@ def test_every_process_of_the_user_ends_even_one_that_keeps_forking_and_no_one_e
 
 def test_two_students_processes_end_together_when_their_servers_stop_at_once(students):
     for name in STUDENTS:
-        start_as(name, "while :; do sleep 600 & done")
+        start_as(name, MANY, "hop() { hop & }; hop")
     for uid in students.values():
-        wait_for(uid, 5)
+        wait_for(uid, 50)
     left = {}
     threads = [threading.Thread(target=lambda u=uid: left.__setitem__(u, end_processes_of(u)))
                for uid in students.values()]
