@@ -67,8 +67,8 @@ STATUSES = ("returned", "raised", "timeout", "missing")  # of one call, in proto
 _NUMPY_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 _NUMPY_FLOATS = (np.float64, np.float32, np.float16)
 _NARROW_FLOATS = (np.float32, np.float16)
-# The numbers the probe sends as a Python int or float, and the host reads back as one: the judge in process
-# takes exactly these as plain numbers too (autograder.judging.checks), so both judge a value alike.
+# The numbers the probe sends as a Python int or float, and the host reads back as one: a judge that runs the
+# functions in its own process takes exactly these as plain numbers too, so both judge a value alike.
 PLAIN_NUMBER_TYPES = (int, float, np.float64) + _NUMPY_INTS
 _NARROW_FLOATS_BY_NAME = {kind.__name__: kind for kind in _NARROW_FLOATS}
 
