@@ -31,6 +31,7 @@ import pytest
 
 import perceptron_lib as pl
 from autograder.course.assignments.ps2_online_perceptron import checks as ps2
+from autograder.course.assignments import load_known_wrong
 from autograder.judging.checks import compare_float64, compare_near_float32, evaluate_namespace, float64_problem
 
 from tests.support import COURSE
@@ -520,7 +521,12 @@ def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
     # The hidden checks receive a numpy float32 number as one (the probe keeps its dtype) and refuse it as the
     # visible type checks do (isinstance(b, float), which np.float64 passes).
     intro = cell_text(notebook, startswith="# Problem set 2")
-    assert "or an int or a float32 number in place of a float, loses the points of its test" in intro
+    assert ("Otherwise the function fails its tests and loses their points: an array of another dtype (float32, or "
+            "int from integer inputs) fails, and so does, in place of a float, an int or a numpy float32 number") in intro
+    # 'fails its tests': every test cell of the function, as known_wrong's float32 offset loses both of
+    # perceptron_update's.
+    wrong = next(w for w in load_known_wrong("ps2_online_perceptron") if w.name == "update_offset_as_float32")
+    assert set(wrong.must_fail) == {c.grade_id for c in ps2.CHECKS if c.function == "perceptron_update"}
     for grade_id in ("update_rules", "train_through_origin", "train_with_offset"):
         text = cell_text(notebook, grade_id)
         assert "isinstance(result[1], float)" in text and "np.floating" not in text, grade_id
