@@ -19,7 +19,7 @@ from perceptron_course.hub.leftovers import end_processes_of, ends_leftovers_of,
 
 STUDENT_GROUPS = ["course-perceptron-students", "course-perceptron-b-students"]
 STUDENTS = ("pcx-leftover", "pcx-leftover-b")
-MANY = "i=0; while [ $i -lt 200 ]; do sleep 600 & i=$((i + 1)); done; wait"  # 200 in the background, and itself
+MANY = "i=0; while [ $i -lt 50 ]; do sleep 600 & i=$((i + 1)); done; wait"  # 50 in the background, and itself
 
 
 def test_no_leftovers_are_ended_for_root_a_system_account_the_hubs_own_user_or_a_name_with_no_linux_user():
@@ -123,7 +123,7 @@ def test_every_process_of_the_user_ends_even_one_that_keeps_forking_and_no_one_e
              "exec /usr/bin/python3 -c 'import ctypes, time; ctypes.CDLL(None).prctl(15, b\"\\xff\\xfe\", 0, 0, 0);"
              " time.sleep(600)'")
     start_as("pcx-leftover-b", "exec sleep 600")
-    wait_for(uid, 50)
+    wait_for(uid, 40)
     wait_for(other, 1)
     assert end_processes_of(uid) == []
     time.sleep(0.5)  # a hop that got away would have shown itself by now
@@ -135,7 +135,7 @@ def test_two_students_processes_end_together_when_their_servers_stop_at_once(stu
     for name in STUDENTS:
         start_as(name, MANY, "hop() { hop & }; hop")
     for uid in students.values():
-        wait_for(uid, 50)
+        wait_for(uid, 40)
     left = {}
     threads = [threading.Thread(target=lambda u=uid: left.__setitem__(u, end_processes_of(u)))
                for uid in students.values()]

@@ -79,12 +79,16 @@ def status(driver):
 def login(driver, address, name, base):
     """Open the page's address and give a name (through the page's own form, as a TA's first visit does)."""
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(address)
     driver.get(base + "/name?next=/")
     wait_until_rendered(driver)
     field = driver.find_element("id", "name")
     field.send_keys(name, Keys.ENTER)
+    # Until the form's page has gone: a script started on it before the navigation would never answer.
+    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(field))
     wait_until_rendered(driver)
 
 
