@@ -8,6 +8,7 @@ import os
 import pwd
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from types import SimpleNamespace
@@ -79,6 +80,35 @@ def students():
         end_processes_of(uid)
 
 
+# A process that hops: it forks a copy of itself and exits, as fast as it can, for ever. Run under a reaper of
+# its own, as init would reap it on a server: here, process 1 reaps the exited copies late, and thousands of
+# them would fill the process table that other tests list.
+HOPPER = """
+import ctypes, os, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: the orphaned copies become this one's
+if os.fork() == 0:
+    while True:  # each copy forks the next and exits
+        if os.fork():
+            os._exit(0)
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        time.sleep(0.01)
+"""
+
+
+@pytest.fixture(scope="module")
+def hopper():
+    """The command that starts :data:`HOPPER` (its script in /tmp, which every user may read)."""
+    handle, path = tempfile.mkstemp(prefix="pcx-hopper-", suffix=".py")
+    with os.fdopen(handle, "w", encoding="utf-8") as script:
+        script.write(HOPPER)
+    os.chmod(path, 0o644)
+    yield f"exec /usr/bin/python3 {path}"
+    os.unlink(path)
+
+
 def start_as(user, *commands):
     """Start each command as ``user``, and return once each runs as them: runuser is root until it has
     switched to the user, and a process still root when the kill comes would start as her only after it."""
@@ -114,12 +144,12 @@ def test_a_students_leftovers_are_ended_and_staffs_and_admins_are_not(students):
     assert not ends_leftovers_of("pcx-leftover", STUDENT_GROUPS, admin=False, accounts_group="no-such-group-pcx")
 
 
-def test_every_process_of_the_user_ends_even_one_that_keeps_forking_and_no_one_elses(students):
+def test_every_process_of_the_user_ends_even_one_that_keeps_forking_and_no_one_elses(students, hopper):
     uid, other = students["pcx-leftover"], students["pcx-leftover-b"]
     # One in a session of its own, a loop that leaves many in the background, one that hops (it forks a
     # copy of itself and exits, as fast as it can, for ever, so a scan of /proc may see neither), and one
     # whose name is not UTF-8.
-    start_as("pcx-leftover", "setsid -f sleep 600", MANY, "hop() { hop & }; hop",
+    start_as("pcx-leftover", "setsid -f sleep 600", MANY, hopper,
              "exec /usr/bin/python3 -c 'import ctypes, time; ctypes.CDLL(None).prctl(15, b\"\\xff\\xfe\", 0, 0, 0);"
              " time.sleep(600)'")
     start_as("pcx-leftover-b", "exec sleep 600")
@@ -131,9 +161,9 @@ def test_every_process_of_the_user_ends_even_one_that_keeps_forking_and_no_one_e
     assert len(processes_of(other)) == 1, "another student's process was ended with hers"
 
 
-def test_two_students_processes_end_together_when_their_servers_stop_at_once(students):
+def test_two_students_processes_end_together_when_their_servers_stop_at_once(students, hopper):
     for name in STUDENTS:
-        start_as(name, MANY, "hop() { hop & }; hop")
+        start_as(name, MANY, hopper)
     for uid in students.values():
         wait_for(uid, 40)
     left = {}
