@@ -64,12 +64,13 @@ MAX_ARRAY_ELEMENTS = 1_000_000
 NUMERIC_DTYPE_KINDS = "biuf"  # bool, signed and unsigned int, float: the only arrays kept
 STATUSES = ("returned", "raised", "timeout", "missing")  # of one call, in protocol.RESULTS_FILE
 
-_NUMPY_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
-_NUMPY_FLOATS = (np.float64, np.float32, np.float16)
+# numpy's scalar types the probe sends as numbers (exact types: a subclass could redefine comparison).
+NUMPY_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+NUMPY_FLOATS = (np.float64, np.float32, np.float16)
 _NARROW_FLOATS = (np.float32, np.float16)
 # The numbers the probe sends as a Python int or float, and the host reads back as one: a judge that runs the
 # functions in its own process takes exactly these as plain numbers too, so both judge a value alike.
-PLAIN_NUMBER_TYPES = (int, float, np.float64) + _NUMPY_INTS
+PLAIN_NUMBER_TYPES = (int, float, np.float64) + NUMPY_INTS
 _NARROW_FLOATS_BY_NAME = {kind.__name__: kind for kind in _NARROW_FLOATS}
 
 
@@ -114,9 +115,9 @@ def encode(value, arrays, *, depth=0):
     if type(value) in (bool, np.bool_):
         return {"type": "bool", "value": bool(value)}
     # Exact types only: a subclass of int or float could redefine comparison.
-    if type(value) is int or type(value) in _NUMPY_INTS:
+    if type(value) is int or type(value) in NUMPY_INTS:
         return {"type": "int", "value": int(value)}
-    if type(value) is float or type(value) in _NUMPY_FLOATS:
+    if type(value) is float or type(value) in NUMPY_FLOATS:
         spec = {"type": "float", "value": float(value) if math.isfinite(value) else str(float(value))}
         if type(value) in _NARROW_FLOATS:  # kept, so that a float32 is not judged as the float it widens to
             spec["dtype"] = value.dtype.name

@@ -210,8 +210,7 @@ def compare_values(got, expected, *, rtol=1e-7, atol=1e-9):
     element by element.  Anything else, such as an object with a custom
     ``__eq__``, never matches.
     """
-    numpy_ints = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
-    numpy_floats = (np.float64, np.float32, np.float16)
+    numpy_ints, numpy_floats = _probe.NUMPY_INTS, _probe.NUMPY_FLOATS  # the numbers the probe sends as numbers
     if isinstance(expected, tuple):
         if not isinstance(got, (tuple, list)):
             return f"returned {_type_name(got)}; expected a tuple of {len(expected)} values"
