@@ -133,9 +133,10 @@ def _killer(uid):
     killer = killer_uid(uid)
     try:
         pwd.getpwuid(killer)
-        raise RuntimeError(f"refusing to kill as uid {uid}: uid {killer}, which its killer runs as, is an account's")
     except KeyError:
         pass
+    else:
+        raise RuntimeError(f"refusing to kill as uid {uid}: uid {killer}, which its killer runs as, is an account's")
     if processes_of(killer):
         raise RuntimeError(f"refusing to kill as uid {uid}: uid {killer}, which its killer runs as, has processes")
     subprocess.run([sys.executable, "-I", "-S", "-c", _KILL_AS, str(uid), str(killer)],
