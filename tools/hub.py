@@ -103,11 +103,19 @@ def system_python():
                    "python3 and python3-venv); a Python under /root cannot be run by the students")
 
 
-def _digest(paths):
+def _digest(paths, tree):
+    """One hash of the files ``paths`` and of every file under the folder ``tree``, by name and content."""
     digest = hashlib.sha256()
-    for path in paths:
+    named = [(os.path.relpath(path, ROOT), path) for path in paths]
+    for folder, folders, files in os.walk(tree):
+        folders.sort()
+        named += [(os.path.relpath(os.path.join(folder, name), tree), os.path.join(folder, name))
+                  for name in sorted(files)]
+    for name, path in named:
         with open(path, "rb") as handle:
-            digest.update(handle.read())
+            content = handle.read()
+        digest.update(f"{name}\0{len(content)}\0".encode())
+        digest.update(content)
     return digest.hexdigest()
 
 
@@ -122,9 +130,21 @@ def _check_server_extension(venv, name):
         raise HubError(f"the hub's environment does not load the server extension {name}:\n{listed[-3000:]}")
 
 
+def environment_inputs():
+    """The files the hub's environment is made from, besides the student package's staged sources: the hub's
+    pins and nbgrader configuration, the constraints, what the compiled wheel adds to the staged tree (the
+    C kernel and setup.py), and the two scripts that build it."""
+    from tools import student_package
+
+    return [os.path.join(HUB_DIR, "requirements.txt"), os.path.join(HUB_DIR, "nbgrader_config.py"),
+            os.path.join(ROOT, "constraints.txt"), os.path.join(ROOT, "setup.py"),
+            os.path.join(ROOT, student_package.KERNEL_SOURCE), os.path.abspath(student_package.__file__),
+            os.path.abspath(__file__)]
+
+
 def build_environment(prefix=DEFAULT_PREFIX, *, log=print):
     """Build (or bring up to date) the hub's environment at ``prefix``; returns ``prefix``."""
-    from tools.student_package import build_wheels
+    from tools import student_package
 
     prefix = os.path.abspath(prefix)
     venv = os.path.join(prefix, "venv")
@@ -133,15 +153,19 @@ def build_environment(prefix=DEFAULT_PREFIX, *, log=print):
                        "(Debian's git package)")
     wheels = tempfile.mkdtemp(prefix="hub-wheels-")
     try:
-        built = build_wheels(wheels)
-        wheel = built.compiled or built.pure
-        inputs = [os.path.join(HUB_DIR, n) for n in ("requirements.txt", "nbgrader_config.py")] \
-            + [os.path.join(ROOT, "constraints.txt"), wheel, os.path.abspath(__file__)]
-        digest = _digest(inputs)
+        # Up to date when nothing the environment is made from has changed (environment_inputs, and the
+        # student package's sources as its build lays them out): compiling the wheels only to compare them took
+        # most of a run that changed nothing.
+        staged = os.path.join(wheels, "staged")
+        os.makedirs(staged)
+        student_package.stage(staged)
+        digest = _digest(environment_inputs(), staged)
         stamp = os.path.join(prefix, ".built")
         if os.path.exists(stamp) and open(stamp).read() == digest:
             log(f"The hub's environment at {prefix} is up to date.")
             return prefix
+        built = student_package.build_wheels(wheels)
+        wheel = built.compiled or built.pure
         os.makedirs(prefix, exist_ok=True)
         os.chmod(prefix, 0o755)
         if not os.path.exists(os.path.join(venv, "bin", "python")):
