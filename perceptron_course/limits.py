@@ -123,12 +123,14 @@ class LimitsError(ValueError):
     """A limit in the course configuration is unknown, of the wrong type or not positive."""
 
 
-def course_limits(path=COURSE_LIMITS_FILE):
-    """The course's :class:`Limits` as recorded when the student package was built; the defaults without a record.
+def course_limits(path=None):
+    """The course's :class:`Limits` as recorded when the student package was built (``path``, by default
+    :data:`COURSE_LIMITS_FILE`); the defaults without a record.
 
     Raises :class:`LimitsError` when the record exists but cannot be read
     or names an unknown limit.
     """
+    path = path or COURSE_LIMITS_FILE
     if not os.path.isfile(path):
         return Limits()
     try:

@@ -41,7 +41,7 @@ from tornado.ioloop import IOLoop
 from perceptron_course.hub.courses import INSTRUCTOR, STUDENT, TA, group_name, is_staff, roles_from_groups
 from perceptron_course.hub.store import NotFound, Store, StoreError, stamp_to_iso
 from perceptron_course.hub.transfer import TransferError, encode_files, largest_body, parse_files
-from perceptron_course.limits import Limits
+from perceptron_course.limits import course_limits
 
 __all__ = ["make_app", "hub_identify", "main", "server_settings", "SERVICE_NAME"]
 
@@ -225,7 +225,7 @@ def make_app(store, identify, *, members=None, prefix="/", limits=None):
     ``members(group)`` one giving the names in a hub group (the hub's versions: :func:`hub_identify`).
     """
     prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
-    settings = {"store": store, "identify": identify, "limits": limits or Limits(), "members": members}
+    settings = {"store": store, "identify": identify, "limits": limits or course_limits(), "members": members}
     routes = [
         (r"api/courses", Courses),
         (r"api/assignments", Assignments),
@@ -284,17 +284,15 @@ def server_settings(limits):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m perceptron_course.hub.service", description=__doc__.split("\n")[0])
     parser.add_argument("--store", required=True, help="the folder the exchange keeps everything in (made 0700)")
-    parser.add_argument("--limits", help="a JSON file of limits (course_limits.json); the defaults otherwise")
+    parser.add_argument("--limits", help="a JSON file of limits; otherwise the course's, as the package records "
+                                         "them (course_limits.json)")
     parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (the clients check it: "
                                            "COURSE_EXCHANGE_CA)")
     parser.add_argument("--tls-key", help="the certificate's private key")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(name)s %(asctime)s] %(message)s")
     os.umask(0o077)
-    limits = Limits()
-    if args.limits:
-        from perceptron_course.limits import course_limits
-        limits = course_limits(args.limits)
+    limits = course_limits(args.limits)
     url = os.environ.get("JUPYTERHUB_SERVICE_URL")
     if not url:
         sys.exit("JUPYTERHUB_SERVICE_URL is not set: the hub starts this service (see hub/jupyterhub_config.py)")

@@ -26,7 +26,7 @@ import stat
 import unicodedata
 from dataclasses import dataclass
 
-from perceptron_course.limits import Limits
+from perceptron_course.limits import course_limits
 
 __all__ = ["File", "TransferError", "parse_files", "encode_files", "files_from_folder", "write_files", "check_path"]
 
@@ -57,7 +57,7 @@ def check_path(path, max_depth=None):
     most 255 bytes in UTF-8 that is not empty, ``.``, ``..`` or hidden, and no character that is a control,
     a formatting mark (bidirectional overrides, zero-width spaces) or half of a surrogate pair.
     """
-    max_depth = Limits().exchange_depth if max_depth is None else max_depth
+    max_depth = course_limits().exchange_depth if max_depth is None else max_depth
     if not isinstance(path, str) or not path:
         return "a file's path must be a non-empty string"
     if len(path) > MAX_PATH_CHARS:
@@ -99,7 +99,7 @@ def largest_body(limits):
 
 def parse_files(body, limits=None):
     """The :class:`File` records of a JSON body (bytes or str); :class:`TransferError` if anything is wrong."""
-    limits = limits or Limits()
+    limits = limits or course_limits()
     if len(body) > largest_body(limits):
         raise _too_large(len(body) * 3 // 4, limits)
     try:
@@ -153,7 +153,7 @@ def files_from_folder(folder, *, ignore=(), limits=None):
     nbgrader's ``CourseDirectory.ignore``) are left out; a symbolic link, a
     special file or a name the exchange refuses is a :class:`TransferError`.
     """
-    limits = limits or Limits()
+    limits = limits or course_limits()
     records, total = [], 0
     for current, dirs, names in os.walk(folder, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _ignored(d, ignore)
@@ -184,9 +184,9 @@ def files_from_folder(folder, *, ignore=(), limits=None):
 
 def write_files(files, folder, *, replace=True):
     """Write exchange records under ``folder``, never through a link; ``replace=False`` keeps existing files."""
-    written = []
+    written, max_depth = [], course_limits().exchange_depth
     for item in files:
-        problem = check_path(item.path)
+        problem = check_path(item.path, max_depth)
         if problem:
             raise TransferError(problem)
         target = os.path.join(folder, *item.path.split("/"))

@@ -162,6 +162,35 @@ def test_a_submission_over_the_limit_is_refused_with_the_limit_named_and_nothing
         running.stop()
 
 
+def test_without_limits_given_the_exchange_and_the_students_side_hold_the_courses_recorded_ones(tmp_path,
+                                                                                                monkeypatch):
+    """The hub's exchange and its clients run from the student package, which records the course's limits
+    (``c.Autograder.exchange_files`` in its nbgrader_config.py): a course's own values must hold there, not the
+    defaults."""
+    import perceptron_course.limits as limits_module
+    from tests.hub.conftest import Running
+
+    recorded = tmp_path / "course_limits.json"
+    recorded.write_text(json.dumps({"exchange_files": 2, "exchange_depth": 1}), encoding="utf-8")
+    monkeypatch.setattr(limits_module, "COURSE_LIMITS_FILE", str(recorded))
+    folder = tmp_path / "work"
+    folder.mkdir()
+    for name in ("a.ipynb", "b.ipynb", "c.ipynb"):
+        (folder / name).write_text("{}", encoding="utf-8")
+    with pytest.raises(TransferError, match=r"at most 2 \(Autograder.exchange_files\)"):
+        files_from_folder(str(folder))
+    body = json.dumps({"files": [{"path": name, "content": ""} for name in ("a", "b", "c")]})
+    with pytest.raises(TransferError, match="exchange_files"):
+        parse_files(body)
+    assert check_path("data/more/points.csv") is not None and check_path("data/points.csv") is None
+    running = Running(Store(str(tmp_path / "store")))  # the exchange, given no limits
+    try:
+        refused(lambda: running.client("ian").release("perceptron", "ps1", [File(n, b"{}") for n in "abc"]), 413,
+                "at most 2", "exchange_files")
+    finally:
+        running.stop()
+
+
 def test_a_student_keeps_at_most_so_many_submissions_and_every_earlier_one_stays(tmp_path):
     from tests.hub.conftest import Running
 
