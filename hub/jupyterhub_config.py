@@ -103,15 +103,16 @@ c.JupyterHub.load_groups = {
     for course, roles in courses.items() for kind, members in roles.items()
 }
 
-# Each user's JupyterLab, as that user, from the course's environment; home folders are private (0700).
-c.JupyterHub.spawner_class = "localprocess"
+# Each user's JupyterLab, as that user, from the course's environment; home folders are private (0700). A
+# student's server starts under a limit on her processes, so that a fork bomb takes no one else's
+# (perceptron_course/hub/spawner.py; Autograder.hub_student_processes).
+c.JupyterHub.spawner_class = "perceptron_course.hub.spawner.CourseSpawner"
 c.Spawner.cmd = [os.path.join(prefix, "venv", "bin", "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 c.Spawner.environment = {"COURSE_EXCHANGE_URL": f"{exchange_url}/services/{exchange_name}",
                          "COURSE_EXCHANGE_CA": site["exchange_cert"],
                          "PATH": os.path.join(prefix, "venv", "bin") + ":/usr/local/bin:/usr/bin:/bin"}
-c.Spawner.mem_limit = site.get("mem_limit")
 # LocalProcessSpawner ends the server only: what a student left running in the background (nohup, setsid) is
 # ended when their server stops, as a systemd scope would end it; staff, who also work in a shell, are left alone.
 c.Spawner.post_stop_hook = end_leftover_processes

@@ -79,6 +79,9 @@ class Limits:
                                                             "the hub's exchange")
     exchange_upload_seconds: float = _limit(300.0, "s", "time one request's body may take to reach the hub's "
                                                          "exchange; a slower one is cut off")
+    # The hub's students (perceptron_course.hub.spawner).
+    hub_student_processes: int = _limit(1024, "processes", "processes and threads one student may run at once "
+                                                            "on the hub, her server, kernels and terminals together")
 
     def __post_init__(self):
         for spec in dataclasses.fields(self):

@@ -28,7 +28,7 @@ import time
 from perceptron_course.hub.courses import is_staff, roles_from_groups
 from perceptron_course.hub.lti_launch import ACCOUNTS_GROUP, is_hub_account
 
-__all__ = ["ends_leftovers_of", "end_leftover_processes", "end_processes_of", "killer_uid", "processes_of"]
+__all__ = ["is_hub_student", "end_leftover_processes", "end_processes_of", "killer_uid", "processes_of"]
 
 # Kills before giving up, and how long after each the kernel has to take her processes away.
 MAX_KILLS = 5
@@ -53,9 +53,10 @@ _locks_guard = threading.Lock()
 _locks = {}
 
 
-def ends_leftovers_of(user_name, groups, admin, accounts_group=ACCOUNTS_GROUP):
-    """Whether this user's processes are ended with their server: an account made for the hub (an ordinary
-    user in ``accounts_group``), other than the hub's own, of someone who is staff nowhere."""
+def is_hub_student(user_name, groups, admin, accounts_group=ACCOUNTS_GROUP):
+    """Whether this user is one of the hub's students, whose processes end with their server and whose servers
+    are held to the students' limits (:mod:`perceptron_course.hub.spawner`): an account made for the hub (an
+    ordinary user in ``accounts_group``), other than the hub's own, of someone who is staff nowhere."""
     if admin or any(is_staff(role) for role in roles_from_groups(groups).values()):
         return False
     if not is_hub_account(user_name, accounts_group):
@@ -156,7 +157,7 @@ async def end_leftover_processes(spawner):
     """``Spawner.post_stop_hook``: kill what a student's stopped server left running, and log what was done."""
     user = spawner.user
     group = getattr(getattr(user, "authenticator", None), "accounts_group", ACCOUNTS_GROUP)
-    if not ends_leftovers_of(user.name, [g.name for g in user.groups], user.admin, group):
+    if not is_hub_student(user.name, [g.name for g in user.groups], user.admin, group):
         return
     # A stop that took long enough for the hub to let her start again: her new server is not a leftover.
     if any(other is not spawner and other.active for other in user.spawners.values()):

@@ -166,11 +166,31 @@ def _command_lines(pids):
     return lines
 
 
-def test_what_a_student_left_running_ends_with_her_server(hub):
+def _process_limit_of_server(uid):
+    """``(soft, hard)`` of ``Max processes`` for the server process of ``uid`` (jupyterhub-singleuser)."""
     from perceptron_course.hub.leftovers import processes_of
 
+    servers = [pid for pid, line in _command_lines(processes_of(uid)).items()
+               if line and "jupyterhub-singleuser" in line]
+    assert len(servers) == 1, f"uid {uid} runs these servers: {servers}"
+    with open(f"/proc/{servers[0]}/limits", encoding="utf-8") as handle:
+        (line,) = [line for line in handle if line.startswith("Max processes")]
+    return tuple(line.split()[2:4])
+
+
+def test_what_a_student_left_running_ends_with_her_server(hub):
+    from perceptron_course.hub.leftovers import processes_of
+    from perceptron_course.limits import Limits
+
     hub.start_server("pcx-bob")
+    hub.start_server("pcx-tia")
     uids = {user: pwd.getpwnam(user).pw_uid for user in ("pcx-bob", "pcx-ann", "pcx-tia")}
+    # A student's server runs under the students' process limit, which she cannot raise (hard as soft); a TA's,
+    # who grades in it, does not.
+    students = str(Limits().hub_student_processes)
+    assert _process_limit_of_server(uids["pcx-bob"]) == (students, students)
+    assert students not in _process_limit_of_server(uids["pcx-tia"])
+    hub.api("DELETE", "users/pcx-tia/server")
     # As her terminal would: one in a session of its own, one daemonized by a double fork under nohup;
     # another student and a TA each leave one too, which bob's stop must not touch (they are not hers: that
     # staff's own stops leave theirs alone is tested in test_leftovers.py).

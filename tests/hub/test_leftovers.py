@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from perceptron_course.hub import leftovers
-from perceptron_course.hub.leftovers import end_processes_of, ends_leftovers_of, killer_uid, processes_of
+from perceptron_course.hub.leftovers import end_processes_of, is_hub_student, killer_uid, processes_of
 
 STUDENT_GROUPS = ["course-perceptron-students", "course-perceptron-b-students"]
 STUDENTS = ("pcx-leftover", "pcx-leftover-b")
@@ -24,12 +24,12 @@ MANY = "i=0; while [ $i -lt 50 ]; do sleep 600 & i=$((i + 1)); done; wait"  # 50
 
 
 def test_no_leftovers_are_ended_for_root_a_system_account_the_hubs_own_user_or_a_name_with_no_linux_user():
-    assert not ends_leftovers_of("root", STUDENT_GROUPS, admin=False)
+    assert not is_hub_student("root", STUDENT_GROUPS, admin=False)
     # A hub user named after a system account (nobody, a daemon's) is not the hub's: its processes are not hers.
-    assert not ends_leftovers_of("nobody", STUDENT_GROUPS, admin=False)
+    assert not is_hub_student("nobody", STUDENT_GROUPS, admin=False)
     own = pwd.getpwuid(os.geteuid()).pw_name
-    assert not ends_leftovers_of(own, STUDENT_GROUPS, admin=False)
-    assert not ends_leftovers_of("no-such-user-pcx", STUDENT_GROUPS, admin=False)
+    assert not is_hub_student(own, STUDENT_GROUPS, admin=False)
+    assert not is_hub_student("no-such-user-pcx", STUDENT_GROUPS, admin=False)
 
 
 def test_the_killers_uid_is_no_ones_and_refuses_root():
@@ -134,14 +134,14 @@ def wait_for(uid, count):
 
 
 def test_a_students_leftovers_are_ended_and_staffs_and_admins_are_not(students):
-    assert ends_leftovers_of("pcx-leftover", STUDENT_GROUPS, admin=False)
-    assert ends_leftovers_of("pcx-leftover", [], admin=False)
+    assert is_hub_student("pcx-leftover", STUDENT_GROUPS, admin=False)
+    assert is_hub_student("pcx-leftover", [], admin=False)
     # A TA or instructor in any one course works in a shell too, and may leave a grading running.
-    assert not ends_leftovers_of("pcx-leftover", STUDENT_GROUPS + ["course-other-tas"], admin=False)
-    assert not ends_leftovers_of("pcx-leftover", ["course-perceptron-instructors"], admin=False)
-    assert not ends_leftovers_of("pcx-leftover", STUDENT_GROUPS, admin=True)
+    assert not is_hub_student("pcx-leftover", STUDENT_GROUPS + ["course-other-tas"], admin=False)
+    assert not is_hub_student("pcx-leftover", ["course-perceptron-instructors"], admin=False)
+    assert not is_hub_student("pcx-leftover", STUDENT_GROUPS, admin=True)
     # An account outside the hub's accounts group is not one the hub made.
-    assert not ends_leftovers_of("pcx-leftover", STUDENT_GROUPS, admin=False, accounts_group="no-such-group-pcx")
+    assert not is_hub_student("pcx-leftover", STUDENT_GROUPS, admin=False, accounts_group="no-such-group-pcx")
 
 
 def test_every_process_of_the_user_ends_even_one_that_keeps_forking_and_no_one_elses(students, hopper):
