@@ -113,6 +113,9 @@ c.Spawner.notebook_dir = "~"
 c.Spawner.environment = {"COURSE_EXCHANGE_URL": f"{exchange_url}/services/{exchange_name}",
                          "COURSE_EXCHANGE_CA": site["exchange_cert"],
                          "PATH": os.path.join(prefix, "venv", "bin") + ":/usr/local/bin:/usr/bin:/bin"}
+# nbgitpuller's links clone only the course's repositories, where the site names them (git_links).
+if site.get("git_repositories"):
+    c.Spawner.environment["COURSE_GIT_REPOSITORIES"] = " ".join(site["git_repositories"])
 # LocalProcessSpawner ends the server only: what a student left running in the background (nohup, setsid) is
 # ended when their server stops, as a systemd scope would end it; staff, who also work in a shell, are left alone.
 c.Spawner.post_stop_hook = end_leftover_processes

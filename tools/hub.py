@@ -221,8 +221,10 @@ def ensure_user(name, password=None):
     try:
         pwd.getpwnam(name)
     except KeyError:
-        _run(["useradd", "--create-home", "--shell", "/bin/bash", "-K", "HOME_MODE=0700", "--groups",
-              ACCOUNTS_GROUP, name])
+        # No subordinate user ids (which useradd allots where /etc/subuid exists): processes in such a range
+        # would be hers but not by number, and outlive her server's stop (leftovers).
+        _run(["useradd", "--create-home", "--shell", "/bin/bash", "-K", "HOME_MODE=0700", "-K", "SUB_UID_COUNT=0",
+              "-K", "SUB_GID_COUNT=0", "--groups", ACCOUNTS_GROUP, name])
     if name not in grp.getgrnam(ACCOUNTS_GROUP).gr_mem:
         _run(["usermod", "--append", "--groups", ACCOUNTS_GROUP, name])
     home = pwd.getpwnam(name).pw_dir
@@ -363,7 +365,7 @@ def subdomain_host_setting(url):
 
 
 def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), exchange_user=EXCHANGE_USER,
-               admin_token=None, store=None, lti=None, subdomain_host=None):
+               admin_token=None, store=None, lti=None, subdomain_host=None, git_repositories=()):
     """The hub's state folder (root's alone), its ``hub.json``, and the exchange's store (its user's alone).
 
     ``courses`` is ``{course: {"students": [...], "tas": [...], "instructors": [...]}}``; ``admin_token``,
@@ -377,9 +379,17 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
     at an origin of its own, ``<user>.<host>`` (README, "Running the course on a JupyterHub").
     The store is ``store`` (default: ``<state>-exchange``, beside the state folder: inside it, the
     exchange's user could not reach it, and the hub's database and secrets must stay root's).
+    ``git_repositories``: the addresses of the course's repositories (the public edition the book's links
+    clone); nbgitpuller's links then clone those only (:mod:`perceptron_course.hub.git_links`).
     """
     if subdomain_host is not None:
         subdomain_host = subdomain_host_setting(subdomain_host)
+    from perceptron_course.hub.git_links import pull_problem
+
+    for repository in git_repositories:
+        problem = pull_problem(repository, None)
+        if problem:
+            raise HubError(f"git_repositories: {problem}")
     state = os.path.abspath(state)
     store = os.path.abspath(store or state.rstrip("/") + "-exchange")
     for folder in (state, store):
@@ -408,6 +418,8 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
         site["lti"] = lti
     if subdomain_host is not None:
         site["subdomain_host"] = subdomain_host
+    if git_repositories:
+        site["git_repositories"] = list(git_repositories)
     with open(os.path.join(state, "hub.json"), "w") as handle:
         json.dump(site, handle, indent=1)
     os.chmod(os.path.join(state, "hub.json"), 0o600)

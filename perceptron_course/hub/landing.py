@@ -70,5 +70,10 @@ def _jupyter_server_extension_points():
 
 
 def _load_jupyter_server_extension(serverapp):
+    from perceptron_course.hub.git_links import guard_nbgitpuller
+
+    # nbgitpuller's links are held to the course's repository and a plain folder (git_links) before any
+    # server of the hub serves one.
+    guard_nbgitpuller()
     route = url_path_join(serverapp.web_app.settings["base_url"], ROUTE, "([^/]+)", "([^/]+)")
     serverapp.web_app.add_handlers(".*$", [(route, OpenAssignmentHandler)])

@@ -444,3 +444,32 @@ def test_a_students_page_opened_by_the_instructor_cannot_read_the_instructors_se
     open_link(student, links.assignment(ASSIGNMENT), assignment, follow=False)
     assert student.driver.current_url.startswith(hub.server_url(STUDENT)), student.driver.current_url
     student.screenshot("subdomains-2-student-pulls-again")
+
+
+def test_a_link_that_would_clone_into_a_hidden_folder_or_from_a_path_on_the_server_is_refused(
+        hub, git_server, instructor_chromium, repo_root):
+    """A student sends the instructor a link of the book's shape that clones into ~/.ipython/profile_default
+    (IPython runs its startup files in every kernel), or clones a repository of hers from a path on the
+    server: the instructor's server refuses both, says why, and nothing is cloned."""
+    from urllib.parse import urlencode
+
+    from selenium.webdriver.common.by import By
+
+    artifacts = repo_root / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    teacher = Lab(instructor_chromium, artifacts)
+    home = pwd.getpwnam(INSTRUCTOR).pw_dir
+    attempts = {
+        "plain, visible folder": {"repo": git_server.url, "branch": "main", "targetpath": ".ipython/profile_default",
+                                  "urlpath": "lab"},
+        "is not a web address": {"repo": "/tmp/a-course.bundle", "branch": "main", "targetpath": "course"},
+    }
+    for said, query in attempts.items():
+        for page in ("git-pull", "git-pull/api"):
+            teacher.driver.get(f"{hub.server_url(INSTRUCTOR)}{page}?{urlencode(query)}")
+            log_in_if_asked(teacher, hub, INSTRUCTOR)
+            teacher.wait.until(lambda d: "403" in d.find_element(By.TAG_NAME, "body").text)
+            assert said in teacher.driver.find_element(By.TAG_NAME, "body").text, (page, query)
+    teacher.screenshot("nbgitpuller-4-refused-link")
+    assert not os.path.exists(os.path.join(home, ".ipython", "profile_default"))
+    assert not os.path.exists(os.path.join(home, "course"))

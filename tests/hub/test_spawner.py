@@ -102,3 +102,27 @@ def test_a_students_forks_stop_at_the_limit_she_cannot_raise_and_another_student
     finally:
         bounded.communicate("\n", timeout=60)
     assert bounded.returncode == 0
+
+
+def test_an_account_made_for_the_hub_gets_no_subordinate_user_ids(tmp_path):
+    """useradd allots a range of subordinate user ids (/etc/subuid, /etc/subgid) where those files exist; the
+    processes of a user namespace mapped to them would be hers but not by number, beyond the process limit and
+    the leftover killer. The hub's accounts get none."""
+    if os.geteuid() != 0:
+        pytest.skip("making Linux users needs root, as the hub has")
+    from tools.hub import ensure_user
+
+    name = "pcx-sub-" + os.urandom(3).hex()
+    created = {path: os.path.exists(path) for path in ("/etc/subuid", "/etc/subgid")}
+    for path in created:  # useradd allots ranges only where the file exists, as on Debian with uidmap
+        open(path, "a").close()
+    try:
+        ensure_user(name)
+        for path in created:
+            with open(path, encoding="utf-8") as handle:
+                assert not any(line.split(":")[0] == name for line in handle), f"{name} has a range in {path}"
+    finally:
+        subprocess.run(["userdel", "--remove", name], capture_output=True)
+        for path, existed in created.items():
+            if not existed and os.path.getsize(path) == 0:
+                os.remove(path)
