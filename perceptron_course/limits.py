@@ -78,7 +78,15 @@ class Limits:
     exchange_submissions: int = _limit(100, "submissions", "submissions one student keeps of one assignment in "
                                                             "the hub's exchange")
     exchange_upload_seconds: float = _limit(300.0, "s", "time one request's body may take to reach the hub's "
-                                                         "exchange; a slower one is cut off")
+                                                         "exchange, or one reply's files to leave it; a slower "
+                                                         "one is cut off")
+    exchange_transfers_per_user: int = _limit(2, "transfers", "uploads and downloads of files one user may have "
+                                                              "in progress at the hub's exchange at once")
+    exchange_memory_bytes: int = _limit(200 * MiB, "bytes", "bodies of large uploads and downloads (over 1 MiB) "
+                                                            "the hub's exchange holds at once, all users together; "
+                                                            "one more waits (HTTP 503)")
+    exchange_student_bytes: int = _limit(250 * MiB, "bytes", "everything one student's kept submissions to one "
+                                                             "course in the hub's exchange hold")
     # The hub's students (perceptron_course.hub.spawner).
     hub_student_processes: int = _limit(1024, "processes", "processes and threads one student may run at once "
                                                             "on the hub, her server, kernels and terminals together")
@@ -96,6 +104,21 @@ class Limits:
                                   f"got {value!r} instead")
         if self.cell_seconds > self.notebook_seconds:
             object.__setattr__(self, "cell_seconds", self.notebook_seconds)
+        # Limits that would make a submission the other limits allow impossible to send or to keep.
+        if self.exchange_memory_bytes < self.exchange_body_bytes:
+            raise LimitsError(f"{CONFIG_SECTION}.exchange_memory_bytes ({self.exchange_memory_bytes:,}) is less "
+                              f"than one upload of {CONFIG_SECTION}.exchange_bytes needs in transit "
+                              f"({self.exchange_body_bytes:,} bytes of base64 and JSON); raise it to at least that")
+        if self.exchange_student_bytes < self.exchange_bytes:
+            raise LimitsError(f"{CONFIG_SECTION}.exchange_student_bytes ({self.exchange_student_bytes:,}) is less "
+                              f"than one submission of {CONFIG_SECTION}.exchange_bytes ({self.exchange_bytes:,}); "
+                              "raise it to at least that")
+
+    @property
+    def exchange_body_bytes(self):
+        """The most bytes one request or reply body of the hub's exchange holds: ``exchange_bytes`` of files in
+        base64, which makes 4 bytes of every 3, and the JSON around them, which is small."""
+        return self.exchange_bytes * 4 // 3 + 64 * 1024 + 1024 * self.exchange_files
 
     def replace(self, **changes):
         """A copy with ``changes``; unknown names are a :class:`LimitsError`."""

@@ -6,11 +6,14 @@ send come from the environment the hub gives every server:
 as the servers reach it), ``COURSE_EXCHANGE_CA`` (the exchange's certificate,
 which an ``https`` address is checked against before any token is sent) and
 ``JUPYTERHUB_API_TOKEN``.  Every refusal becomes
-an :class:`ExchangeClientError` whose message is the exchange's own reason.
+an :class:`ExchangeClientError` whose message is the exchange's own reason;
+an exchange that is busy moving other large files (503 with ``Retry-After``)
+is asked again, for up to ``busy_seconds``.
 """
 
 import json
 import os
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,11 +36,21 @@ def _quote(part):
     return urllib.parse.quote(part, safe="")
 
 
+def _retry_after(exc):
+    """The seconds a busy exchange (503) asks to wait before asking again; ``None`` for any other refusal."""
+    if exc.code != 503:
+        return None
+    try:
+        return max(0.0, min(float(exc.headers.get("Retry-After", "")), 60.0))
+    except ValueError:
+        return None
+
+
 class ExchangeClient:
-    def __init__(self, url=None, token=None, *, ca=None, timeout=60.0):
+    def __init__(self, url=None, token=None, *, ca=None, timeout=60.0, busy_seconds=120.0):
         self.url = (url or os.environ.get(URL_VARIABLE, "")).rstrip("/")
         self.token = token or os.environ.get("JUPYTERHUB_API_TOKEN", "")
-        self.timeout = timeout
+        self.timeout, self.busy_seconds = timeout, busy_seconds
         ca = ca or os.environ.get(CA_VARIABLE) or None
         self._tls = None
         if self.url.startswith("https:"):
@@ -57,18 +70,29 @@ class ExchangeClient:
         request = urllib.request.Request(url, data=body, method=method,
                                          headers={"Authorization": f"token {self.token}",
                                                   "Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout, context=self._tls) as response:
-                return response.read()
-        except urllib.error.HTTPError as exc:
-            raw = exc.read()
+        give_up = time.monotonic() + self.busy_seconds
+        while True:
             try:
-                reason = json.loads(raw)["error"]
-            except (ValueError, KeyError, TypeError):
-                reason = raw.decode("utf-8", "replace")[:500] or exc.reason
-            raise ExchangeClientError(f"the course exchange refused: {reason}", exc.code) from None
-        except urllib.error.URLError as exc:
-            raise ExchangeClientError(f"the course exchange at {self.url} cannot be reached ({exc.reason})") from None
+                with urllib.request.urlopen(request, timeout=self.timeout, context=self._tls) as response:
+                    return response.read()
+            except urllib.error.HTTPError as exc:
+                wait = _retry_after(exc)
+                if wait is None or time.monotonic() + wait > give_up:
+                    raise self._refusal(exc) from None
+                exc.close()
+                time.sleep(wait)
+            except urllib.error.URLError as exc:
+                raise ExchangeClientError(f"the course exchange at {self.url} cannot be reached ({exc.reason})") \
+                    from None
+
+    @staticmethod
+    def _refusal(exc):
+        raw = exc.read()
+        try:
+            reason = json.loads(raw)["error"]
+        except (ValueError, KeyError, TypeError):
+            reason = raw.decode("utf-8", "replace")[:500] or exc.reason
+        return ExchangeClientError(f"the course exchange refused: {reason}", exc.code)
 
     def _json(self, method, path, body=None, query=None):
         return json.loads(self._call(method, path, body, query))

@@ -26,21 +26,33 @@ request                                       who                         what
 ``GET  api/roster/C``                         staff of C                  C's students, TAs, instructors
 ============================================  ==========================  ======================
 
+What it holds in memory is bounded, whoever sends what: a request's body is
+refused from its announced length when it is over the course's limits (413,
+naming the limit), each user has at most ``exchange_transfers_per_user``
+uploads and downloads of files in progress (429), and the large ones, from
+everyone, hold at most ``exchange_memory_bytes`` at once; one more is asked to
+come back (503 with ``Retry-After``, which the client waits for).  A body or a
+reply that takes longer than ``exchange_upload_seconds`` is cut off, which
+frees its share.
+
 Run by the hub as ``python -m perceptron_course.hub.service --store /var/lib/course-exchange``.
 """
 
 import argparse
+import asyncio
+import functools
 import json
 import logging
 import os
 import sys
 
 from tornado import web
+from tornado.iostream import StreamClosedError
 from tornado.ioloop import IOLoop
 
 from perceptron_course.hub.courses import INSTRUCTOR, STUDENT, TA, group_name, is_staff, roles_from_groups
-from perceptron_course.hub.store import NotFound, Store, StoreError, stamp_to_iso
-from perceptron_course.hub.transfer import TransferError, encode_files, largest_body, parse_files
+from perceptron_course.hub.store import NotFound, OverQuota, Store, StoreError, stamp_to_iso
+from perceptron_course.hub.transfer import TransferError, encode_files, over_exchange_bytes, parse_files
 from perceptron_course.limits import course_limits
 
 __all__ = ["make_app", "hub_identify", "main", "server_settings", "SERVICE_NAME"]
@@ -58,15 +70,96 @@ class Caller:
         return self.roles.get(course)
 
 
+# A body this small never waits for the large ones: the users' own caps bound how many there are.
+SMALL_BODY = 2**20
+BUSY_RETRY_SECONDS = 5
+
+
+class Busy(web.HTTPError):
+    """The exchange is holding as much as it may at once; the request is asked to come back."""
+
+    def __init__(self, reason):
+        super().__init__(503, reason=reason)
+
+
+class Transfers:
+    """The uploads and downloads of files in progress: how many per user, and the bytes of the large ones.
+
+    The service runs on one event loop, so nothing here needs a lock.
+    """
+
+    def __init__(self, limits):
+        self.per_user, self.budget = limits.exchange_transfers_per_user, limits.exchange_memory_bytes
+        self.by_user = {}
+        self.large_bytes = 0
+
+    def start(self, user, size):
+        """A ticket for ``user`` to move a body of ``size`` bytes, or an HTTP error saying why not now."""
+        if self.by_user.get(user, 0) >= self.per_user:
+            raise web.HTTPError(429, reason=f"{user} already has {self.per_user} uploads or downloads in progress "
+                                            "at the course exchange (Autograder.exchange_transfers_per_user); "
+                                            "wait for them to finish")
+        large = size if size > SMALL_BODY else 0
+        if large and self.large_bytes + large > self.budget:
+            raise Busy(f"the course exchange is moving other large files ({self.large_bytes:,} bytes of the "
+                       f"{self.budget:,} it holds at once, Autograder.exchange_memory_bytes); try again in a "
+                       "minute")
+        self.by_user[user] = self.by_user.get(user, 0) + 1
+        self.large_bytes += large
+        return [user, large]
+
+    def end(self, ticket):
+        user, large = ticket
+        self.by_user[user] -= 1
+        if not self.by_user[user]:
+            del self.by_user[user]
+        self.large_bytes -= large
+
+
+def upload(method):
+    """A handler's method that takes a body: it runs once the body has arrived, unless the request's head was
+    refused (:meth:`Handler.prepare`), which it answers instead."""
+
+    @functools.wraps(method)
+    def run(self, *args):
+        if self._refusal is not None:
+            raise self._refusal
+        return method(self, *args)
+
+    return run
+
+
+@web.stream_request_body
 class Handler(web.RequestHandler):
-    def initialize(self, store, identify, limits, members):
+    def initialize(self, store, identify, limits, members, transfers):
         self.store, self.identify, self.limits, self.members = store, identify, limits, members
+        self.transfers = transfers
+        self._ticket = self._body = self._refusal = None
+        self._sending = False
 
     def check_xsrf_cookie(self):
         # Tokens only, never cookies: a page in a browser cannot make a request in a user's name.
         pass
 
     async def prepare(self):
+        try:
+            await self._identify_caller()
+            if self.request.method in ("PUT", "POST"):
+                self._receive()
+            elif self.request.headers.get("Content-Length", "0") != "0" or "Transfer-Encoding" in self.request.headers:
+                raise web.HTTPError(400, reason=f"a {self.request.method} request carries no body")
+        except web.HTTPError as refusal:
+            # A sender such as Python's urllib sends its whole body before it reads the answer: a connection closed
+            # on a body it has not finished sending shows it only "connection reset", not the reason.  So a body
+            # the server would read anyway is read and dropped first, and the refusal answered then (@upload).
+            length = self.request.headers.get("Content-Length", "")
+            if self.request.method in ("PUT", "POST") and length.isdigit() \
+                    and int(length) <= 2 * self.limits.exchange_body_bytes:
+                self._refusal = refusal
+            else:
+                raise
+
+    async def _identify_caller(self):
         header = self.request.headers.get("Authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() not in ("token", "bearer") or not token.strip():
@@ -81,6 +174,54 @@ class Handler(web.RequestHandler):
             raise web.HTTPError(403, reason="the token cannot show your hub groups (scope read:users:groups); "
                                             "make one with it on the hub's token page")
         self.caller = Caller(model["name"], model["groups"])
+
+    def _receive(self):
+        """Admit an upload's body by its announced length, before a byte of it is read."""
+        if "Content-Length" not in self.request.headers:
+            raise web.HTTPError(411, reason="an upload announces its length (Content-Length)")
+        size = int(self.request.headers["Content-Length"])  # tornado has checked it is a number
+        if size > self.limits.exchange_body_bytes:
+            raise web.HTTPError(413, reason=str(over_exchange_bytes(size * 3 // 4, self.limits)))
+        self._ticket = self.transfers.start(self.caller.name, size)
+        self.request.connection.set_max_body_size(size)
+        self._body = bytearray()
+
+    def data_received(self, chunk):
+        # Only an admitted upload keeps what arrives; what follows a refusal is dropped as it comes.
+        if self._body is not None and not self._finished:
+            self._body += chunk
+
+    def _end_transfer(self):
+        if self._ticket is not None:
+            self.transfers.end(self._ticket)
+            self._ticket = self._body = None
+
+    def on_finish(self):
+        if not self._sending:  # a reply of files frees its share once it has left (send_files)
+            self._end_transfer()
+
+    def on_connection_close(self):
+        if not self._sending:
+            self._end_transfer()
+        super().on_connection_close()
+
+    async def send_files(self, size, read):
+        """Reply with the files ``read()`` gives, whose bytes the store's record says are ``size``; the reply's
+        share of the exchange's memory is held until it has left, or until ``exchange_upload_seconds`` cut it off."""
+        if size is not None:
+            self._ticket = self.transfers.start(self.caller.name, size * 4 // 3)
+        self._sending = True
+        try:
+            body = encode_files(read())
+            self.set_header("Content-Type", "application/json")
+            self.set_header("Cache-Control", "no-store")
+            try:
+                await asyncio.wait_for(self.finish(body), self.limits.exchange_upload_seconds)
+            except (asyncio.TimeoutError, StreamClosedError):
+                self.request.connection.close()
+        finally:
+            self._sending = False
+            self._end_transfer()
 
     def write_error(self, status_code, **kwargs):
         self.set_header("Content-Type", "application/json")
@@ -101,13 +242,15 @@ class Handler(web.RequestHandler):
 
     def files_body(self):
         try:
-            return parse_files(self.request.body, self.limits)
+            return parse_files(bytes(self._body), self.limits)
         except TransferError as exc:
             raise web.HTTPError(413 if exc.too_large else 400, reason=str(exc)) from None
 
     def _handle_request_exception(self, e):
         if isinstance(e, NotFound):
             self.send_error(404, reason=str(e))
+        elif isinstance(e, OverQuota):
+            self.send_error(413, reason=str(e))
         elif isinstance(e, StoreError):
             self.send_error(400, reason=str(e))
         else:
@@ -120,6 +263,8 @@ class Handler(web.RequestHandler):
             reason = kwargs["exc_info"][1].reason
         self.clear()
         self.set_status(status_code)
+        if "exc_info" in kwargs and isinstance(kwargs["exc_info"][1], Busy):
+            self.set_header("Retry-After", str(BUSY_RETRY_SECONDS))
         self._message = reason or self._reason
         self.write_error(status_code)
 
@@ -142,11 +287,12 @@ class Assignments(Handler):
 
 
 class Assignment(Handler):
-    def get(self, course, assignment):
+    async def get(self, course, assignment):
         self.need(course, roles=(STUDENT, TA, INSTRUCTOR), what="fetch its assignments")
-        self.set_header("Content-Type", "application/json")
-        self.finish(encode_files(self.store.release_files(course, assignment)))
+        await self.send_files(self.store.files_bytes(course, assignment),
+                              lambda: self.store.release_files(course, assignment))
 
+    @upload
     def put(self, course, assignment):
         self.need(course, roles=(INSTRUCTOR,), what="release assignments")
         record = self.store.release(course, assignment, self.files_body())
@@ -165,10 +311,12 @@ def _public(record):
 
 
 class Submissions(Handler):
+    @upload
     def post(self, course, assignment):
         self.need(course, roles=(STUDENT,), what=f"submit {assignment}")
         record = self.store.submit(course, assignment, self.caller.name, self.files_body(),
-                                   keep_at_most=self.limits.exchange_submissions)
+                                   keep_at_most=self.limits.exchange_submissions,
+                                   student_bytes=self.limits.exchange_student_bytes)
         log.info("%s submitted %s/%s at %s", self.caller.name, course, assignment, record["stamp"])
         self.reply(_public(record), status=201)
 
@@ -183,15 +331,16 @@ class Submissions(Handler):
 
 
 class Submission(Handler):
-    def get(self, course, assignment, student, stamp):
+    async def get(self, course, assignment, student, stamp):
         role = self.need(course, roles=(STUDENT, TA, INSTRUCTOR), what="read submissions")
         if not is_staff(role) and student != self.caller.name:
             raise web.HTTPError(403, reason="a student reads only their own submissions")
-        self.set_header("Content-Type", "application/json")
-        self.finish(encode_files(self.store.submission_files(course, assignment, student, stamp)))
+        await self.send_files(self.store.files_bytes(course, assignment, student, stamp),
+                              lambda: self.store.submission_files(course, assignment, student, stamp))
 
 
 class Feedback(Handler):
+    @upload
     def put(self, course, assignment, student, stamp):
         self.need(course, roles=(INSTRUCTOR,), what="give feedback")
         files = self.files_body()
@@ -200,12 +349,12 @@ class Feedback(Handler):
         self.reply({"course": course, "assignment": assignment, "student": student, "stamp": stamp,
                     "files": len(files)})
 
-    def get(self, course, assignment, student, stamp):
+    async def get(self, course, assignment, student, stamp):
         role = self.need(course, roles=(STUDENT, TA, INSTRUCTOR), what="read feedback")
         if not is_staff(role) and student != self.caller.name:
             raise web.HTTPError(403, reason="a student reads only their own feedback")
-        self.set_header("Content-Type", "application/json")
-        self.finish(encode_files(self.store.feedback_files(course, assignment, student, stamp)))
+        await self.send_files(self.store.files_bytes(course, assignment, student, stamp, feedback=True),
+                              lambda: self.store.feedback_files(course, assignment, student, stamp))
 
 
 class Roster(Handler):
@@ -225,7 +374,9 @@ def make_app(store, identify, *, members=None, prefix="/", limits=None):
     ``members(group)`` one giving the names in a hub group (the hub's versions: :func:`hub_identify`).
     """
     prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
-    settings = {"store": store, "identify": identify, "limits": limits or course_limits(), "members": members}
+    limits = limits or course_limits()
+    settings = {"store": store, "identify": identify, "limits": limits, "members": members,
+                "transfers": Transfers(limits)}
     routes = [
         (r"api/courses", Courses),
         (r"api/assignments", Assignments),
@@ -235,7 +386,7 @@ def make_app(store, identify, *, members=None, prefix="/", limits=None):
         (rf"api/feedback/{_PART}/{_PART}/{_PART}/{_PART}", Feedback),
         (rf"api/roster/{_PART}", Roster),
     ]
-    # The size of a body is held to the limits by parse_files, with a message naming the limit (HTTP 413).
+    # The size of a body is held to the limits before it is read (Handler._receive), and by parse_files.
     return web.Application([(prefix + pattern, handler, settings) for pattern, handler in routes])
 
 
@@ -273,12 +424,12 @@ def hub_identify(cache_seconds=10):
 
 
 def server_settings(limits):
-    """The exchange's HTTP server settings from the course's limits.  A body up to twice the largest a request
-    may hold is read and refused with the limit named (413, from :func:`parse_files`: what a student who
-    submitted too much is told); a larger one is refused from its length alone, unread, so no one can make the
-    exchange hold gigabytes in memory.  A body that trickles in past ``exchange_upload_seconds`` is cut off, so
-    slow uploads cannot hold its connections forever."""
-    return {"max_body_size": 2 * largest_body(limits), "body_timeout": limits.exchange_upload_seconds}
+    """The exchange's HTTP server settings from the course's limits.  A body over what one request may hold is
+    refused from its announced length (the handler names the limit), and up to twice that is still read and
+    dropped as it arrives, because a sender such as Python's urllib sends the whole body before it reads the
+    answer and would otherwise see only a broken connection; a longer one is not read at all.  A body that
+    trickles in past ``exchange_upload_seconds`` is cut off, so slow uploads cannot hold its connections."""
+    return {"max_body_size": 2 * limits.exchange_body_bytes, "body_timeout": limits.exchange_upload_seconds}
 
 
 def main(argv=None):

@@ -26,7 +26,7 @@ import uuid
 from perceptron_course.hub.courses import is_assignment_id, is_course_id, is_user_name
 from perceptron_course.hub.transfer import File
 
-__all__ = ["Store", "StoreError", "NotFound"]
+__all__ = ["Store", "StoreError", "NotFound", "OverQuota"]
 
 STAMP_FORMAT = "%Y%m%dT%H%M%S.%fZ"
 
@@ -37,6 +37,10 @@ class StoreError(Exception):
 
 class NotFound(StoreError):
     pass
+
+
+class OverQuota(StoreError):
+    """A submission the student's share of the store has no room for."""
 
 
 def _check_ids(course, assignment=None, student=None, stamp=None):
@@ -133,11 +137,12 @@ class Store:
         os.rename(folder, trash)
         shutil.rmtree(trash, ignore_errors=True)
 
-    def submit(self, course, assignment, student, files, *, keep_at_most=None):
+    def submit(self, course, assignment, student, files, *, keep_at_most=None, student_bytes=None):
         """Keep a new submission; returns its record (with ``stamp`` and ``timestamp``, the store's time).
 
-        A student keeps at most ``keep_at_most`` submissions of an assignment: one more is refused, and
-        every earlier one stays.
+        A student keeps at most ``keep_at_most`` submissions of an assignment, and their kept submissions to the
+        course hold at most ``student_bytes``: one more is refused (:class:`OverQuota` for the bytes), and every
+        earlier one stays.
         """
         _check_ids(course, assignment, student)
         if not self.is_released(course, assignment):
@@ -148,6 +153,14 @@ class Store:
         if keep_at_most is not None and os.path.isdir(folder) and len(os.listdir(folder)) >= keep_at_most:
             raise StoreError(f"{student} has submitted {assignment} {keep_at_most} times, as many as the exchange "
                              "keeps (Autograder.exchange_submissions); ask the instructor")
+        size = sum(len(f.data) for f in files)
+        if student_bytes is not None:
+            used = self.student_bytes(course, student)
+            if used + size > student_bytes:
+                raise OverQuota(f"{student}'s kept submissions to {course} hold {used:,} bytes, and this one "
+                                f"{size:,} more: over the {student_bytes:,} the exchange keeps for each student "
+                                "(Autograder.exchange_student_bytes). Remove large data or outputs from the "
+                                "assignment's folder, or ask the instructor")
         now = self._clock()
         stamp = now.strftime(STAMP_FORMAT)
         while os.path.exists(os.path.join(folder, stamp)):  # two within a microsecond: both are kept
@@ -229,6 +242,32 @@ class Store:
                     if os.path.isdir(feedback) else None
                 out.append(record)
         return out
+
+    def student_bytes(self, course, student):
+        """The bytes of files all of ``student``'s kept submissions to ``course`` hold, from their records."""
+        _check_ids(course, student=student)
+        base = os.path.join(self.root, course, "submissions")
+        total = 0
+        for assignment in os.listdir(base) if os.path.isdir(base) else ():
+            folder = os.path.join(base, assignment, student)
+            if not is_assignment_id(assignment) or not os.path.isdir(folder):
+                continue
+            for stamp in os.listdir(folder):
+                total += sum(f["size"] for f in self._record(os.path.join(folder, stamp), "submission.json")["files"])
+        return total
+
+    def files_bytes(self, course, assignment, student=None, stamp=None, *, feedback=False):
+        """The bytes of files a release (no ``student``), a submission or its ``feedback`` holds, from its record,
+        so that a reply's size is known before its files are read."""
+        _check_ids(course, assignment, student, stamp)
+        if student is None:
+            folder, record = os.path.join(self.root, course, "released", assignment), "release.json"
+        else:
+            kind, record = ("feedback", "feedback.json") if feedback else ("submissions", "submission.json")
+            folder = os.path.join(self.root, course, kind, assignment, student, stamp)
+        if not os.path.isfile(os.path.join(folder, record)):
+            return None
+        return sum(f["size"] for f in self._record(folder, record)["files"])
 
     def submission_files(self, course, assignment, student, stamp):
         _check_ids(course, assignment, student, stamp)

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 from perceptron_course.limits import course_limits
 
-__all__ = ["File", "TransferError", "parse_files", "encode_files", "files_from_folder", "write_files", "check_path"]
+__all__ = ["File", "TransferError", "parse_files", "encode_files", "files_from_folder", "write_files", "check_path",
+           "over_exchange_bytes"]
 
 MAX_PATH_CHARS = 512
 MAX_NAME_BYTES = 255  # what Linux file systems take
@@ -85,23 +86,18 @@ def _too_many(count, limits):
                          "(Autograder.exchange_files)")
 
 
-def _too_large(size, limits):
+def over_exchange_bytes(size, limits):
+    """The refusal of ``size`` bytes of files, over ``exchange_bytes``."""
     return TooLarge(f"the files sent hold {size:,} bytes; the exchange takes at most "
                          f"{limits.exchange_bytes:,} (Autograder.exchange_bytes). Remove large data or outputs "
                          "from the assignment's folder and try again")
 
 
-def largest_body(limits):
-    """The most bytes a request's body may hold: the files' ``exchange_bytes`` in base64, which makes 4 bytes of
-    every 3, and the JSON around them, which is small.  The exchange's server reads no more than this."""
-    return limits.exchange_bytes * 4 // 3 + 64 * 1024 + 1024 * limits.exchange_files
-
-
 def parse_files(body, limits=None):
     """The :class:`File` records of a JSON body (bytes or str); :class:`TransferError` if anything is wrong."""
     limits = limits or course_limits()
-    if len(body) > largest_body(limits):
-        raise _too_large(len(body) * 3 // 4, limits)
+    if len(body) > limits.exchange_body_bytes:
+        raise over_exchange_bytes(len(body) * 3 // 4, limits)
     try:
         document = json.loads(body)
     except (UnicodeDecodeError, ValueError) as exc:
@@ -131,7 +127,7 @@ def parse_files(body, limits=None):
             raise TransferError(f"the content of {path!r} is not base64") from None
         total += len(data)
         if total > limits.exchange_bytes:
-            raise _too_large(total, limits)
+            raise over_exchange_bytes(total, limits)
         records.append(File(path, data))
     return tuple(records)
 
@@ -173,7 +169,7 @@ def files_from_folder(folder, *, ignore=(), limits=None):
                 raise TransferError(problem)
             total += info.st_size
             if total > limits.exchange_bytes:
-                raise _too_large(total, limits)
+                raise over_exchange_bytes(total, limits)
             if len(records) >= limits.exchange_files:
                 raise _too_many(len(records) + 1, limits)
             with open(full, "rb") as handle:

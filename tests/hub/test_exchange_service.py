@@ -272,30 +272,46 @@ def test_a_body_that_is_not_what_the_exchange_reads_is_named():
         parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "a/b", "content": ""}]}))
 
 
+SUBMIT = "/services/course-exchange/api/submissions/perceptron/ps1"
+
+
+def request_head(length, who="ann", method="POST", path=SUBMIT):
+    return (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token tok-{who}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n").encode()
+
+
+def held_upload(running, length, who="ann"):
+    """A connection that announces an upload of ``length`` bytes, sends a little of it and holds the rest."""
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", running.port), timeout=10)
+    sock.sendall(request_head(length, who) + b'{"files": [')
+    return sock
+
+
 def test_a_body_larger_than_any_request_is_refused_unread_and_a_trickling_one_is_cut_off(tmp_path):
-    """The exchange's server reads at most twice ``largest_body`` bytes of a request (a little over the limit
-    is read and refused with the limit named, as in the test of a submission over the limit) and waits at most
-    ``exchange_upload_seconds`` for them (service.server_settings), and serves everyone else meanwhile."""
+    """The exchange refuses a body over ``exchange_body_bytes`` from its announced length, naming the limit,
+    before reading it, and waits at most ``exchange_upload_seconds`` for one it admitted
+    (service.server_settings), and serves everyone else meanwhile."""
     import socket
 
     from tests.hub.conftest import Running
-    from perceptron_course.hub.transfer import largest_body
 
     limits = Limits().replace(exchange_bytes=1000, exchange_files=3, exchange_upload_seconds=1.0)
     running = Running(Store(str(tmp_path / "store")), limits=limits)
-    path = "/services/course-exchange/api/submissions/perceptron/ps1"
-
-    def request_head(length):
-        return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token tok-ann\r\n"
-                f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n").encode()
-
     try:
         running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
         # Three times the largest body, announced: refused from the head alone, with nothing of the body sent.
         with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
-            sock.sendall(request_head(3 * largest_body(limits)))
+            sock.sendall(request_head(3 * limits.exchange_body_bytes))
             answer = sock.recv(4096)
-        assert answer.startswith(b"HTTP/1.1 400"), answer
+        assert answer.startswith(b"HTTP/1.1 413"), answer
+        assert b"Autograder.exchange_bytes" in answer, answer
+        # The body of someone the hub does not know is dropped as it arrives, and the refusal answered after it.
+        with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
+            sock.sendall(request_head(5000, who="nobody") + b" " * 5000)
+            answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 403") and b"does not accept this token" in answer, answer
         # A body that stops arriving: the connection is closed once the upload's time is up (a server that
         # held it open would let the socket's own timeout fail the test).
         with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
@@ -309,3 +325,109 @@ def test_a_body_larger_than_any_request_is_refused_unread_and_a_trickling_one_is
         assert len(ann.submissions("perceptron", "ps1")) == 1
     finally:
         running.stop()
+
+
+def test_a_user_moves_at_most_so_many_files_at_once_and_a_held_upload_or_download_is_cut_off(tmp_path):
+    """A student who opens uploads and never finishes them holds at most ``exchange_transfers_per_user`` of
+    them, each at most ``exchange_upload_seconds``; meanwhile everyone else is served.  A download she does not
+    read is cut off after the same time."""
+    import socket
+    import time
+
+    from tests.hub.conftest import Running
+
+    limits = Limits().replace(exchange_transfers_per_user=2, exchange_upload_seconds=1.5)
+    running = Running(Store(str(tmp_path / "store")), limits=limits)
+    try:
+        big = File("data/big.bin", os.urandom(12 * 2**20))  # more than loopback's buffers take unread
+        running.client("ian").release("perceptron", "ps1", [NOTEBOOK, big])
+        ann, bob = running.client("ann"), running.client("bob")
+        held = [held_upload(running, 5000) for _ in range(2)]
+        time.sleep(0.3)
+        refused(lambda: ann.submit("perceptron", "ps1", [NOTEBOOK]), 429, "already has 2",
+                "exchange_transfers_per_user")
+        refused(lambda: ann.fetch("perceptron", "ps1"), 429, "exchange_transfers_per_user")
+        bob.submit("perceptron", "ps1", [NOTEBOOK])
+        assert ann.submissions("perceptron", "ps1") == []  # listing moves no files, so it is not held up
+        for sock in held:  # cut off once the time is up
+            closed = sock.recv(4096)
+            assert closed == b"" or closed.startswith(b"HTTP/1.1 4"), closed
+            sock.close()
+        ann.submit("perceptron", "ps1", [NOTEBOOK])
+        # Two downloads of the big file, never read: they hold her share until they are cut off, then free it.
+        readers = []
+        for _ in range(2):
+            sock = socket.create_connection(("127.0.0.1", running.port), timeout=10)
+            sock.sendall(request_head(0, method="GET", path="/services/course-exchange/api/assignments/perceptron/ps1"))
+            readers.append(sock)
+        time.sleep(0.5)
+        refused(lambda: ann.fetch("perceptron", "ps1"), 429, "exchange_transfers_per_user")
+        time.sleep(2.0)
+        assert {f.path: f.data for f in ann.fetch("perceptron", "ps1")}["data/big.bin"] == big.data
+        for sock in readers:
+            sock.close()
+    finally:
+        running.stop()
+
+
+def test_large_transfers_share_the_exchanges_memory_and_one_more_waits_for_room(tmp_path, monkeypatch):
+    """Large bodies from everyone together hold at most ``exchange_memory_bytes``: one more is asked to come
+    back (503, Retry-After), which the client does, and small ones are never held up by them."""
+    import threading
+    import time
+
+    import perceptron_course.hub.service as service
+    from tests.hub.conftest import Running
+
+    monkeypatch.setattr(service, "BUSY_RETRY_SECONDS", 1)
+    limits = Limits().replace(exchange_bytes=3 * 2**20)
+    limits = limits.replace(exchange_memory_bytes=limits.exchange_body_bytes)
+    running = Running(Store(str(tmp_path / "store")), limits=limits)
+    try:
+        running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
+        large = [File("ps1.ipynb", b"x" * (2 * 2**20))]
+        held = held_upload(running, limits.exchange_body_bytes)  # ann's upload takes all of it
+        impatient = ExchangeClient(running.url, "tok-bob", busy_seconds=0)
+        message = refused(lambda: impatient.submit("perceptron", "ps1", large), 503, "exchange_memory_bytes",
+                          "try again")
+        assert "other large files" in message
+        impatient.submit("perceptron", "ps1", [NOTEBOOK])  # a small one goes through meanwhile
+        threading.Timer(1.5, held.close).start()  # ann gives up; her share is freed
+        patient = ExchangeClient(running.url, "tok-bob", busy_seconds=30)
+        started = time.monotonic()
+        record = patient.submit("perceptron", "ps1", large)
+        assert time.monotonic() - started >= 1.0  # it waited for room, and then was taken
+        assert patient.submission_files("perceptron", "ps1", "bob", record["stamp"])[0].data == large[0].data
+    finally:
+        running.stop()
+
+
+def test_a_students_kept_submissions_to_a_course_hold_at_most_so_many_bytes(tmp_path):
+    from tests.hub.conftest import Running
+
+    limits = Limits().replace(exchange_bytes=1000, exchange_student_bytes=2500)
+    running = Running(Store(str(tmp_path / "store")), limits=limits)
+    try:
+        for assignment in ("ps1", "ps2"):
+            running.client("ian").release("perceptron", assignment, [NOTEBOOK])
+        ann = running.client("ann")
+        kept = [ann.submit("perceptron", "ps1", [File("ps1.ipynb", b"x" * 1000)])["stamp"],
+                ann.submit("perceptron", "ps2", [File("ps2.ipynb", b"x" * 1000)])["stamp"]]
+        message = refused(lambda: ann.submit("perceptron", "ps2", [File("ps2.ipynb", b"x" * 600)]), 413,
+                          "hold 2,000 bytes", "600 more", "Autograder.exchange_student_bytes")
+        assert "ann's kept submissions to perceptron" in message
+        ann.submit("perceptron", "ps2", [File("ps2.ipynb", b"x" * 500)])  # what still fits is taken
+        assert [s["stamp"] for s in ann.submissions("perceptron", "ps1")] == kept[:1]
+        assert len(ann.submissions("perceptron", "ps2")) == 2
+        running.client("bob").submit("perceptron", "ps1", [File("ps1.ipynb", b"x" * 1000)])  # each student's own
+    finally:
+        running.stop()
+
+
+def test_limits_that_would_refuse_every_largest_submission_are_named():
+    from perceptron_course.limits import LimitsError
+
+    with pytest.raises(LimitsError, match=r"exchange_memory_bytes \(1,000\) is less than one upload"):
+        Limits().replace(exchange_memory_bytes=1000)
+    with pytest.raises(LimitsError, match=r"exchange_student_bytes .* is less than one submission"):
+        Limits().replace(exchange_bytes=300 * 2**20, exchange_memory_bytes=2**30)
