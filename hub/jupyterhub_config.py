@@ -104,9 +104,12 @@ c.JupyterHub.load_groups = {
 }
 
 # Each user's JupyterLab, as that user, from the course's environment; home folders are private (0700). A
-# student's server starts under a limit on her processes, so that a fork bomb takes no one else's
-# (perceptron_course/hub/spawner.py; Autograder.hub_student_processes).
+# student's server starts under a limit on her processes and in a memory group of her own, so that a fork bomb
+# or a runaway array takes no one else's (perceptron_course/hub/spawner.py; Autograder.hub_student_processes and
+# hub_student_memory_bytes; with cgroup v2, c.CourseSpawner.memory_group_folder, README).
 c.JupyterHub.spawner_class = "perceptron_course.hub.spawner.CourseSpawner"
+if site.get("memory_group_folder"):
+    c.CourseSpawner.memory_group_folder = site["memory_group_folder"]
 c.Spawner.cmd = [os.path.join(prefix, "venv", "bin", "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"

@@ -90,6 +90,9 @@ class Limits:
     # The hub's students (perceptron_course.hub.spawner).
     hub_student_processes: int = _limit(1024, "processes", "processes and threads one student may run at once "
                                                             "on the hub, her server, kernels and terminals together")
+    hub_student_memory_bytes: int = _limit(2 * 2**30, "bytes", "memory one student's processes on the hub may "
+                                                               "hold at once, her server, kernels and terminals "
+                                                               "together; past it the largest is ended")
 
     def __post_init__(self):
         for spec in dataclasses.fields(self):

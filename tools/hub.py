@@ -365,7 +365,8 @@ def subdomain_host_setting(url):
 
 
 def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), exchange_user=EXCHANGE_USER,
-               admin_token=None, store=None, lti=None, subdomain_host=None, git_repositories=()):
+               admin_token=None, store=None, lti=None, subdomain_host=None, git_repositories=(),
+               memory_group_folder=None):
     """The hub's state folder (root's alone), its ``hub.json``, and the exchange's store (its user's alone).
 
     ``courses`` is ``{course: {"students": [...], "tas": [...], "instructors": [...]}}``; ``admin_token``,
@@ -381,6 +382,8 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
     exchange's user could not reach it, and the hub's database and secrets must stay root's).
     ``git_repositories``: the addresses of the course's repositories (the public edition the book's links
     clone); nbgitpuller's links then clone those only (:mod:`perceptron_course.hub.git_links`).
+    ``memory_group_folder``: with cgroup v2, the control group the students' memory groups are made in
+    (:mod:`perceptron_course.hub.student_limits`); by default, with cgroup v1, one under the hub's own.
     """
     if subdomain_host is not None:
         subdomain_host = subdomain_host_setting(subdomain_host)
@@ -420,6 +423,8 @@ def write_site(state, courses, *, prefix=DEFAULT_PREFIX, port=8000, admins=(), e
         site["subdomain_host"] = subdomain_host
     if git_repositories:
         site["git_repositories"] = list(git_repositories)
+    if memory_group_folder:
+        site["memory_group_folder"] = os.path.abspath(memory_group_folder)
     with open(os.path.join(state, "hub.json"), "w") as handle:
         json.dump(site, handle, indent=1)
     os.chmod(os.path.join(state, "hub.json"), 0o600)

@@ -166,16 +166,35 @@ def _command_lines(pids):
     return lines
 
 
-def _process_limit_of_server(uid):
-    """``(soft, hard)`` of ``Max processes`` for the server process of ``uid`` (jupyterhub-singleuser)."""
+def _server_of(uid):
+    """The process id of the server of ``uid`` (jupyterhub-singleuser)."""
     from perceptron_course.hub.leftovers import processes_of
 
     servers = [pid for pid, line in _command_lines(processes_of(uid)).items()
                if line and "jupyterhub-singleuser" in line]
     assert len(servers) == 1, f"uid {uid} runs these servers: {servers}"
-    with open(f"/proc/{servers[0]}/limits", encoding="utf-8") as handle:
+    return servers[0]
+
+
+def _process_limit_of_server(uid):
+    """``(soft, hard)`` of ``Max processes`` for the server process of ``uid``."""
+    with open(f"/proc/{_server_of(uid)}/limits", encoding="utf-8") as handle:
         (line,) = [line for line in handle if line.startswith("Max processes")]
     return tuple(line.split()[2:4])
+
+
+def _memory_group_of_server(uid):
+    """The memory control group of the server process of ``uid``, and that group's limit in bytes."""
+    from perceptron_course.hub.student_limits import _memory_hierarchy_v1
+
+    with open(f"/proc/{_server_of(uid)}/cgroup", encoding="utf-8") as handle:
+        (group,) = [line.rstrip("\n").split(":", 2)[2] for line in handle if "memory" in line.split(":")[1]]
+    own = _memory_hierarchy_v1()  # this test's group, which the hub it started shares
+    with open("/proc/self/cgroup", encoding="utf-8") as handle:
+        (mine,) = [line.rstrip("\n").split(":", 2)[2] for line in handle if "memory" in line.split(":")[1]]
+    folder = own[:len(own) - len(mine.rstrip("/"))] + group
+    with open(os.path.join(folder, "memory.limit_in_bytes"), encoding="utf-8") as handle:
+        return group, int(handle.read())
 
 
 def test_what_a_student_left_running_ends_with_her_server(hub):
@@ -190,6 +209,16 @@ def test_what_a_student_left_running_ends_with_her_server(hub):
     students = str(Limits().hub_student_processes)
     assert _process_limit_of_server(uids["pcx-bob"]) == (students, students)
     assert students not in _process_limit_of_server(uids["pcx-tia"])
+    # And in a memory group of her own, held to the students' memory limit; a TA's is not.
+    from perceptron_course.hub.student_limits import GROUP_FOLDER, MemoryGroupError, MemoryGroups
+    try:
+        MemoryGroups()
+    except MemoryGroupError:
+        pass  # no memory control groups on this machine: test_spawner.py skips, saying so
+    else:
+        group, limit = _memory_group_of_server(uids["pcx-bob"])
+        assert group.endswith(f"/{GROUP_FOLDER}/pcx-bob") and limit == Limits().hub_student_memory_bytes, group
+        assert GROUP_FOLDER not in _memory_group_of_server(uids["pcx-tia"])[0]
     hub.api("DELETE", "users/pcx-tia/server")
     # As her terminal would: one in a session of its own, one daemonized by a double fork under nohup;
     # another student and a TA each leave one too, which bob's stop must not touch (they are not hers: that
