@@ -82,11 +82,13 @@ class Limits:
                                                          "one is cut off")
     exchange_transfers_per_user: int = _limit(2, "transfers", "uploads and downloads of files one user may have "
                                                               "in progress at the hub's exchange at once")
-    exchange_memory_bytes: int = _limit(200 * MiB, "bytes", "bodies of large uploads and downloads (over 1 MiB) "
-                                                            "the hub's exchange holds at once, all users together; "
-                                                            "one more waits (HTTP 503)")
-    exchange_student_bytes: int = _limit(250 * MiB, "bytes", "everything one student's kept submissions to one "
-                                                             "course in the hub's exchange hold")
+    exchange_memory_bytes: int = _limit(200 * MiB, "bytes", "bodies of large uploads and downloads (over 1 MiB, "
+                                                            "one per user) the hub's exchange holds at once, all "
+                                                            "users together, which it reads with about 2.5 times "
+                                                            "as much memory; one more waits (HTTP 503)")
+    exchange_student_bytes: int = _limit(250 * MiB, "bytes", "disk one student's kept submissions to one course "
+                                                             "take in the hub's exchange, counted in 4 KiB blocks "
+                                                             "for each file and folder")
     # The hub's students (perceptron_course.hub.spawner).
     hub_student_processes: int = _limit(1024, "processes", "processes and threads one student may run at once "
                                                             "on the hub, her server, kernels and terminals together")

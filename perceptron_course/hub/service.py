@@ -26,14 +26,15 @@ request                                       who                         what
 ``GET  api/roster/C``                         staff of C                  C's students, TAs, instructors
 ============================================  ==========================  ======================
 
-What it holds in memory is bounded, whoever sends what: a request's body is
-refused from its announced length when it is over the course's limits (413,
-naming the limit), each user has at most ``exchange_transfers_per_user``
-uploads and downloads of files in progress (429), and the large ones, from
-everyone, hold at most ``exchange_memory_bytes`` at once; one more is asked to
-come back (503 with ``Retry-After``, which the client waits for).  A body or a
-reply that takes longer than ``exchange_upload_seconds`` is cut off, which
-frees its share.
+What it holds in memory is bounded, whoever sends what: who may send a body
+to an address (the roles of its ``@upload``) and how long the body says it is
+are checked from the request's head, before any of it is kept (403, or 413
+naming the limit); each user has at most ``exchange_transfers_per_user``
+uploads and downloads of files in progress, one of them over 1 MiB (429); and
+those large ones, from everyone, hold at most ``exchange_memory_bytes`` at
+once; one more is asked to come back (503 with ``Retry-After``, which the
+client may wait for).  A body or a reply that takes longer than
+``exchange_upload_seconds`` is cut off, which frees its share.
 
 Run by the hub as ``python -m perceptron_course.hub.service --store /var/lib/course-exchange``.
 """
@@ -44,6 +45,7 @@ import functools
 import json
 import logging
 import os
+import re
 import sys
 
 from tornado import web
@@ -91,6 +93,7 @@ class Transfers:
     def __init__(self, limits):
         self.per_user, self.budget = limits.exchange_transfers_per_user, limits.exchange_memory_bytes
         self.by_user = {}
+        self.large_users = set()  # who is moving a large body now: one each, so few can fill the budget
         self.large_bytes = 0
 
     def start(self, user, size):
@@ -100,12 +103,17 @@ class Transfers:
                                             "at the course exchange (Autograder.exchange_transfers_per_user); "
                                             "wait for them to finish")
         large = size if size > SMALL_BODY else 0
+        if large and user in self.large_users:
+            raise web.HTTPError(429, reason=f"{user} is already moving a file of more than 1 MiB at the course "
+                                            "exchange; wait for it to finish")
         if large and self.large_bytes + large > self.budget:
             raise Busy(f"the course exchange is moving other large files ({self.large_bytes:,} bytes of the "
                        f"{self.budget:,} it holds at once, Autograder.exchange_memory_bytes); try again in a "
                        "minute")
         self.by_user[user] = self.by_user.get(user, 0) + 1
-        self.large_bytes += large
+        if large:
+            self.large_users.add(user)
+            self.large_bytes += large
         return [user, large]
 
     def end(self, ticket):
@@ -113,20 +121,40 @@ class Transfers:
         self.by_user[user] -= 1
         if not self.by_user[user]:
             del self.by_user[user]
-        self.large_bytes -= large
+        if large:
+            self.large_users.discard(user)
+            self.large_bytes -= large
 
 
-def upload(method):
-    """A handler's method that takes a body: it runs once the body has arrived, unless the request's head was
-    refused (:meth:`Handler.prepare`), which it answers instead."""
+def announced_length(headers):
+    """The body's length a request announces (``Content-Length``), ``None`` without one; a value that is not a
+    number of bytes is a 400.  (A repeated header, ``10, 10``, counts when its values agree, as tornado reads it.)"""
+    value = headers.get("Content-Length")
+    if value is None:
+        return None
+    pieces = {piece.strip() for piece in value.split(",")}
+    if len(pieces) != 1 or not re.fullmatch(r"[0-9]{1,18}", next(iter(pieces))):
+        raise web.HTTPError(400, reason=f"Content-Length must be a number of bytes, not {value[:40]!r}")
+    return int(pieces.pop())
 
-    @functools.wraps(method)
-    def run(self, *args):
-        if self._refusal is not None:
-            raise self._refusal
-        return method(self, *args)
 
-    return run
+def upload(*roles, what):
+    """Marks a handler's method that takes a body, which only ``roles`` of the course the address names may send
+    (``what`` they would do, for the refusal). Who may send it is checked from the request's head, before any of
+    the body is kept (:meth:`Handler.prepare`); the method runs once the body has arrived, unless the head was
+    refused, which it answers instead."""
+
+    def mark(method):
+        @functools.wraps(method)
+        def run(self, *args):
+            if self._refusal is not None:
+                raise self._refusal
+            return method(self, *args)
+
+        run.upload_roles, run.upload_what = roles, what
+        return run
+
+    return mark
 
 
 @web.stream_request_body
@@ -152,9 +180,13 @@ class Handler(web.RequestHandler):
             # A sender such as Python's urllib sends its whole body before it reads the answer: a connection closed
             # on a body it has not finished sending shows it only "connection reset", not the reason.  So a body
             # the server would read anyway is read and dropped first, and the refusal answered then (@upload).
-            length = self.request.headers.get("Content-Length", "")
-            if self.request.method in ("PUT", "POST") and length.isdigit() \
-                    and int(length) <= 2 * self.limits.exchange_body_bytes:
+            # Such a body holds no share of the exchange's memory, however long it takes.
+            try:
+                length = announced_length(self.request.headers)
+            except web.HTTPError:
+                length = None
+            if self.request.method in ("PUT", "POST") and length is not None \
+                    and length <= 2 * self.limits.exchange_body_bytes:
                 self._refusal = refusal
             else:
                 raise
@@ -176,10 +208,14 @@ class Handler(web.RequestHandler):
         self.caller = Caller(model["name"], model["groups"])
 
     def _receive(self):
-        """Admit an upload's body by its announced length, before a byte of it is read."""
-        if "Content-Length" not in self.request.headers:
+        """Admit an upload's body by who sends it where, and by its announced length, before a byte of it is kept."""
+        method = getattr(type(self), self.request.method.lower(), None)
+        if not hasattr(method, "upload_roles"):
+            raise web.HTTPError(405, reason=f"this address of the course exchange takes no {self.request.method}")
+        self.need(self.path_args[0], roles=method.upload_roles, what=method.upload_what)
+        size = announced_length(self.request.headers)
+        if size is None:
             raise web.HTTPError(411, reason="an upload announces its length (Content-Length)")
-        size = int(self.request.headers["Content-Length"])  # tornado has checked it is a number
         if size > self.limits.exchange_body_bytes:
             raise web.HTTPError(413, reason=str(over_exchange_bytes(size * 3 // 4, self.limits)))
         self._ticket = self.transfers.start(self.caller.name, size)
@@ -241,8 +277,10 @@ class Handler(web.RequestHandler):
         return role
 
     def files_body(self):
+        """The upload's files; the raw body is let go once they are read, so it is not held beside them."""
+        body, self._body = self._body, None
         try:
-            return parse_files(bytes(self._body), self.limits)
+            return parse_files(body, self.limits)
         except TransferError as exc:
             raise web.HTTPError(413 if exc.too_large else 400, reason=str(exc)) from None
 
@@ -292,9 +330,8 @@ class Assignment(Handler):
         await self.send_files(self.store.files_bytes(course, assignment),
                               lambda: self.store.release_files(course, assignment))
 
-    @upload
+    @upload(INSTRUCTOR, what="release assignments")
     def put(self, course, assignment):
-        self.need(course, roles=(INSTRUCTOR,), what="release assignments")
         record = self.store.release(course, assignment, self.files_body())
         log.info("%s released %s/%s (%d files)", self.caller.name, course, assignment, len(record["files"]))
         self.reply({"course": course, "assignment": assignment, **record})
@@ -311,9 +348,8 @@ def _public(record):
 
 
 class Submissions(Handler):
-    @upload
+    @upload(STUDENT, what="submit its assignments")
     def post(self, course, assignment):
-        self.need(course, roles=(STUDENT,), what=f"submit {assignment}")
         record = self.store.submit(course, assignment, self.caller.name, self.files_body(),
                                    keep_at_most=self.limits.exchange_submissions,
                                    student_bytes=self.limits.exchange_student_bytes)
@@ -340,9 +376,8 @@ class Submission(Handler):
 
 
 class Feedback(Handler):
-    @upload
+    @upload(INSTRUCTOR, what="give feedback")
     def put(self, course, assignment, student, stamp):
-        self.need(course, roles=(INSTRUCTOR,), what="give feedback")
         files = self.files_body()
         self.store.give_feedback(course, assignment, student, stamp, files)
         log.info("%s gave feedback to %s on %s/%s at %s", self.caller.name, student, course, assignment, stamp)

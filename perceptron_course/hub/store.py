@@ -29,6 +29,7 @@ from perceptron_course.hub.transfer import File
 __all__ = ["Store", "StoreError", "NotFound", "OverQuota"]
 
 STAMP_FORMAT = "%Y%m%dT%H%M%S.%fZ"
+BLOCK = 4096  # what a file system gives a file at least, and a folder
 
 
 class StoreError(Exception):
@@ -115,6 +116,13 @@ class Store:
             shutil.rmtree(old, ignore_errors=True)
 
     @staticmethod
+    def _disk_bytes(files, record_bytes=4096):
+        """What ``files`` take on disk at most: each file in whole 4 KiB blocks, a block for each folder (the
+        submission's own among them) and the record, so that empty files in deep folders are not free."""
+        folders = {"/".join(f.path.split("/")[:depth]) for f in files for depth in range(f.path.count("/") + 1)}
+        return sum(-(-len(f.data) // BLOCK) * BLOCK for f in files) + BLOCK * (len(folders) + 1) + record_bytes
+
+    @staticmethod
     def _manifest(files):
         return [{"path": f.path, "size": len(f.data), "sha256": hashlib.sha256(f.data).hexdigest()} for f in files]
 
@@ -153,20 +161,23 @@ class Store:
         if keep_at_most is not None and os.path.isdir(folder) and len(os.listdir(folder)) >= keep_at_most:
             raise StoreError(f"{student} has submitted {assignment} {keep_at_most} times, as many as the exchange "
                              "keeps (Autograder.exchange_submissions); ask the instructor")
-        size = sum(len(f.data) for f in files)
+        manifest = self._manifest(files)
+        # The record, with its list of files, takes room too: it is counted at its size, rounded up to blocks.
+        size = self._disk_bytes(files, -(-len(json.dumps(manifest, indent=1)) // BLOCK) * BLOCK)
         if student_bytes is not None:
             used = self.student_bytes(course, student)
             if used + size > student_bytes:
-                raise OverQuota(f"{student}'s kept submissions to {course} hold {used:,} bytes, and this one "
-                                f"{size:,} more: over the {student_bytes:,} the exchange keeps for each student "
-                                "(Autograder.exchange_student_bytes). Remove large data or outputs from the "
-                                "assignment's folder, or ask the instructor")
+                raise OverQuota(f"{student}'s kept submissions to {course} take {used:,} bytes on the exchange's "
+                                f"disk, and this one {size:,} more: over the {student_bytes:,} the exchange keeps "
+                                "for each student (Autograder.exchange_student_bytes). Remove large data or "
+                                "outputs from the assignment's folder, or ask the instructor")
         now = self._clock()
         stamp = now.strftime(STAMP_FORMAT)
         while os.path.exists(os.path.join(folder, stamp)):  # two within a microsecond: both are kept
             now += datetime.timedelta(microseconds=1)
             stamp = now.strftime(STAMP_FORMAT)
-        record = {"student": student, "stamp": stamp, "timestamp": now.isoformat(), "files": self._manifest(files)}
+        record = {"student": student, "stamp": stamp, "timestamp": now.isoformat(), "disk_bytes": size,
+                  "files": manifest}
         staging = self._stage(files, "submission.json", record)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         os.rename(staging, os.path.join(folder, stamp))
@@ -244,7 +255,7 @@ class Store:
         return out
 
     def student_bytes(self, course, student):
-        """The bytes of files all of ``student``'s kept submissions to ``course`` hold, from their records."""
+        """What all of ``student``'s kept submissions to ``course`` take on disk, as their records say."""
         _check_ids(course, student=student)
         base = os.path.join(self.root, course, "submissions")
         total = 0
@@ -253,7 +264,8 @@ class Store:
             if not is_assignment_id(assignment) or not os.path.isdir(folder):
                 continue
             for stamp in os.listdir(folder):
-                total += sum(f["size"] for f in self._record(os.path.join(folder, stamp), "submission.json")["files"])
+                record = self._record(os.path.join(folder, stamp), "submission.json")
+                total += record.get("disk_bytes", sum(f["size"] for f in record["files"]))
         return total
 
     def files_bytes(self, course, assignment, student=None, stamp=None, *, feedback=False):

@@ -133,9 +133,14 @@ def parse_files(body, limits=None):
 
 
 def encode_files(files):
-    """The JSON body for ``files`` (records), as :func:`parse_files` reads it."""
-    return json.dumps({"files": [{"path": f.path, "content": base64.b64encode(f.data).decode("ascii")}
-                                 for f in files]}).encode()
+    """The JSON body for ``files`` (records), as :func:`parse_files` reads it: joined from each file's base64
+    bytes, so that a large reply is not also held as text in between."""
+    pieces = [b'{"files": [']
+    for number, item in enumerate(files):
+        pieces += [b", " if number else b"", b'{"path": ', json.dumps(item.path).encode(), b', "content": "',
+                   base64.b64encode(item.data), b'"}']
+    pieces.append(b"]}")
+    return b"".join(pieces)
 
 
 def _ignored(name, patterns):

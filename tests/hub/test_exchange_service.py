@@ -354,18 +354,16 @@ def test_a_user_moves_at_most_so_many_files_at_once_and_a_held_upload_or_downloa
             assert closed == b"" or closed.startswith(b"HTTP/1.1 4"), closed
             sock.close()
         ann.submit("perceptron", "ps1", [NOTEBOOK])
-        # Two downloads of the big file, never read: they hold her share until they are cut off, then free it.
-        readers = []
-        for _ in range(2):
-            sock = socket.create_connection(("127.0.0.1", running.port), timeout=10)
-            sock.sendall(request_head(0, method="GET", path="/services/course-exchange/api/assignments/perceptron/ps1"))
-            readers.append(sock)
+        # A download of the big file, never read: it holds her one large transfer until it is cut off, then frees
+        # it. (Her small ones go on meanwhile.)
+        reader = socket.create_connection(("127.0.0.1", running.port), timeout=10)
+        reader.sendall(request_head(0, method="GET", path="/services/course-exchange/api/assignments/perceptron/ps1"))
         time.sleep(0.5)
-        refused(lambda: ann.fetch("perceptron", "ps1"), 429, "exchange_transfers_per_user")
+        refused(lambda: ann.fetch("perceptron", "ps1"), 429, "already moving a file of more than 1 MiB")
+        ann.submit("perceptron", "ps1", [NOTEBOOK])
         time.sleep(2.0)
         assert {f.path: f.data for f in ann.fetch("perceptron", "ps1")}["data/big.bin"] == big.data
-        for sock in readers:
-            sock.close()
+        reader.close()
     finally:
         running.stop()
 
@@ -402,10 +400,13 @@ def test_large_transfers_share_the_exchanges_memory_and_one_more_waits_for_room(
         running.stop()
 
 
-def test_a_students_kept_submissions_to_a_course_hold_at_most_so_many_bytes(tmp_path):
+def test_a_students_kept_submissions_to_a_course_take_at_most_so_much_disk(tmp_path):
+    """Each submission is counted at what it takes on disk: its files in whole 4 KiB blocks, a block for each
+    folder and its record. So a submission of 1,000 bytes in one file takes 16 KiB (the file, the two folders,
+    the record), and empty files in deep folders are not free."""
     from tests.hub.conftest import Running
 
-    limits = Limits().replace(exchange_bytes=1000, exchange_student_bytes=2500)
+    limits = Limits().replace(exchange_bytes=1000, exchange_student_bytes=40_000)
     running = Running(Store(str(tmp_path / "store")), limits=limits)
     try:
         for assignment in ("ps1", "ps2"):
@@ -413,13 +414,17 @@ def test_a_students_kept_submissions_to_a_course_hold_at_most_so_many_bytes(tmp_
         ann = running.client("ann")
         kept = [ann.submit("perceptron", "ps1", [File("ps1.ipynb", b"x" * 1000)])["stamp"],
                 ann.submit("perceptron", "ps2", [File("ps2.ipynb", b"x" * 1000)])["stamp"]]
-        message = refused(lambda: ann.submit("perceptron", "ps2", [File("ps2.ipynb", b"x" * 600)]), 413,
-                          "hold 2,000 bytes", "600 more", "Autograder.exchange_student_bytes")
+        message = refused(lambda: ann.submit("perceptron", "ps2", [File("ps2.ipynb", b"x" * 10)]), 413,
+                          "take 32,768 bytes", "16,384 more", "Autograder.exchange_student_bytes")
         assert "ann's kept submissions to perceptron" in message
-        ann.submit("perceptron", "ps2", [File("ps2.ipynb", b"x" * 500)])  # what still fits is taken
         assert [s["stamp"] for s in ann.submissions("perceptron", "ps1")] == kept[:1]
-        assert len(ann.submissions("perceptron", "ps2")) == 2
+        assert len(ann.submissions("perceptron", "ps2")) == 1
         running.client("bob").submit("perceptron", "ps1", [File("ps1.ipynb", b"x" * 1000)])  # each student's own
+        # Three empty files, each in folders of its own three deep: nine folders, nothing in the files.
+        empty = [File(f"{n}/a/b/c.ipynb", b"") for n in "xyz"]
+        message = refused(lambda: running.client("bob").submit("perceptron", "ps2", empty), 413, "bob's")
+        # Nothing for the files; 4 KiB for each of the 9 folders, the files' folder, the submission's, the record.
+        assert "and this one 49,152 more" in message
     finally:
         running.stop()
 
@@ -431,3 +436,40 @@ def test_limits_that_would_refuse_every_largest_submission_are_named():
         Limits().replace(exchange_memory_bytes=1000)
     with pytest.raises(LimitsError, match=r"exchange_student_bytes .* is less than one submission"):
         Limits().replace(exchange_bytes=300 * 2**20, exchange_memory_bytes=2**30)
+
+
+def test_only_those_who_may_upload_there_hold_a_share_and_a_length_that_is_no_number_is_named(tmp_path):
+    """Who may send a body where is checked from the request's head: someone not in the course, or a body sent
+    where no upload is taken, holds no share of the exchange's memory however long it takes; each user moves one
+    large body at a time; and a ``Content-Length`` that is not a number of bytes is answered 400, not 500."""
+    import socket
+
+    from tests.hub.conftest import Running
+
+    limits = Limits().replace(exchange_bytes=3 * 2**20)
+    limits = limits.replace(exchange_memory_bytes=limits.exchange_body_bytes)  # one large body at a time
+    running = Running(Store(str(tmp_path / "store")), limits=limits)
+    held = []
+    try:
+        running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
+        large = [File("ps1.ipynb", b"x" * (2 * 2**20))]
+        held += [held_upload(running, limits.exchange_body_bytes, who="oli") for _ in range(2)]  # not in the course
+        courses = socket.create_connection(("127.0.0.1", running.port), timeout=10)  # no upload is taken there
+        courses.sendall(request_head(limits.exchange_body_bytes, who="bob",
+                                     path="/services/course-exchange/api/courses"))
+        held.append(courses)
+        ann = ExchangeClient(running.url, "tok-ann", busy_seconds=0)
+        ann.submit("perceptron", "ps1", large)  # none of them holds any of the exchange's memory
+        held.append(held_upload(running, limits.exchange_body_bytes))  # ann's own: all of it
+        refused(lambda: ann.submit("perceptron", "ps1", large), 429, "already moving a file of more than 1 MiB")
+        refused(lambda: ExchangeClient(running.url, "tok-bob", busy_seconds=0).submit("perceptron", "ps1", large),
+                503, "exchange_memory_bytes")
+        for length in ("abc", "10, 11", "\u00b2"):
+            with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
+                sock.sendall(request_head(length).replace(b"\xc2\xb2", "\u00b2".encode("latin-1")))
+                answer = sock.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 400") and b"Content-Length must be a number" in answer, answer
+    finally:
+        for sock in held:
+            sock.close()
+        running.stop()
