@@ -164,9 +164,12 @@ def compare_near_float32(got, expected):
     so."""
     problem = compare_values(got, expected)
     if problem and compare_values(got, expected, rtol=1e-5, atol=1e-6) is None:
-        problem += (" (they agree with the right values only to about 6 digits, the precision of float32: "
-                    "compute in float64, numpy's default, with np.asarray(..., dtype=float))")
+        problem += FLOAT32_DIAGNOSIS
     return problem
+
+
+FLOAT32_DIAGNOSIS = (" (they agree with the right values only to about 6 digits, the precision of float32: "
+                     "compute in float64, numpy's default, with np.asarray(..., dtype=float))")
 
 
 def float64_problem(got, expected):
@@ -322,7 +325,9 @@ def verdicts_from_results(checks, results):
                 message, wrong_answer = failure
                 # A student's exception text may end a sentence already.
                 message += "" if message.endswith((".", "!", "?")) else "."
-                if wrong_answer and check.hint:
+                # A check's hint is about the algorithm; values that are right but for float32 need no such hint,
+                # which would send the student looking for a mistake in a right loop.
+                if wrong_answer and check.hint and FLOAT32_DIAGNOSIS not in message:
                     message += " " + check.hint
                 elif record is not None and record.status == "raised" and check.hint_on_exception:
                     message += " " + check.hint_on_exception

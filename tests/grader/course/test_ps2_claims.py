@@ -459,6 +459,9 @@ def test_an_answer_computed_in_float32_is_told_why_it_loses(notebook):
         """), namespace)
     failed = [v for v in evaluate_namespace(ps2.CHECKS, namespace) if not v.passed]
     assert failed and all("the precision of float32" in v.message for v in failed)
+    # Only that: the checks' hints about the algorithm would send the student looking for a mistake in a right loop.
+    hints = {check.hint for check in ps2.CHECKS if check.hint}
+    assert not [v.message for v in failed if any(hint in v.message for hint in hints)]
 
 
 def test_the_four_point_example_with_an_offset_ends_on_one_line_by_two_routes(notebook):
@@ -501,8 +504,10 @@ def test_the_docstrings_types_float64_arrays_and_float_offsets_are_required(got,
 
 
 def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
-    assert "return a float where a docstring asks for one, also for integer inputs" in cell_text(
-        notebook, startswith="# Problem set 2")
+    guide = " ".join(cell_text(notebook, startswith="# Problem set 2").split())
+    assert "convert every array you are given first (`X = np.asarray(X, dtype=float)`; in `perceptron_update`, " \
+           "`w` and `x` too)" in guide
+    assert "Return a single number as `float(b)`" in guide
     assert "``w_new`` a float64 ndarray of shape (n_features,) and ``b_new`` a float, also for integer inputs" \
         in cell_text(notebook, "perceptron_update")
     assert "``w`` a float64 ndarray of shape (n_features,) and ``b`` a float, also for integer data" \
@@ -520,19 +525,23 @@ def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
     assert "returns a float64 array and a float for integer inputs, with a mistake and without one" in update_rules
     # The hidden checks receive a numpy float32 number as one (the probe keeps its dtype) and refuse it as the
     # visible type checks do (isinstance(b, float), which np.float64 passes).
-    intro = cell_text(notebook, startswith="# Problem set 2")
-    assert ("Otherwise each test in which the function returns such a value fails and loses all its points, even "
-            "when the numbers are right") in " ".join(intro.split())
-    # 'each test in which it returns such a value': the float32 offset (returned on every input) loses both of
-    # perceptron_update's test cells; an offset left an int (returned on integer inputs only) loses the one
-    # whose inputs are integers, and the worked example's, on floats, passes.
+    assert ("A test cell fails, and loses all its points even when the numbers are right, if on any of its inputs "
+            "your function returns") in guide
+    # 'on any of its inputs': the float32 offset (returned on every input) loses both of perceptron_update's test
+    # cells; an offset left an int (returned on integer inputs only) loses the one whose inputs are integers, and
+    # the worked example's, on floats, passes.
     known_wrong = {w.name: set(w.must_fail) for w in load_known_wrong("ps2_online_perceptron")}
     update_cells = {c.grade_id for c in ps2.CHECKS if c.function == "perceptron_update"}
     assert known_wrong["update_offset_as_float32"] == update_cells
     assert known_wrong["update_offset_left_an_int"] == {"update_rules"} < update_cells
-    # A float32 number from arithmetic, as the guide says: 0.0 + y[i] with float32 labels.
-    assert type(0.0 + np.array([1.0], dtype=np.float32)[0]) is np.float32
-    assert "`0.0 + y[i]` is one when `y` is a float32 array" in " ".join(intro.split())
+    # An int64 from arithmetic, as the guide says: 0 + y[i] with integer labels; numpy's float64 numbers are floats.
+    assert type(0 + np.array([1, -1])[0]) is np.int64 and isinstance(np.float64(1.0), float)
+    assert "numpy's `int64` too: `0 + y[i]` is one when the labels are integers" in guide
+    assert "numpy's `float64` numbers count as floats" in guide
+    # Data rounded to float32 and converted back loses the offset's training cells all the same (verify proves
+    # a known-wrong loses exactly its cells).
+    assert known_wrong["train_rounds_the_data_to_float32"] == {"train_with_offset", "train_stopping_rule"}
+    assert "converting them back to float64 afterwards does not restore the lost digits" in guide
     for grade_id in ("update_rules", "train_through_origin", "train_with_offset"):
         text = cell_text(notebook, grade_id)
         assert "isinstance(result[1], float)" in text and "np.floating" not in text, grade_id
