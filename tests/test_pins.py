@@ -1,9 +1,9 @@
 """Every pin set installs on every Python the project claims.
 
 ``pyproject.toml`` states the oldest Python (``requires-python``) and the
-versions supported (its classifiers). For the oldest release of the oldest
-version (3.11.0: Debian 12 has 3.11.2, Ubuntu 22.04 a 3.11.0 release candidate)
-and for each claimed version, pip's resolver, in dry-run mode against the
+versions supported (its classifiers). For the first release of each claimed
+version (3.11.0 for the oldest: Debian 12 has 3.11.2, Ubuntu 22.04 a 3.11.0
+release candidate), pip's resolver, in dry-run mode against the
 package index, must find an installation of ``requirements.txt`` under
 ``constraints.txt`` (what ``make`` installs) and of the Gradescope zip's pins
 under the same constraints (what its ``setup.sh`` installs). A pin whose
@@ -30,8 +30,9 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["
 FLOOR = re.fullmatch(r">=(\d+\.\d+)", PROJECT["requires-python"]).group(1)
 CLAIMED = [c.rsplit(" :: ", 1)[1] for c in PROJECT["classifiers"]
            if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
-# The floor's first release, then every claimed version (pip takes its newest release).
-PYTHONS = [FLOOR + ".0"] + CLAIMED
+# The first release of every claimed version, the floor's (3.11.0) among them: pip reads a version without
+# its last number, "3.12", as 3.12.0 too, so the first release is what checking a claimed version checks.
+PYTHONS = [f"{version}.0" for version in CLAIMED]
 
 
 def resolve(requirements_text, python_version, tmp_path):
