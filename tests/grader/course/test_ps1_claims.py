@@ -27,7 +27,7 @@ import pytest
 
 import perceptron_lib as pl
 from autograder.course.assignments.ps1_hyperplanes import checks as ps1
-from autograder.judging.checks import evaluate_namespace
+from autograder.judging.checks import FLOAT32_DIAGNOSIS, evaluate_namespace
 
 from tests.support import COURSE
 
@@ -464,4 +464,4 @@ def test_a_signed_distance_computed_in_float32_is_told_why_it_loses(notebook):
             return ((X @ w + b) / np.linalg.norm(w)).astype(float)
         """), namespace)
     failed = [v for v in evaluate_namespace(ps1.CHECKS, namespace) if not v.passed]
-    assert failed and all("the precision of float32" in v.message for v in failed)
+    assert failed and all(FLOAT32_DIAGNOSIS in v.message for v in failed)

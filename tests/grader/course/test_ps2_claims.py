@@ -32,7 +32,7 @@ import pytest
 import perceptron_lib as pl
 from autograder.course.assignments.ps2_online_perceptron import checks as ps2
 from autograder.course.assignments import load_known_wrong
-from autograder.judging.checks import compare_float64, compare_near_float32, evaluate_namespace, float64_problem
+from autograder.judging.checks import FLOAT32_DIAGNOSIS, compare_float64, compare_near_float32, evaluate_namespace, float64_problem
 
 from tests.support import COURSE
 
@@ -458,7 +458,7 @@ def test_an_answer_computed_in_float32_is_told_why_it_loses(notebook):
             return w, float(b), n_mistakes, epoch
         """), namespace)
     failed = [v for v in evaluate_namespace(ps2.CHECKS, namespace) if not v.passed]
-    assert failed and all("the precision of float32" in v.message for v in failed)
+    assert failed and all(FLOAT32_DIAGNOSIS in v.message for v in failed)
     # Only that: the checks' hints about the algorithm would send the student looking for a mistake in a right loop.
     hints = {check.hint for check in ps2.CHECKS if check.hint}
     assert not [v.message for v in failed if any(hint in v.message for hint in hints)]
@@ -505,9 +505,15 @@ def test_the_docstrings_types_float64_arrays_and_float_offsets_are_required(got,
 
 def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
     guide = " ".join(cell_text(notebook, startswith="# Problem set 2").split())
-    assert "convert every array you are given first (`X = np.asarray(X, dtype=float)`; in `perceptron_update`, " \
-           "`w` and `x` too)" in guide
-    assert "Return a single number as `float(b)`" in guide
+    assert "In numpy, `dtype=float` means float64, but an array made from integers (`np.array([1, -1])`) is an " \
+           "integer array." in guide
+    assert np.array([1, -1]).dtype.kind == "i" and np.dtype(float) == np.float64
+    assert "convert every array you are given first: `X = np.asarray(X, dtype=float)` (`y` may stay as it is; in " \
+           "`perceptron_update`, convert `w` and `x`)" in guide
+    assert "Wrap a single number you return in `float(...)`, as in `float(b + y)`" in guide
+    # 'float(...) is for single numbers': it refuses an array of two.
+    with pytest.raises(TypeError):
+        float(np.array([1.0, 2.0]))
     assert "``w_new`` a float64 ndarray of shape (n_features,) and ``b_new`` a float, also for integer inputs" \
         in cell_text(notebook, "perceptron_update")
     assert "``w`` a float64 ndarray of shape (n_features,) and ``b`` a float, also for integer data" \
@@ -536,12 +542,27 @@ def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
     assert known_wrong["update_offset_left_an_int"] == {"update_rules"} < update_cells
     # An int64 from arithmetic, as the guide says: 0 + y[i] with integer labels; numpy's float64 numbers are floats.
     assert type(0 + np.array([1, -1])[0]) is np.int64 and isinstance(np.float64(1.0), float)
-    assert "numpy's `int64` too: `0 + y[i]` is one when the labels are integers" in guide
+    assert ("A numpy integer is an integer too: if `y` is an array of integers, `0 + y[i]` is a numpy `int64`, not "
+            "a float") in guide
     assert "numpy's `float64` numbers count as floats" in guide
     # Data rounded to float32 and converted back loses the offset's training cells all the same (verify proves
     # a known-wrong loses exactly its cells).
+    # 'On some of the checks' inputs': it loses those two cells and passes the other training cells.
+    training_cells = {c.grade_id for c in ps2.CHECKS if c.function in ("train_perceptron", "training_errors")}
     assert known_wrong["train_rounds_the_data_to_float32"] == {"train_with_offset", "train_stopping_rule"}
-    assert "converting them back to float64 afterwards does not restore the lost digits" in guide
+    assert known_wrong["train_rounds_the_data_to_float32"] < training_cells
+    assert ("on some of the checks' inputs, weights computed from data rounded to float32 come out further from "
+            "the right ones than the checks allow, and converting them back to float64 afterwards does not bring "
+            "the lost digits back") in guide
+    # The guide and the message a cell lost to float32 gives name the same precision.
+    assert "float32 also keeps only about 7 significant digits" in guide and "about 7 significant digits" in \
+        FLOAT32_DIAGNOSIS
+    assert 6 < -np.log10(np.finfo(np.float32).eps) < 7.5
+    # Converting does not copy an array that is already float64, so changing it changes the caller's.
+    given = np.zeros(2)
+    assert np.asarray(given, dtype=float) is given
+    assert ("build new ones (`w + y * x`, `w.copy()`), never `w += ...`. This holds after converting too: "
+            "`np.asarray` returns the very array it was given when that is already float64.") in guide
     for grade_id in ("update_rules", "train_through_origin", "train_with_offset"):
         text = cell_text(notebook, grade_id)
         assert "isinstance(result[1], float)" in text and "np.floating" not in text, grade_id
