@@ -85,7 +85,8 @@ class Limits:
     exchange_memory_bytes: int = _limit(200 * MiB, "bytes", "bodies of large uploads and downloads (over 1 MiB, "
                                                             "one per user) the hub's exchange holds at once, all "
                                                             "users together, which it reads with about 2.5 times "
-                                                            "as much memory; one more waits (HTTP 503)")
+                                                            "as much memory; one more waits (HTTP 503); students' "
+                                                            "leave one largest body of it for the course's staff")
     exchange_student_bytes: int = _limit(250 * MiB, "bytes", "disk one student's kept submissions to one course "
                                                              "take in the hub's exchange, counted in 4 KiB blocks "
                                                              "for each file and folder")

@@ -32,8 +32,9 @@ are checked from the request's head, before any of it is kept (403, or 413
 naming the limit); each user has at most ``exchange_transfers_per_user``
 uploads and downloads of files in progress, one of them over 1 MiB (429); and
 those large ones, from everyone, hold at most ``exchange_memory_bytes`` at
-once; one more is asked to come back (503 with ``Retry-After``, which the
-client may wait for).  A body or a reply that takes longer than
+once, of which students' leave one of the largest bodies free for the
+course's staff (where it holds two); one more is asked to come back (503
+with ``Retry-After``, which the client may wait for).  A body or a reply that takes longer than
 ``exchange_upload_seconds`` is cut off, which frees its share.
 
 Run by the hub as ``python -m perceptron_course.hub.service --store /var/lib/course-exchange``.
@@ -92,12 +93,18 @@ class Transfers:
 
     def __init__(self, limits):
         self.per_user, self.budget = limits.exchange_transfers_per_user, limits.exchange_memory_bytes
+        # Students' large transfers together leave room for one of the largest bodies, where the budget holds two:
+        # a few students holding large uploads open then never keep the course's staff from releasing,
+        # collecting for grading or returning feedback.
+        body = limits.exchange_body_bytes
+        self.students_budget = self.budget - body if self.budget >= 2 * body else self.budget
         self.by_user = {}
         self.large_users = set()  # who is moving a large body now: one each, so few can fill the budget
         self.large_bytes = 0
 
-    def start(self, user, size):
-        """A ticket for ``user`` to move a body of ``size`` bytes, or an HTTP error saying why not now."""
+    def start(self, user, size, *, staff=False):
+        """A ticket for ``user`` (one of the course's staff, or not) to move a body of ``size`` bytes, or an HTTP
+        error saying why not now."""
         if self.by_user.get(user, 0) >= self.per_user:
             raise web.HTTPError(429, reason=f"{user} already has {self.per_user} uploads or downloads in progress "
                                             "at the course exchange (Autograder.exchange_transfers_per_user); "
@@ -106,10 +113,12 @@ class Transfers:
         if large and user in self.large_users:
             raise web.HTTPError(429, reason=f"{user} is already moving a file of more than 1 MiB at the course "
                                             "exchange; wait for it to finish")
-        if large and self.large_bytes + large > self.budget:
+        budget = self.budget if staff else self.students_budget
+        if large and self.large_bytes + large > budget:
+            kept = "" if budget == self.budget else f", less {self.budget - budget:,} kept for the course's staff"
             raise Busy(f"the course exchange is moving other large files ({self.large_bytes:,} bytes of the "
-                       f"{self.budget:,} it holds at once, Autograder.exchange_memory_bytes); try again in a "
-                       "minute")
+                       f"{self.budget:,} it holds at once, Autograder.exchange_memory_bytes{kept}); try again in "
+                       "a minute")
         self.by_user[user] = self.by_user.get(user, 0) + 1
         if large:
             self.large_users.add(user)
@@ -212,13 +221,13 @@ class Handler(web.RequestHandler):
         method = getattr(type(self), self.request.method.lower(), None)
         if not hasattr(method, "upload_roles"):
             raise web.HTTPError(405, reason=f"this address of the course exchange takes no {self.request.method}")
-        self.need(self.path_args[0], roles=method.upload_roles, what=method.upload_what)
+        role = self.need(self.path_args[0], roles=method.upload_roles, what=method.upload_what)
         size = announced_length(self.request.headers)
         if size is None:
             raise web.HTTPError(411, reason="an upload announces its length (Content-Length)")
         if size > self.limits.exchange_body_bytes:
             raise web.HTTPError(413, reason=str(over_exchange_bytes(size * 3 // 4, self.limits)))
-        self._ticket = self.transfers.start(self.caller.name, size)
+        self._ticket = self.transfers.start(self.caller.name, size, staff=is_staff(role))
         self.request.connection.set_max_body_size(size)
         self._body = bytearray()
 
@@ -241,11 +250,12 @@ class Handler(web.RequestHandler):
             self._end_transfer()
         super().on_connection_close()
 
-    async def send_files(self, size, read):
-        """Reply with the files ``read()`` gives, whose bytes the store's record says are ``size``; the reply's
-        share of the exchange's memory is held until it has left, or until ``exchange_upload_seconds`` cut it off."""
+    async def send_files(self, size, read, *, role):
+        """Reply with the files ``read()`` gives, whose bytes the store's record says are ``size``, to a caller with
+        ``role`` in the course; the reply's share of the exchange's memory is held until it has left, or until
+        ``exchange_upload_seconds`` cut it off."""
         if size is not None:
-            self._ticket = self.transfers.start(self.caller.name, size * 4 // 3)
+            self._ticket = self.transfers.start(self.caller.name, size * 4 // 3, staff=is_staff(role))
         self._sending = True
         try:
             body = encode_files(read())
@@ -326,9 +336,9 @@ class Assignments(Handler):
 
 class Assignment(Handler):
     async def get(self, course, assignment):
-        self.need(course, roles=(STUDENT, TA, INSTRUCTOR), what="fetch its assignments")
+        role = self.need(course, roles=(STUDENT, TA, INSTRUCTOR), what="fetch its assignments")
         await self.send_files(self.store.files_bytes(course, assignment),
-                              lambda: self.store.release_files(course, assignment))
+                              lambda: self.store.release_files(course, assignment), role=role)
 
     @upload(INSTRUCTOR, what="release assignments")
     def put(self, course, assignment):
@@ -372,7 +382,7 @@ class Submission(Handler):
         if not is_staff(role) and student != self.caller.name:
             raise web.HTTPError(403, reason="a student reads only their own submissions")
         await self.send_files(self.store.files_bytes(course, assignment, student, stamp),
-                              lambda: self.store.submission_files(course, assignment, student, stamp))
+                              lambda: self.store.submission_files(course, assignment, student, stamp), role=role)
 
 
 class Feedback(Handler):
@@ -389,7 +399,7 @@ class Feedback(Handler):
         if not is_staff(role) and student != self.caller.name:
             raise web.HTTPError(403, reason="a student reads only their own feedback")
         await self.send_files(self.store.files_bytes(course, assignment, student, stamp, feedback=True),
-                              lambda: self.store.feedback_files(course, assignment, student, stamp))
+                              lambda: self.store.feedback_files(course, assignment, student, stamp), role=role)
 
 
 class Roster(Handler):

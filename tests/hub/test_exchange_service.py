@@ -400,6 +400,39 @@ def test_large_transfers_share_the_exchanges_memory_and_one_more_waits_for_room(
         running.stop()
 
 
+def test_students_large_transfers_leave_room_for_the_courses_staff(tmp_path):
+    """Where ``exchange_memory_bytes`` holds two of the largest bodies, students' large transfers together hold
+    all but one of them: students holding large uploads open never keep the instructor from releasing or a TA
+    from collecting, while one more student's large upload is asked to come back."""
+    from tests.hub.conftest import Running
+
+    limits = Limits().replace(exchange_bytes=3 * 2**20)
+    limits = limits.replace(exchange_memory_bytes=2 * limits.exchange_body_bytes)
+    running = Running(Store(str(tmp_path / "store")), limits=limits)
+    held = []
+    try:
+        large = [File("ps1.ipynb", b"x" * (2 * 2**20))]
+        ian = ExchangeClient(running.url, "tok-ian", busy_seconds=0)
+        ian.release("perceptron", "ps1", [NOTEBOOK])
+        stamp = running.client("bob").submit("perceptron", "ps1", large)["stamp"]
+        held.append(held_upload(running, limits.exchange_body_bytes))  # ann's: all that students may hold
+        message = refused(lambda: ExchangeClient(running.url, "tok-bob", busy_seconds=0).submit(
+            "perceptron", "ps1", large), 503, "exchange_memory_bytes", "kept for the course's staff")
+        assert f"less {limits.exchange_body_bytes:,} kept" in message
+        # The staff's share: the instructor releases a large notebook, then a TA collects bob's large submission.
+        ian.release("perceptron", "ps2", large)
+        tia = ExchangeClient(running.url, "tok-tia", busy_seconds=0)
+        assert tia.submission_files("perceptron", "ps1", "bob", stamp)[0].data == large[0].data
+        # Only staff of the course the address names: ian is a student of "other", and his large submission
+        # there waits with the students'.
+        running.client("oli").release("other", "ps1", [NOTEBOOK])
+        refused(lambda: ian.submit("other", "ps1", large), 503, "kept for the course's staff")
+    finally:
+        for sock in held:
+            sock.close()
+        running.stop()
+
+
 def test_a_students_kept_submissions_to_a_course_take_at_most_so_much_disk(tmp_path):
     """Each submission is counted at what it takes on disk: its files in whole 4 KiB blocks, a block for each
     folder and its record. So a submission of 1,000 bytes in one file takes 16 KiB (the file, the two folders,
