@@ -82,9 +82,9 @@ class Limits:
                                                          "one is cut off")
     exchange_transfers_per_user: int = _limit(2, "transfers", "uploads and downloads of files one user may have "
                                                               "in progress at the hub's exchange at once")
-    exchange_memory_bytes: int = _limit(200 * MiB, "bytes", "bodies of large uploads and downloads (over 1 MiB, "
+    exchange_memory_bytes: int = _limit(300 * MiB, "bytes", "bodies of large uploads and downloads (over 1 MiB, "
                                                             "one per user) the hub's exchange holds at once, all "
-                                                            "users together, which it reads with about 2.5 times "
+                                                            "users together, which it reads with about 1.75 times "
                                                             "as much memory; one more waits (HTTP 503); students' "
                                                             "leave one largest body of it for the course's staff")
     exchange_student_bytes: int = _limit(250 * MiB, "bytes", "disk one student's kept submissions to one course "

@@ -1,8 +1,10 @@
 """The files that cross the exchange, parsed once: names, sizes and counts, whoever sent them.
 
 A release, a submission and a feedback travel as one JSON object,
-``{"files": [{"path": "ps1.ipynb", "content": "<base64>"}, ...]}``.  Every
-such object is read by :func:`parse_files`, which returns plain
+``{"files": [{"path": "ps1.ipynb", "content": "<base64>"}, ...]}``, in the
+keys' order :func:`encode_files` writes.  Every such object is read by
+:func:`parse_files`, which reads that shape and no other JSON (so that what a
+body costs in memory is bounded by its length).  It returns plain
 :class:`File` records or raises :class:`TransferError` naming what was wrong
 and what was expected: a path that is absolute, climbs out (``..``), is hidden,
 holds a control character or a backslash, repeats another, or a body over the
@@ -22,6 +24,7 @@ import binascii
 import fnmatch
 import json
 import os
+import re
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -93,26 +96,56 @@ def over_exchange_bytes(size, limits):
                          "from the assignment's folder and try again")
 
 
+# The body's grammar, a subset of JSON that :func:`encode_files` writes (any whitespace between its parts):
+# ``{"files": [`` entries separated by commas ``]}``, each entry ``{"path": <JSON string>, "content": "<base64>"}``.
+# It is read piece by piece, not by json.loads: a general JSON parser turns a few bytes (``{},``) into a Python
+# object of about 70, so a body within the limits could take the exchange 27 times its size in memory. Here
+# each entry costs its path (a short string) and its decoded bytes, less than the body itself.
+_SPACE = rb"[ \t\n\r]*"
+
+
+def _pattern(*tokens):
+    return re.compile(_SPACE.join(tokens) + _SPACE)
+
+
+_OPEN = _pattern(b"", rb"\{", rb'"files"', b":", rb"\[")
+_PATH = rb'("(?:[^"\\]|\\.){0,%d}")' % (6 * MAX_PATH_CHARS)  # six bytes a character at most, as \uXXXX
+_ENTRY = _pattern(rb"\{", rb'"path"', b":", _PATH, b",", rb'"content"', b":", rb'"([^"\\]*)"', rb"\}")
+_COMMA = re.compile(rb"," + _SPACE)
+_CLOSE = re.compile(rb"\]" + _SPACE + rb"\}" + _SPACE + rb"\Z")
+_BASE64 = re.compile(rb"[A-Za-z0-9+/]*={0,2}")
+_EXPECTED = 'expected {"files": [{"path": "...", "content": "<base64>"}, ...]}, as the exchange\'s client writes it'
+
+
 def parse_files(body, limits=None):
-    """The :class:`File` records of a JSON body (bytes or str); :class:`TransferError` if anything is wrong."""
+    """The :class:`File` records of a body (bytes, a bytearray or str) in the exchange's format;
+    :class:`TransferError` if anything is wrong."""
     limits = limits or course_limits()
+    if isinstance(body, str):
+        body = body.encode("utf-8", "surrogatepass")
     if len(body) > limits.exchange_body_bytes:
         raise over_exchange_bytes(len(body) * 3 // 4, limits)
-    try:
-        document = json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise TransferError(f"the body is not JSON ({exc}); expected {{\"files\": [{{\"path\", \"content\"}}]}}") \
-            from None
-    files = document.get("files") if isinstance(document, dict) else None
-    if not isinstance(files, list):
-        raise TransferError('expected a JSON object with a list "files" of {"path": ..., "content": base64}')
-    if len(files) > limits.exchange_files:
-        raise _too_many(len(files), limits)
-    records, seen, total = [], set(), 0
-    for item in files:
-        if not isinstance(item, dict) or not isinstance(item.get("content"), str):
-            raise TransferError('each file is an object {"path": "...", "content": "<base64>"}')
-        path = item.get("path")
+    view = memoryview(body)
+    opened = _OPEN.match(body)
+    if opened is None:
+        raise TransferError(f"the body does not begin as the exchange's format does; {_EXPECTED}")
+    records, seen, total, at = [], set(), 0, opened.end()
+    while _CLOSE.match(body, at) is None:
+        if records and (comma := _COMMA.match(body, at)) is not None:
+            at = comma.end()
+        elif records:
+            raise TransferError(f"the body is not in the exchange's format at byte {at:,}; {_EXPECTED}")
+        entry = _ENTRY.match(body, at)
+        if entry is None:
+            raise TransferError(f"the body is not in the exchange's format at byte {at:,}; {_EXPECTED}")
+        if len(records) >= limits.exchange_files:
+            raise TooLarge(f"more than {limits.exchange_files:,} files were sent; the exchange takes at most "
+                           f"{limits.exchange_files:,} (Autograder.exchange_files)")
+        quoted = entry.group(1)
+        try:
+            path = json.loads(quoted)
+        except (UnicodeDecodeError, ValueError):
+            raise TransferError(f"a file's path is not a JSON string of UTF-8 text: {bytes(quoted[:80])!r}") from None
         problem = check_path(path, limits.exchange_depth)
         if problem:
             raise TransferError(problem)
@@ -121,14 +154,18 @@ def parse_files(body, limits=None):
         if clash is not None:
             raise TransferError(f"{path!r} is sent twice, or as both a file and a folder")
         seen.add(key)
-        try:
-            data = base64.b64decode(item["content"], validate=True)
-        except (binascii.Error, ValueError):
-            raise TransferError(f"the content of {path!r} is not base64") from None
-        total += len(data)
+        start, end = entry.span(2)
+        if _BASE64.fullmatch(body, start, end) is None or (end - start) % 4:
+            raise TransferError(f"the content of {path!r} is not base64")
+        total += (end - start) // 4 * 3 - bytes(view[max(start, end - 2):end]).count(b"=")
         if total > limits.exchange_bytes:
             raise over_exchange_bytes(total, limits)
+        try:
+            data = binascii.a2b_base64(view[start:end], strict_mode=True)
+        except binascii.Error:
+            raise TransferError(f"the content of {path!r} is not base64") from None
         records.append(File(path, data))
+        at = entry.end()
     return tuple(records)
 
 

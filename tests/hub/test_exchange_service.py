@@ -14,7 +14,8 @@ import pytest
 from perceptron_course.hub.client import ExchangeClient, ExchangeClientError
 from perceptron_course.hub.courses import group_name, roles_from_groups
 from perceptron_course.hub.store import Store
-from perceptron_course.hub.transfer import File, TransferError, check_path, files_from_folder, parse_files
+from perceptron_course.hub.transfer import (File, TransferError, check_path, encode_files, files_from_folder,
+                                            parse_files)
 from perceptron_course.limits import Limits
 
 NOTEBOOK = File("ps1_hyperplanes.ipynb", b'{"cells": []}')
@@ -260,16 +261,59 @@ def test_files_from_a_folder_refuse_links_and_skip_what_nbgrader_ignores(tmp_pat
 
 
 def test_a_body_that_is_not_what_the_exchange_reads_is_named():
-    with pytest.raises(TransferError, match="not JSON"):
-        parse_files(b"\xff")
-    with pytest.raises(TransferError, match="list \"files\""):
-        parse_files(b"[]")
+    for body in (b"\xff", b"[]", b'{"files": {}}', b'{"other": []}'):
+        with pytest.raises(TransferError, match="does not begin as the exchange's format does"):
+            parse_files(body)
+    # The one shape of JSON its client writes, with any whitespace, and nothing else: keys in another order,
+    # another key, a comma too many, anything after the end.
+    assert parse_files(json.dumps({"files": [{"path": "a", "content": "aGk="}]}, indent=2)) == (File("a", b"hi"),)
+    assert parse_files(b'{"files":[]}') == ()
+    for body in ('{"files": [{"content": "", "path": "a"}]}', '{"files": [{"path": "a", "content": "", "x": 1}]}',
+                 '{"files": [{"path": "a", "content": ""},]}', '{"files": []} []', '{"files": [1]}'):
+        with pytest.raises(TransferError, match="not in the exchange's format at byte"):
+            parse_files(body)
+    with pytest.raises(TransferError, match="not a JSON string of UTF-8 text"):
+        parse_files(b'{"files": [{"path": "\xff.ipynb", "content": ""}]}')
+    with pytest.raises(TransferError, match="not a JSON string"):
+        parse_files(b'{"files": [{"path": "a\\q", "content": ""}]}')
+    for content in ("aGk", "aG=k", "aGk=aGk=", "\\/w=="):
+        with pytest.raises(TransferError, match="not base64|not in the exchange's format"):
+            parse_files('{"files": [{"path": "a", "content": "%s"}]}' % content)
     with pytest.raises(TransferError, match="not base64"):
         parse_files(json.dumps({"files": [{"path": "a", "content": "!!"}]}))
     with pytest.raises(TransferError, match="twice"):
         parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "A", "content": ""}]}))
     with pytest.raises(TransferError, match="both a file and a folder"):
         parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "a/b", "content": ""}]}))
+
+
+@pytest.mark.parametrize("shape", ["empty objects", "numbers", "nested lists", "empty strings"])
+def test_a_body_costs_no_more_memory_than_its_length_whatever_its_shape(shape):
+    """A general JSON parser makes a Python object of about 70 bytes of each ``{},`` (27 times the body, 1.8 GB for
+    one upload within the limits) and recurses on nesting; the exchange's reader refuses such bodies at their
+    first wrong byte, and takes an honest body with at most its own length again."""
+    import time
+    import tracemalloc
+
+    limits = Limits().replace(exchange_bytes=3 * 2**20)
+    n = limits.exchange_body_bytes // 4
+    filler = {"empty objects": b"{},", "numbers": b"1,", "nested lists": b"[", "empty strings": b'"",'}[shape]
+    hostile = (b'{"files": [' + filler * n)[:limits.exchange_body_bytes - 4] + b"{}]}"
+    honest = encode_files([File(f"data/{k}.bin", os.urandom(2**20 - 10)) for k in range(3)])
+    for body, refused_at in ((hostile, 11), (honest, None)):
+        tracemalloc.start()
+        started = time.monotonic()
+        try:
+            if refused_at is None:
+                assert [len(f.data) for f in parse_files(body, limits)] == [2**20 - 10] * 3
+            else:
+                with pytest.raises(TransferError, match=f"not in the exchange's format at byte {refused_at}"):
+                    parse_files(body, limits)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak <= (len(body) if refused_at is None else 64 * 1024), (shape, len(body), peak)
+        assert time.monotonic() - started < 5
 
 
 SUBMIT = "/services/course-exchange/api/submissions/perceptron/ps1"
