@@ -117,10 +117,19 @@ class Store:
 
     @staticmethod
     def _disk_bytes(files, record_bytes=4096):
-        """What ``files`` take on disk at most: each file in whole 4 KiB blocks, a block for each folder (the
-        submission's own among them) and the record, so that empty files in deep folders are not free."""
-        folders = {"/".join(f.path.split("/")[:depth]) for f in files for depth in range(f.path.count("/") + 1)}
-        return sum(-(-len(f.data) // BLOCK) * BLOCK for f in files) + BLOCK * (len(folders) + 1) + record_bytes
+        """What ``files`` take on disk at most: each file in whole 4 KiB blocks, at least one (an empty file takes an
+        inode and a name); each folder in whole blocks of its entries as ext4 writes them (8 bytes and the name,
+        in 4-byte steps), at least one; a block for the submission's own folder; and the record. So empty files,
+        in deep folders or side by side, and long names are not free."""
+        entries = {}  # folder -> the names in it
+        for f in files:
+            parts = f.path.split("/")
+            for depth in range(len(parts)):
+                entries.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
+        blocks = sum(max(1, -(-len(f.data) // BLOCK)) for f in files)
+        blocks += sum(max(1, -(-sum(8 + -(-len(name.encode()) // 4) * 4 for name in names) // BLOCK))
+                      for names in entries.values())
+        return BLOCK * (blocks + 1) + record_bytes
 
     @staticmethod
     def _manifest(files):

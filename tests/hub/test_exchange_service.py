@@ -500,10 +500,25 @@ def test_a_students_kept_submissions_to_a_course_take_at_most_so_much_disk(tmp_p
         # Three empty files, each in folders of its own three deep: nine folders, nothing in the files.
         empty = [File(f"{n}/a/b/c.ipynb", b"") for n in "xyz"]
         message = refused(lambda: running.client("bob").submit("perceptron", "ps2", empty), 413, "bob's")
-        # Nothing for the files; 4 KiB for each of the 9 folders, the files' folder, the submission's, the record.
-        assert "and this one 49,152 more" in message
+        # 4 KiB for each of the 3 files, the 9 folders, the files' folder, the submission's, the record.
+        assert "and this one 61,440 more" in message
     finally:
         running.stop()
+
+
+def test_the_quota_counts_empty_files_and_long_names_at_what_they_take_on_disk(tmp_path):
+    """200 empty files with names of 255 bytes, side by side: each file a block, and their folder as many blocks as
+    its entries fill (200 of 264 bytes: 13), at least what the store's folder really takes (du)."""
+    from perceptron_course.hub.store import BLOCK
+
+    store = Store(str(tmp_path / "store"))
+    store.release("perceptron", "ps1", [NOTEBOOK])
+    files = [File(f"{k:03d}" + "n" * 252, b"") for k in range(200)]
+    record = store.submit("perceptron", "ps1", "ann", files, student_bytes=2**20)
+    assert record["disk_bytes"] >= BLOCK * (200 + 13 + 1) + BLOCK
+    folder = tmp_path / "store" / "perceptron"
+    used = sum(os.lstat(p).st_blocks * 512 for p in (folder / "submissions").rglob("*"))  # as du counts it
+    assert used <= record["disk_bytes"], (used, record["disk_bytes"])
 
 
 def test_limits_that_would_refuse_every_largest_submission_are_named():
