@@ -510,7 +510,14 @@ def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
     assert np.array([1, -1]).dtype.kind == "i" and np.dtype(float) == np.float64
     assert "convert every array you are given first: `X = np.asarray(X, dtype=float)` (`y` may stay as it is; in " \
            "`perceptron_update`, convert `w` and `x`)" in guide
-    assert "Wrap a single number you return in `float(...)`, as in `float(b + y)`" in guide
+    assert "start from `w = np.zeros(X.shape[1])` (one weight for each column of `X`) and `b = 0.0`" in guide
+    assert ("Wrap the offset you return in `float(...)`, as in `float(b + y)` or `float(b)`; only the offset: "
+            "`n_mistakes` and `n_epochs` stay ints, and `mistake` stays `True` or `False`.") in guide
+    # 'Only the offset': a count or the mistake flag made a float loses its cell, whatever its value.
+    assert compare_float64((np.array([1.0]), 0.0, 25.0, 11), (np.array([1.0]), 0.0, 25, 11)) == \
+        "returned, as value 3 of its result, a float; expected an int"
+    assert compare_float64((np.array([1.0]), 0.0, 1.0), (np.array([1.0]), 0.0, True)) == \
+        "returned, as value 3 of its result, a float; expected True or False"
     # 'float(...) is for single numbers': it refuses an array of two.
     with pytest.raises(TypeError):
         float(np.array([1.0, 2.0]))
@@ -532,7 +539,9 @@ def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
     # The hidden checks receive a numpy float32 number as one (the probe keeps its dtype) and refuse it as the
     # visible type checks do (isinstance(b, float), which np.float64 passes).
     assert ("A test cell fails, and loses all its points even when the numbers are right, if on any of its inputs "
-            "your function returns") in guide
+            "your function returns something other than a float64 numpy array where the docstring asks for an "
+            "array (a list, for example, or an integer array because the inputs were integers), or an integer "
+            "where the docstring asks for a float.") in guide
     # 'on any of its inputs': the float32 offset (returned on every input) loses both of perceptron_update's test
     # cells; an offset left an int (returned on integer inputs only) loses the one whose inputs are integers, and
     # the worked example's, on floats, passes.
