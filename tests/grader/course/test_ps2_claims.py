@@ -511,8 +511,9 @@ def test_the_notebook_asks_for_float64_arrays_and_a_float_offset(notebook):
     assert "convert every array you are given first: `X = np.asarray(X, dtype=float)` (`y` may stay as it is; in " \
            "`perceptron_update`, convert `w` and `x`)" in guide
     assert "start from `w = np.zeros(X.shape[1])` (one weight for each column of `X`) and `b = 0.0`" in guide
-    assert ("Wrap the offset you return in `float(...)`, as in `float(b + y)` or `float(b)`; only the offset: "
-            "`n_mistakes` and `n_epochs` stay ints, and `mistake` stays `True` or `False`.") in guide
+    assert ("Wrap the offset you return in `float(...)`: `float(b + y)` or `float(b)` in `perceptron_update`, "
+            "`float(b)` in `train_perceptron`; only the offset: `n_mistakes` and `n_epochs` stay ints, and `mistake` "
+            "stays `True` or `False`.") in guide
     # 'Only the offset': a count or the mistake flag made a float loses its cell, whatever its value.
     assert compare_float64((np.array([1.0]), 0.0, 25.0, 11), (np.array([1.0]), 0.0, 25, 11)) == \
         "returned, as value 3 of its result, a float; expected an int"
