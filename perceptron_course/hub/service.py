@@ -55,7 +55,7 @@ from tornado.ioloop import IOLoop
 
 from perceptron_course.hub.courses import INSTRUCTOR, STUDENT, TA, group_name, is_staff, roles_from_groups
 from perceptron_course.hub.store import NotFound, OverQuota, Store, StoreError, stamp_to_iso
-from perceptron_course.hub.transfer import TransferError, encode_files, over_exchange_bytes, parse_files
+from perceptron_course.hub.transfer import TransferError, encode_files, over_body_bytes, parse_files
 from perceptron_course.limits import course_limits
 
 __all__ = ["make_app", "hub_identify", "main", "server_settings", "SERVICE_NAME"]
@@ -226,7 +226,7 @@ class Handler(web.RequestHandler):
         if size is None:
             raise web.HTTPError(411, reason="an upload announces its length (Content-Length)")
         if size > self.limits.exchange_body_bytes:
-            raise web.HTTPError(413, reason=str(over_exchange_bytes(size * 3 // 4, self.limits)))
+            raise web.HTTPError(413, reason=str(over_body_bytes(size, self.limits)))
         self._ticket = self.transfers.start(self.caller.name, size, staff=is_staff(role))
         self.request.connection.set_max_body_size(size)
         self._body = bytearray()

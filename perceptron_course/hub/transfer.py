@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 from perceptron_course.limits import course_limits
 
-__all__ = ["File", "TransferError", "parse_files", "encode_files", "files_from_folder", "write_files", "check_path",
-           "over_exchange_bytes"]
+__all__ = ["File", "TransferError", "parse_files", "encode_files", "encoded_length", "files_from_folder", "write_files",
+           "check_path", "over_exchange_bytes", "over_body_bytes"]
 
 MAX_PATH_CHARS = 512
 MAX_NAME_BYTES = 255  # what Linux file systems take
@@ -58,8 +58,9 @@ def check_path(path, max_depth=None):
     """``None`` if ``path`` is a safe relative file name for the exchange, else the reason.
 
     Safe: relative, at most ``max_depth`` folders deep (``Limits.exchange_depth``), every part a name of at
-    most 255 bytes in UTF-8 that is not empty, ``.``, ``..`` or hidden, and no character that is a control,
-    a formatting mark (bidirectional overrides, zero-width spaces) or half of a surrogate pair.
+    most 255 bytes in UTF-8 that is not empty, ``.``, ``..`` or hidden and neither begins nor ends with a space,
+    and no character that is a control, a formatting mark (bidirectional overrides, zero-width spaces), a line or
+    paragraph separator or half of a surrogate pair.
     """
     max_depth = course_limits().exchange_depth if max_depth is None else max_depth
     if not isinstance(path, str) or not path:
@@ -68,7 +69,7 @@ def check_path(path, max_depth=None):
         return f"a file's path is at most {MAX_PATH_CHARS} characters; got {len(path)}"
     if path.startswith("/"):
         return f"{path!r} is absolute; paths are relative to the assignment's folder"
-    if "\\" in path or any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in path):
+    if "\\" in path or any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for ch in path):
         return (f"{path!r} holds a backslash, a control or formatting character, or a character that is not "
                 "text; rename the file with letters, digits and punctuation")
     parts = path.split("/")
@@ -77,6 +78,8 @@ def check_path(path, max_depth=None):
     for part in parts:
         if part in ("", ".", ".."):
             return f"{path!r} has an empty, '.' or '..' part; paths stay inside the assignment's folder"
+        if part != part.strip():
+            return f"{path!r} has a name that begins or ends with a space, which a reader cannot see"
         if part.startswith("."):
             return f"{path!r} names a hidden file or folder ({part!r}), which the exchange does not carry"
         if len(part.encode("utf-8")) > MAX_NAME_BYTES:
@@ -109,12 +112,35 @@ def _pattern(*tokens):
 
 
 _OPEN = _pattern(b"", rb"\{", rb'"files"', b":", rb"\[")
-_PATH = rb'("(?:[^"\\]|\\.){0,%d}")' % (6 * MAX_PATH_CHARS)  # six bytes a character at most, as \uXXXX
+# Ten of the pattern's steps a character at most: a surrogate pair's escape, \ud83d\ude00 (check_path then holds
+# the path to MAX_PATH_CHARS characters).
+_PATH = rb'("(?:[^"\\]|\\.){0,%d}")' % (10 * MAX_PATH_CHARS)
 _ENTRY = _pattern(rb"\{", rb'"path"', b":", _PATH, b",", rb'"content"', b":", rb'"([^"\\]*)"', rb"\}")
 _COMMA = re.compile(rb"," + _SPACE)
 _CLOSE = re.compile(rb"\]" + _SPACE + rb"\}" + _SPACE + rb"\Z")
 _BASE64 = re.compile(rb"[A-Za-z0-9+/]*={0,2}")
 _EXPECTED = 'expected {"files": [{"path": "...", "content": "<base64>"}, ...]}, as the exchange\'s client writes it'
+
+
+def over_body_bytes(length, limits):
+    """The refusal of a body of ``length`` bytes, over what one body may hold."""
+    return TooLarge(f"the upload is {length:,} bytes; one upload to the exchange holds at most "
+                    f"{limits.exchange_body_bytes:,}: {limits.exchange_bytes:,} bytes of files "
+                    "(Autograder.exchange_bytes) in base64, with their names. Remove large data or outputs from the "
+                    "assignment's folder and try again")
+
+
+def encoded_length(files):
+    """The length of :func:`encode_files`' body for ``files``, without making it."""
+    length = len(b'{"files": [') + len(b"]}") + 2 * max(len(files) - 1, 0)
+    for item in files:
+        length += len(b'{"path": , "content": ""}') + len(_json_path(item.path)) + -(-len(item.data) // 3) * 4
+    return length
+
+
+def _json_path(path):
+    # Names as UTF-8, not \uXXXX escapes: a reply holds a path in no more bytes than an upload could.
+    return json.dumps(path, ensure_ascii=False).encode("utf-8")
 
 
 def parse_files(body, limits=None):
@@ -124,7 +150,7 @@ def parse_files(body, limits=None):
     if isinstance(body, str):
         body = body.encode("utf-8", "surrogatepass")
     if len(body) > limits.exchange_body_bytes:
-        raise over_exchange_bytes(len(body) * 3 // 4, limits)
+        raise over_body_bytes(len(body), limits)
     view = memoryview(body)
     opened = _OPEN.match(body)
     if opened is None:
@@ -149,10 +175,11 @@ def parse_files(body, limits=None):
         problem = check_path(path, limits.exchange_depth)
         if problem:
             raise TransferError(problem)
-        key = path.casefold()
+        key = _same_name(path)
         clash = next((p for p in seen if key == p or key.startswith(p + "/") or p.startswith(key + "/")), None)
         if clash is not None:
-            raise TransferError(f"{path!r} is sent twice, or as both a file and a folder")
+            raise TransferError(f"{path!r} is sent twice (or a name that looks the same), or as both a file and "
+                                "a folder")
         seen.add(key)
         start, end = entry.span(2)
         if _BASE64.fullmatch(body, start, end) is None or (end - start) % 4:
@@ -166,7 +193,16 @@ def parse_files(body, limits=None):
             raise TransferError(f"the content of {path!r} is not base64") from None
         records.append(File(path, data))
         at = entry.end()
+    # What the exchange sends back must fit one body too: an upload may be written more tightly than encode_files
+    # writes it (no spaces), and would otherwise be kept but never read back.
+    if encoded_length(records) > limits.exchange_body_bytes:
+        raise over_body_bytes(encoded_length(records), limits)
     return tuple(records)
+
+
+def _same_name(path):
+    """What two paths that name the same file, or look alike (case, é composed or not, full-width letters), share."""
+    return unicodedata.normalize("NFKC", path).casefold()
 
 
 def encode_files(files):
@@ -174,7 +210,7 @@ def encode_files(files):
     bytes, so that a large reply is not also held as text in between."""
     pieces = [b'{"files": [']
     for number, item in enumerate(files):
-        pieces += [b", " if number else b"", b'{"path": ', json.dumps(item.path).encode(), b', "content": "',
+        pieces += [b", " if number else b"", b'{"path": ', _json_path(item.path), b', "content": "',
                    base64.b64encode(item.data), b'"}']
     pieces.append(b"]}")
     return b"".join(pieces)

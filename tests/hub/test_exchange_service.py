@@ -287,6 +287,52 @@ def test_a_body_that_is_not_what_the_exchange_reads_is_named():
         parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "a/b", "content": ""}]}))
 
 
+def test_what_the_exchange_keeps_it_can_send_back_however_the_upload_was_written():
+    """An upload may be written more tightly than the exchange writes its replies (raw UTF-8 names, no spaces):
+    a path of 511 characters above U+FFFF, and a body within the limit whose reply would not be, are either
+    refused at the upload or read back whole, never kept and then unreadable."""
+    from perceptron_course.hub.transfer import encoded_length
+
+    def compact(files):
+        return (b'{"files":[' + b",".join(b'{"path":"' + f.path.encode() + b'","content":"'
+                                           + base64.b64encode(f.data) + b'"}' for f in files) + b"]}")
+
+    limits = Limits().replace(exchange_bytes=2**20)
+    long_path = "/".join([f"{k}" + "\U0001F600" * 62 for k in range(8)])  # 511 characters, 7 folders deep
+    assert check_path(long_path, limits.exchange_depth) is None
+    one = [File(long_path, b"x")]
+    for body in (compact(one), encode_files(one), json.dumps({"files": [{"path": long_path, "content": "eA=="}]})):
+        kept = parse_files(body, limits)
+        assert kept == tuple(one) and parse_files(encode_files(kept), limits) == kept
+    # 200 files with names of 2 KB: written tightly, the body fits with 100 bytes to spare; as the exchange writes
+    # it, it would not, so it is refused at the upload, naming the limit.
+    names = ["/".join([f"{k:03d}{j}" + "\U0001F600" * 59 for j in range(8)]) for k in range(200)]  # 511 each
+    files = [File(name, b"") for name in names]
+    room = (limits.exchange_body_bytes - 100 - len(compact(files))) // 4 * 3
+    assert 0 < room <= limits.exchange_bytes
+    files[0] = File(names[0], os.urandom(room))
+    body = compact(files)
+    assert limits.exchange_body_bytes - 103 <= len(body) <= limits.exchange_body_bytes
+    assert encoded_length(files) == len(encode_files(files)) > limits.exchange_body_bytes
+    with pytest.raises(TransferError, match="one upload to the exchange holds at most") as refused_body:
+        parse_files(body, limits)
+    assert refused_body.value.too_large
+    # With room for the exchange's spaces, the same files are kept and read back.
+    files[0] = File(names[0], os.urandom(room - 1200))
+    kept = parse_files(compact(files), limits)
+    assert parse_files(encode_files(kept), limits) == kept
+
+
+def test_names_a_reader_cannot_tell_apart_are_refused():
+    for path in ("a\u2028b.ipynb", " ", "a /b.ipynb", "notes.ipynb\u00a0"):
+        assert check_path(path) is not None, path
+    assert check_path("my notes.ipynb") is None
+    for pair in (("\u00e9.ipynb", "e\u0301.ipynb"), ("a.ipynb", "\uff41.ipynb"), ("A.ipynb", "a.ipynb")):
+        body = json.dumps({"files": [{"path": name, "content": ""} for name in pair]})
+        with pytest.raises(TransferError, match="looks the same"):
+            parse_files(body)
+
+
 @pytest.mark.parametrize("shape", ["empty objects", "numbers", "nested lists", "empty strings"])
 def test_a_body_costs_no_more_memory_than_its_length_whatever_its_shape(shape):
     """A general JSON parser makes a Python object of about 70 bytes of each ``{},`` (27 times the body, 1.8 GB for
