@@ -269,6 +269,7 @@ class ExchangeCollect(Exchange, ABCExchangeCollect):
         def utc(record):  # nbgrader compares naive UTC times
             return datetime.datetime.fromisoformat(record["timestamp"]).replace(tzinfo=None)
 
+        missed = []
         for student, records in sorted(by_student.items()):
             records.sort(key=lambda r: r["stamp"])
             chosen = records[-1]
@@ -283,15 +284,43 @@ class ExchangeCollect(Exchange, ABCExchangeCollect):
                 if not ((self.update and newer) or (self.before_duedate and existing != utc(chosen))):
                     self.log.info("Submission already exists, use --update to update: %s %s", student, assignment)
                     continue
-                shutil.rmtree(dest)
-            files = self.call("submission_files", course, assignment, student, chosen["stamp"])
+            # One student's submission that cannot be fetched or written is named at the end, after everyone
+            # else's is collected, and a copy collected earlier stays until the new one is whole beside it.
             try:
-                write_files(files, dest)
-            except TransferError as exc:
-                self.fail(str(exc))
-            with open(os.path.join(dest, "timestamp.txt"), "w") as handle:
-                handle.write(timestamp)
+                files = self.client().submission_files(course, assignment, student, chosen["stamp"])
+                self._replace(dest, files, timestamp)
+            except (ExchangeClientError, TransferError, OSError) as exc:
+                self.log.error("Could not collect %s's submission of %s (%s): %s", student, assignment,
+                               timestamp, exc)
+                missed.append(f"{student} ({exc})")
+                continue
             self.log.info("Collected submission: %s %s %s", student, assignment, timestamp)
+        if missed:
+            self.fail(f"{len(missed)} submission(s) of {assignment} were not collected; every other one was, and "
+                      "what was collected of them before is unchanged: " + "; ".join(missed))
+
+    @staticmethod
+    def _replace(dest, files, timestamp):
+        """Write ``files`` and their ``timestamp.txt`` into ``dest``, replacing what it held only once they are
+        all written."""
+        staging, old = dest + ".collecting", dest + ".replaced"
+        for leftover in (staging, old):
+            if os.path.lexists(leftover):
+                shutil.rmtree(leftover)
+        os.makedirs(staging)
+        try:
+            write_files(files, staging)
+            with open(os.path.join(staging, "timestamp.txt"), "w") as handle:
+                handle.write(timestamp)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        if os.path.isdir(dest):
+            os.rename(dest, old)
+            os.rename(staging, dest)
+            shutil.rmtree(old)
+        else:
+            os.rename(staging, dest)
 
 
 class ExchangeReleaseAssignment(Exchange, ABCExchangeReleaseAssignment):

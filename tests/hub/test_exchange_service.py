@@ -611,3 +611,56 @@ def test_only_those_who_may_upload_there_hold_a_share_and_a_length_that_is_no_nu
         for sock in held:
             sock.close()
         running.stop()
+
+
+def test_collecting_goes_past_a_submission_it_cannot_fetch_and_keeps_an_earlier_copy_until_the_new_one_is_whole(
+        tmp_path, monkeypatch):
+    """nbgrader's collect through the course exchange (``--update``): a submission that cannot be fetched is named
+    at the end, after every other student's is collected, and the copy of it collected before stays as it was."""
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeError
+
+    from perceptron_course.hub import client as client_module
+    from perceptron_course.hub.nbgrader_exchange import ExchangeCollect
+    from tests.hub.conftest import Running
+
+    running = Running(Store(str(tmp_path / "store")))
+    monkeypatch.setenv("COURSE_EXCHANGE_URL", running.url)
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "tok-ian")
+    try:
+        running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
+        for who in ("ann", "bob"):
+            running.client(who).submit("perceptron", "ps1", [File("ps1.ipynb", f"first of {who}".encode())])
+
+        def collect():
+            coursedir = CourseDirectory(root=str(tmp_path / "course"), course_id="perceptron", assignment_id="ps1")
+            ExchangeCollect(coursedir=coursedir, update=True).start()
+
+        collect()
+        submitted = tmp_path / "course" / "submitted"
+        assert (submitted / "ann" / "ps1" / "ps1.ipynb").read_bytes() == b"first of ann"
+        for who in ("ann", "bob"):
+            running.client(who).submit("perceptron", "ps1", [File("ps1.ipynb", f"second of {who}".encode())])
+        # The exchange fails while giving ann's new submission (as a dropped connection would): bob's is collected
+        # all the same, and ann's earlier copy is still whole, its time with it.
+        real = client_module.ExchangeClient.submission_files
+
+        def failing(self, course, assignment, student, stamp):
+            if student == "ann":
+                raise client_module.ExchangeClientError("the connection to the course exchange was reset")
+            return real(self, course, assignment, student, stamp)
+
+        monkeypatch.setattr(client_module.ExchangeClient, "submission_files", failing)
+        kept_time = (submitted / "ann" / "ps1" / "timestamp.txt").read_text()
+        with pytest.raises(ExchangeError, match=r"1 submission\(s\) of ps1 were not collected.*ann \(the connection"):
+            collect()
+        assert (submitted / "bob" / "ps1" / "ps1.ipynb").read_bytes() == b"second of bob"
+        assert (submitted / "ann" / "ps1" / "ps1.ipynb").read_bytes() == b"first of ann"
+        assert (submitted / "ann" / "ps1" / "timestamp.txt").read_text() == kept_time
+        assert sorted(p.name for p in (submitted / "ann").iterdir()) == ["ps1"]
+        monkeypatch.setattr(client_module.ExchangeClient, "submission_files", real)
+        collect()
+        assert (submitted / "ann" / "ps1" / "ps1.ipynb").read_bytes() == b"second of ann"
+        assert sorted(p.name for p in (submitted / "ann").iterdir()) == ["ps1"]
+    finally:
+        running.stop()
