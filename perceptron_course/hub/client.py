@@ -11,6 +11,7 @@ an exchange that is busy moving other large files (503 with ``Retry-After``)
 is asked again, for up to ``busy_seconds``.
 """
 
+import http.client
 import json
 import os
 import time
@@ -84,6 +85,11 @@ class ExchangeClient:
             except urllib.error.URLError as exc:
                 raise ExchangeClientError(f"the course exchange at {self.url} cannot be reached ({exc.reason})") \
                     from None
+            except (http.client.HTTPException, OSError) as exc:
+                # A connection closed or timed out while the answer was on its way (a reply the exchange cut off
+                # after exchange_upload_seconds, a proxy that dropped it): IncompleteRead, a reset, a timeout.
+                raise ExchangeClientError(f"the connection to the course exchange at {self.url} broke off before "
+                                          f"its answer was whole ({type(exc).__name__}: {exc})") from None
 
     @staticmethod
     def _refusal(exc):

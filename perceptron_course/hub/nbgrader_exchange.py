@@ -278,6 +278,7 @@ class ExchangeCollect(Exchange, ABCExchangeCollect):
                 chosen = before[-1] if before else chosen
             dest = self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment)
             timestamp = display_time(chosen["stamp"])
+            self._put_back(dest)
             if os.path.isdir(dest):
                 existing = self.coursedir.get_existing_timestamp(dest)
                 newer = existing is None or utc(chosen) > existing
@@ -300,12 +301,21 @@ class ExchangeCollect(Exchange, ABCExchangeCollect):
                       "what was collected of them before is unchanged: " + "; ".join(missed))
 
     @staticmethod
-    def _replace(dest, files, timestamp):
+    def _put_back(dest):
+        """A copy a crash left moved aside (between :meth:`_replace`'s two renames) goes back where it was."""
+        moved = dest + ".replaced"
+        if not os.path.lexists(dest) and os.path.isdir(moved) and not os.path.islink(moved):
+            os.rename(moved, dest)
+
+    def _replace(self, dest, files, timestamp):
         """Write ``files`` and their ``timestamp.txt`` into ``dest``, replacing what it held only once they are
         all written."""
         staging, old = dest + ".collecting", dest + ".replaced"
+        self._put_back(dest)
         for leftover in (staging, old):
-            if os.path.lexists(leftover):
+            if os.path.islink(leftover) or os.path.isfile(leftover):
+                os.unlink(leftover)
+            elif os.path.lexists(leftover):
                 shutil.rmtree(leftover)
         os.makedirs(staging)
         try:
@@ -315,12 +325,15 @@ class ExchangeCollect(Exchange, ABCExchangeCollect):
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        if os.path.isdir(dest):
-            os.rename(dest, old)
+        if not os.path.isdir(dest):
             os.rename(staging, dest)
+            return
+        os.rename(dest, old)
+        os.rename(staging, dest)
+        try:
             shutil.rmtree(old)
-        else:
-            os.rename(staging, dest)
+        except OSError as exc:  # the new copy is in place; the old one is only left over
+            self.log.warning("Collected, but could not remove the copy it replaces, %s: %s", old, exc)
 
 
 class ExchangeReleaseAssignment(Exchange, ABCExchangeReleaseAssignment):

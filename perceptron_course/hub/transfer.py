@@ -155,7 +155,7 @@ def parse_files(body, limits=None):
     opened = _OPEN.match(body)
     if opened is None:
         raise TransferError(f"the body does not begin as the exchange's format does; {_EXPECTED}")
-    records, seen, total, at = [], set(), 0, opened.end()
+    records, seen, total, at = [], {}, 0, opened.end()
     while _CLOSE.match(body, at) is None:
         if records and (comma := _COMMA.match(body, at)) is not None:
             at = comma.end()
@@ -178,9 +178,9 @@ def parse_files(body, limits=None):
         key = _same_name(path)
         clash = next((p for p in seen if key == p or key.startswith(p + "/") or p.startswith(key + "/")), None)
         if clash is not None:
-            raise TransferError(f"{path!r} is sent twice (or a name that looks the same), or as both a file and "
-                                "a folder")
-        seen.add(key)
+            raise TransferError(f"{path!r} is sent twice, or beside {seen[clash]!r}, a name that looks the same or "
+                                "a file where the other has a folder; rename one of them")
+        seen[key] = path
         start, end = entry.span(2)
         if _BASE64.fullmatch(body, start, end) is None or (end - start) % 4:
             raise TransferError(f"the content of {path!r} is not base64")

@@ -283,7 +283,7 @@ def test_a_body_that_is_not_what_the_exchange_reads_is_named():
         parse_files(json.dumps({"files": [{"path": "a", "content": "!!"}]}))
     with pytest.raises(TransferError, match="twice"):
         parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "A", "content": ""}]}))
-    with pytest.raises(TransferError, match="both a file and a folder"):
+    with pytest.raises(TransferError, match="beside 'a', a name that looks the same or a file where the other has"):
         parse_files(json.dumps({"files": [{"path": "a", "content": ""}, {"path": "a/b", "content": ""}]}))
 
 
@@ -658,9 +658,39 @@ def test_collecting_goes_past_a_submission_it_cannot_fetch_and_keeps_an_earlier_
         assert (submitted / "ann" / "ps1" / "ps1.ipynb").read_bytes() == b"first of ann"
         assert (submitted / "ann" / "ps1" / "timestamp.txt").read_text() == kept_time
         assert sorted(p.name for p in (submitted / "ann").iterdir()) == ["ps1"]
+        # A crash between the swap's two renames left her earlier copy moved aside and a half-written one: the next
+        # collect, whose fetch fails again, puts the earlier copy back and loses nothing.
+        os.rename(submitted / "ann" / "ps1", submitted / "ann" / "ps1.replaced")
+        (submitted / "ann" / "ps1.collecting").mkdir()
+        with pytest.raises(ExchangeError, match="ann"):
+            collect()
+        assert (submitted / "ann" / "ps1" / "ps1.ipynb").read_bytes() == b"first of ann"
         monkeypatch.setattr(client_module.ExchangeClient, "submission_files", real)
         collect()
         assert (submitted / "ann" / "ps1" / "ps1.ipynb").read_bytes() == b"second of ann"
         assert sorted(p.name for p in (submitted / "ann").iterdir()) == ["ps1"]
     finally:
         running.stop()
+
+
+def test_an_answer_cut_off_on_its_way_is_the_clients_own_error(tmp_path):
+    """A reply that stops before its announced length (the exchange cuts off a reply that outlives
+    exchange_upload_seconds; a proxy may drop one) is an ExchangeClientError naming it, which collect names per
+    student, not an http.client exception that ends it."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def answer_half():
+        connection, _ = listener.accept()
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                           b'{"files": [')
+        connection.close()
+
+    threading.Thread(target=answer_half, daemon=True).start()
+    client = ExchangeClient(f"http://127.0.0.1:{listener.getsockname()[1]}", "tok-ann")
+    with pytest.raises(ExchangeClientError, match="broke off before its answer was whole .IncompleteRead"):
+        client.submission_files("perceptron", "ps1", "ann", "20260101T000000.000000Z")
+    listener.close()
