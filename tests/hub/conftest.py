@@ -45,8 +45,8 @@ class Running:
 
         def serve():
             asyncio.set_event_loop(self.loop)
-            self.server = HTTPServer(make_app(store, identify, members=members, prefix="/services/course-exchange/",
-                                              limits=limits), **server_settings(limits or Limits()))
+            self.app = make_app(store, identify, members=members, prefix="/services/course-exchange/", limits=limits)
+            self.server = HTTPServer(self.app, **server_settings(limits or Limits()))
             sockets = bind_sockets(0, "127.0.0.1")
             self.server.add_sockets(sockets)
             self.port = sockets[0].getsockname()[1]
@@ -57,6 +57,12 @@ class Running:
         self.thread.start()
         ready.wait(10)
         self.url = f"http://127.0.0.1:{self.port}/services/course-exchange"
+
+    @property
+    def transfers(self):
+        """The service's :class:`~perceptron_course.hub.service.Transfers`: what it has admitted, for a test to wait
+        on (the service runs in another thread, so a request sent is not yet a request seen)."""
+        return self.app.wildcard_router.rules[0].target_kwargs["transfers"]
 
     def client(self, who):
         return ExchangeClient(self.url, f"tok-{who}")
