@@ -370,18 +370,20 @@ def request_head(length, who="ann", method="POST", path=SUBMIT):
             f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n").encode()
 
 
-def held_upload(running, length, who="ann", *, admitted=False):
+def held_upload(running, length, who="ann", *, admitted=0):
     """A connection that announces an upload of ``length`` bytes, sends a little of it and holds the rest; with
-    ``admitted``, once the service has taken it in (else the next request could reach the service first)."""
+    ``admitted=n``, it returns once the service holds n transfers of ``who`` in progress, this one among them (the
+    service runs in another thread: a request sent is not yet a request seen, and one just answered may not yet
+    have let go of its share)."""
     import socket
     import time
 
-    before = running.transfers.by_user.get(who, 0)
     sock = socket.create_connection(("127.0.0.1", running.port), timeout=10)
     sock.sendall(request_head(length, who) + b'{"files": [')
     give_up = time.monotonic() + 10
-    while admitted and running.transfers.by_user.get(who, 0) <= before:
-        assert time.monotonic() < give_up, f"the service did not admit {who}'s upload of {length:,} bytes"
+    while admitted and running.transfers.by_user.get(who, 0) != admitted:
+        assert time.monotonic() < give_up, (f"the service holds {running.transfers.by_user.get(who, 0)} transfers of "
+                                            f"{who}, not {admitted}, after her upload of {length:,} bytes")
         time.sleep(0.01)
     return sock
 
@@ -439,7 +441,7 @@ def test_a_user_moves_at_most_so_many_files_at_once_and_a_held_upload_or_downloa
         big = File("data/big.bin", os.urandom(12 * 2**20))  # more than loopback's buffers take unread
         running.client("ian").release("perceptron", "ps1", [NOTEBOOK, big])
         ann, bob = running.client("ann"), running.client("bob")
-        held = [held_upload(running, 5000, admitted=True) for _ in range(2)]
+        held = [held_upload(running, 5000, admitted=k) for k in (1, 2)]
         time.sleep(0.3)
         refused(lambda: ann.submit("perceptron", "ps1", [NOTEBOOK]), 429, "already has 2",
                 "exchange_transfers_per_user")
@@ -481,7 +483,7 @@ def test_large_transfers_share_the_exchanges_memory_and_one_more_waits_for_room(
     try:
         running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
         large = [File("ps1.ipynb", b"x" * (2 * 2**20))]
-        held = held_upload(running, limits.exchange_body_bytes, admitted=True)  # ann's upload takes all of it
+        held = held_upload(running, limits.exchange_body_bytes, admitted=1)  # ann's upload takes all of it
         impatient = ExchangeClient(running.url, "tok-bob", busy_seconds=0)
         message = refused(lambda: impatient.submit("perceptron", "ps1", large), 503, "exchange_memory_bytes",
                           "try again")
@@ -512,7 +514,7 @@ def test_students_large_transfers_leave_room_for_the_courses_staff(tmp_path):
         ian = ExchangeClient(running.url, "tok-ian", busy_seconds=0)
         ian.release("perceptron", "ps1", [NOTEBOOK])
         stamp = running.client("bob").submit("perceptron", "ps1", large)["stamp"]
-        held.append(held_upload(running, limits.exchange_body_bytes, admitted=True))  # all that students may hold
+        held.append(held_upload(running, limits.exchange_body_bytes, admitted=1))  # all that students may hold
         message = refused(lambda: ExchangeClient(running.url, "tok-bob", busy_seconds=0).submit(
             "perceptron", "ps1", large), 503, "exchange_memory_bytes", "kept for the course's staff")
         assert f"less {limits.exchange_body_bytes:,} kept" in message
@@ -605,7 +607,7 @@ def test_only_those_who_may_upload_there_hold_a_share_and_a_length_that_is_no_nu
         held.append(courses)
         ann = ExchangeClient(running.url, "tok-ann", busy_seconds=0)
         ann.submit("perceptron", "ps1", large)  # none of them holds any of the exchange's memory
-        held.append(held_upload(running, limits.exchange_body_bytes, admitted=True))  # ann's own: all of it
+        held.append(held_upload(running, limits.exchange_body_bytes, admitted=1))  # ann's own: all of it
         refused(lambda: ann.submit("perceptron", "ps1", large), 429, "already moving a file of more than 1 MiB")
         refused(lambda: ExchangeClient(running.url, "tok-bob", busy_seconds=0).submit("perceptron", "ps1", large),
                 503, "exchange_memory_bytes")
