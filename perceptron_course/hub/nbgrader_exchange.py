@@ -311,7 +311,6 @@ class ExchangeCollect(Exchange, ABCExchangeCollect):
         """Write ``files`` and their ``timestamp.txt`` into ``dest``, replacing what it held only once they are
         all written."""
         staging, old = dest + ".collecting", dest + ".replaced"
-        self._put_back(dest)
         for leftover in (staging, old):
             if os.path.islink(leftover) or os.path.isfile(leftover):
                 os.unlink(leftover)

@@ -87,9 +87,10 @@ def check_path(path, max_depth=None):
     return None
 
 
-def _too_many(count, limits):
-    return TooLarge(f"{count:,} files were sent; the exchange takes at most {limits.exchange_files:,} "
-                         "(Autograder.exchange_files)")
+def _too_many(limits):
+    # Both readers stop at the first file over the limit, so they cannot say how many more there were.
+    return TooLarge(f"more than {limits.exchange_files:,} files were sent; the exchange takes at most "
+                    f"{limits.exchange_files:,} (Autograder.exchange_files)")
 
 
 def over_exchange_bytes(size, limits):
@@ -165,8 +166,7 @@ def parse_files(body, limits=None):
         if entry is None:
             raise TransferError(f"the body is not in the exchange's format at byte {at:,}; {_EXPECTED}")
         if len(records) >= limits.exchange_files:
-            raise TooLarge(f"more than {limits.exchange_files:,} files were sent; the exchange takes at most "
-                           f"{limits.exchange_files:,} (Autograder.exchange_files)")
+            raise _too_many(limits)
         quoted = entry.group(1)
         try:
             path = json.loads(quoted)
@@ -195,8 +195,9 @@ def parse_files(body, limits=None):
         at = entry.end()
     # What the exchange sends back must fit one body too: an upload may be written more tightly than encode_files
     # writes it (no spaces), and would otherwise be kept but never read back.
-    if encoded_length(records) > limits.exchange_body_bytes:
-        raise over_body_bytes(encoded_length(records), limits)
+    reply_length = encoded_length(records)
+    if reply_length > limits.exchange_body_bytes:
+        raise over_body_bytes(reply_length, limits)
     return tuple(records)
 
 
@@ -249,7 +250,7 @@ def files_from_folder(folder, *, ignore=(), limits=None):
             if total > limits.exchange_bytes:
                 raise over_exchange_bytes(total, limits)
             if len(records) >= limits.exchange_files:
-                raise _too_many(len(records) + 1, limits)
+                raise _too_many(limits)
             with open(full, "rb") as handle:
                 records.append(File(rel, handle.read(limits.exchange_bytes + 1)))
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(current, d))]
