@@ -20,6 +20,7 @@ Chromium, ChromeDriver and the axe-core that the book build installs (``make boo
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +78,47 @@ def open_lab(driver, built_book: Path, viewport: dict = DESKTOP, page: str = LAB
     assert not errors, f"console errors on {page}: {errors}"
     count = driver.execute_script("return window.PerceptronLab ? PerceptronLab.instances.length : 0;")
     assert count == 1, f"{page} should hold exactly one perceptron lab, found {count}"
+    driver.execute_script("document.querySelector('.perceptron-lab').scrollIntoView({block: 'start'});")
+
+
+# The lab's element as the book build writes it, before the lab's script fills it in.
+LAB_ELEMENT = re.compile(r'<div class="perceptron-lab"[^>]*>')
+
+# Puts a new lab in place of the page's (the element as built, arguments[0]) and starts it with the lab's own
+# init, as the page's load does; the old lab's run is paused first, so no timer of it is left.
+REMOUNT_LAB_JS = """
+const old = document.querySelector(".perceptron-lab");
+if (!old || !old.perceptronLab) { return 0; }
+old.perceptronLab.pause();
+const built = document.createElement("template");
+built.innerHTML = arguments[0] + "</div>";
+old.replaceWith(built.content.firstChild);
+PerceptronLab.instances.length = 0;
+PerceptronLab.init();
+document.activeElement.blur();
+return PerceptronLab.instances.length;
+"""
+
+
+def fresh_lab(driver, built_book: Path):
+    """The online-learning chapter's lab as a reader finds it on opening the page, at desktop size.
+
+    Loading the chapter is most of a lab test's time (its hundreds of formulas are typeset each time), and the
+    tests of the lab's behaviour need only a lab that nothing has touched: when the chapter is already open at
+    desktop size, its lab is replaced by a new one from the element the book build wrote, started as the page
+    starts it. Otherwise, and for every test of the page itself (axe, colours, a phone's screen), the chapter
+    is loaded (:func:`open_lab`)."""
+    path = built_book / f"{LAB_PAGE}.html"
+    if (driver.current_url != path.as_uri()
+            or driver.execute_script("return window.innerWidth") != DESKTOP["width"]):
+        open_lab(driver, built_book)
+        return
+    built = LAB_ELEMENT.findall(path.read_text(encoding="utf-8"))
+    assert len(built) == 1, f"{LAB_PAGE} should hold exactly one perceptron lab element, found {built}"
+    driver.get_log("browser")  # drop what earlier tests logged
+    assert driver.execute_script(REMOUNT_LAB_JS, built[0]) == 1, "the new lab did not start"
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, f"console errors starting a new lab on {LAB_PAGE}: {errors}"
     driver.execute_script("document.querySelector('.perceptron-lab').scrollIntoView({block: 'start'});")
 
 
@@ -162,7 +204,7 @@ def live_text(driver) -> str:
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_every_step_matches_trace_perceptron(browser, built_book, preset):
     X, y, fit_intercept, max_epochs = PRESETS[preset]
-    open_lab(browser, built_book)
+    fresh_lab(browser, built_book)
     choose_preset(browser, preset, max_epochs)
     state = lab_state(browser)
     assert state["X"] == np.asarray(X).tolist() and state["y"] == np.asarray(y).tolist(), (
@@ -201,7 +243,7 @@ def test_every_step_matches_trace_perceptron(browser, built_book, preset):
 def test_random_data_sets_match_trace_perceptron(browser, built_book):
     """Twenty random data sets on the lab's quarter grid, with and without an offset, some
     separable and some not, loaded through the lab's setPoints and run to the end."""
-    open_lab(browser, built_book)
+    fresh_lab(browser, built_book)
     rng = np.random.default_rng(12)
     for case in range(20):
         n = int(rng.integers(1, 13))
@@ -246,7 +288,7 @@ new MutationObserver(() => window.runLabels.push(button.textContent.trim()))
 
 def test_run_and_reset_buttons(browser, built_book):
     X, y, fit_intercept, max_epochs = PRESETS["four-point"]
-    open_lab(browser, built_book)
+    fresh_lab(browser, built_book)
     browser.execute_script(FASTER_INTERVALS_JS)
     # Every label the Run button shows, kept as it changes: on a busy machine the sped-up run can end before the
     # test reads the button, so "Pause" is looked for among them, not read once after the click.
@@ -327,7 +369,7 @@ def tab_until(driver, predicate_js: str, limit: int = 60):
 
 
 def test_every_control_is_reachable_by_tab_with_a_visible_focus(browser, built_book):
-    open_lab(browser, built_book)
+    fresh_lab(browser, built_book)
     click(browser, control(browser, "details:nth-of-type(2) summary"))  # the log box is focusable too
     browser.execute_script("document.querySelector('.perceptron-lab .lab-step').click();")
     expected = browser.execute_script(
@@ -364,7 +406,7 @@ def test_every_control_is_reachable_by_tab_with_a_visible_focus(browser, built_b
 
 
 def test_points_move_and_flip_with_the_keyboard(browser, built_book):
-    open_lab(browser, built_book)
+    fresh_lab(browser, built_book)
     browser.execute_script("document.querySelector('.perceptron-lab select').focus();")
     point = tab_until(browser, "el.getAttribute('aria-label') === 'Point 2 at (0, \u22121), label \u22121'")
 
@@ -414,7 +456,7 @@ def test_points_move_and_flip_with_the_keyboard(browser, built_book):
 
 
 def test_points_are_placed_moved_and_flipped_with_the_mouse(browser, built_book):
-    open_lab(browser, built_book)
+    fresh_lab(browser, built_book)
     plot = control(browser, "svg.lab-plot")
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", plot)
 
