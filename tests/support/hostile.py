@@ -10,7 +10,7 @@ status, which graded cells lose their points (``"all"``, none, or the cells
 of the functions it broke) and the flags that must be raised.
 
 Cases that must reach the sandbox's limits (``TIMEOUT`` budget, per-cell
-timeout, output cap) are written for a batch graded with ``--timeout 15
+timeout, output cap) are written for a batch graded with ``--timeout 20
 --cell-timeout 5``.
 """
 
