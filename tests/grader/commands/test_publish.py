@@ -244,6 +244,35 @@ def test_the_package_index_lists_each_wheel_by_a_relative_link(tmp_path):
     assert '<html lang="en">' in page and "<title>" in page and "<main>" in page
 
 
+def test_a_site_the_leak_audit_finds_a_secret_in_is_deleted_with_the_public_edition(tmp_path, monkeypatch):
+    """publish's own audit, after the book is built: one hidden-test line in a page, and neither folder is left."""
+    monkeypatch.setattr(publish, "build_student_wheels", fake_wheels)
+    release = fake_release(tmp_path / "release")
+    real_prepare = publish.prepare
+    monkeypatch.setattr(publish, "prepare", lambda address, out: real_prepare(address, out=out, release=release))
+    hidden = next(line for cell in nbformat.read(REPO_ROOT / "notebooks" / "source" / ASSIGNMENTS[0]
+                                                 / f"{ASSIGNMENTS[0]}.ipynb", as_version=4).cells
+                  if "### BEGIN HIDDEN TESTS" in cell.source
+                  for line in cell.source.split("### BEGIN HIDDEN TESTS")[1].splitlines() if len(line.strip()) > 30)
+    page = "<html><body><p>The course.</p></body></html>"
+
+    def assemble(manifest, html_dir, site, published):  # the built book, as a page of it
+        (site / "book").mkdir(parents=True)
+        (site / "book" / "index.html").write_text(page, encoding="utf-8")
+
+    monkeypatch.setattr(publish, "assemble", assemble)
+    out = tmp_path / "out"
+    result = publish.publish(book=False, address="https://courses.example.edu/perceptron", out=out)
+    assert Path(result["site"]).is_dir() and Path(result["public_repo"]).is_dir()
+
+    page = f"<html><body><pre>{html.escape(hidden)}</pre></body></html>"
+    shutil.rmtree(out)
+    with pytest.raises(publish.PublishError, match=r"the leak audit found \d+ secret") as refused:
+        publish.publish(book=False, address="https://courses.example.edu/perceptron", out=out)
+    assert "book/index.html" in str(refused.value)
+    assert not (out / "site").exists() and not (out / "public-repo").exists()
+
+
 def test_prepare_refuses_an_unreleased_assignment(tmp_path, monkeypatch):
     monkeypatch.setattr(publish, "build_student_wheels", fake_wheels)
     release = fake_release(tmp_path / "release")
