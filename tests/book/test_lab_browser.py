@@ -40,7 +40,7 @@ from perceptron_lib import (
     trace_perceptron,
 )
 # The browser and the artifacts folder are the book's browser tests' fixtures.
-from tests.support.browser import DESKTOP, PHONE, open_page, run_axe
+from tests.support.browser import DESKTOP, PHONE, console_errors, open_page, run_axe
 
 pytestmark = pytest.mark.slow
 
@@ -73,12 +73,15 @@ def click(driver, element) -> None:
     element.click()
 
 
+LAB_INTO_VIEW_JS = "document.querySelector('.perceptron-lab').scrollIntoView({block: 'start'});"
+
+
 def open_lab(driver, built_book: Path, viewport: dict = DESKTOP, page: str = LAB_PAGE):
     errors = open_page(driver, built_book / f"{page}.html", viewport)
     assert not errors, f"console errors on {page}: {errors}"
     count = driver.execute_script("return window.PerceptronLab ? PerceptronLab.instances.length : 0;")
     assert count == 1, f"{page} should hold exactly one perceptron lab, found {count}"
-    driver.execute_script("document.querySelector('.perceptron-lab').scrollIntoView({block: 'start'});")
+    driver.execute_script(LAB_INTO_VIEW_JS)
 
 
 # The lab's element as the book build writes it, before the lab's script fills it in.
@@ -117,9 +120,9 @@ def fresh_lab(driver, built_book: Path):
     assert len(built) == 1, f"{LAB_PAGE} should hold exactly one perceptron lab element, found {built}"
     driver.get_log("browser")  # drop what earlier tests logged
     assert driver.execute_script(REMOUNT_LAB_JS, built[0]) == 1, "the new lab did not start"
-    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    errors = console_errors(driver)
     assert not errors, f"console errors starting a new lab on {LAB_PAGE}: {errors}"
-    driver.execute_script("document.querySelector('.perceptron-lab').scrollIntoView({block: 'start'});")
+    driver.execute_script(LAB_INTO_VIEW_JS)
 
 
 def choose_preset(driver, name: str, max_epochs: int) -> None:

@@ -80,6 +80,11 @@ def open_page(driver, path: Path, viewport: dict) -> list[dict]:
     driver.get_log("browser")  # drop what earlier pages logged
     driver.get(path.as_uri())
     wait_until_rendered(driver)
+    return console_errors(driver)
+
+
+def console_errors(driver) -> list[dict]:
+    """The errors the browser's console logged since its log was last read (reading it empties it)."""
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 

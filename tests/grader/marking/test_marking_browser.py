@@ -20,7 +20,8 @@ import pytest
 from autograder.marking.web import answer_key
 from autograder.outputs.gradebook import open_gradebook, rubric_items
 from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED, marks_of, serve_marking
-from tests.support.browser import PHONE, checker_findings, phone_layout_problems, wait_until_rendered
+from tests.support.browser import (PHONE, checker_findings, console_errors, phone_layout_problems,
+                                   wait_until_rendered)
 from tests.support.released import copy_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -197,7 +198,7 @@ def test_a_ta_marks_a_question_for_the_class_by_keyboard_alone(marking_browser, 
     assert status(driver) == "Saved the rubric item: \u22121. Re-scored the 2 answers it is part of; 1 mark changed."
     got = marks_of(course)
     assert (got["noether"][0], got["turing"][0], got["lovelace"][0]) == (1.0, 0.0, 2.0)
-    assert not [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not console_errors(driver)
     assert not any(found.values()), found
 
 
