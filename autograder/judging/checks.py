@@ -22,6 +22,7 @@ These modules are never released to students.  Feedback reports a failed
 hidden case by its description only, never by its expected value.
 """
 
+import copy
 import json
 import os
 import tempfile
@@ -34,7 +35,7 @@ from perceptron_course import probe as _probe
 from perceptron_course import protocol
 from perceptron_course.probe import Opaque
 
-__all__ = ["Case", "Check", "Verdict", "probe_ids", "write_probes", "verdicts_from_results",
+__all__ = ["Case", "Check", "Verdict", "probe_ids", "write_probes", "expected_answer", "verdicts_from_results",
            "evaluate_namespace", "run_in_notebook"]
 
 
@@ -270,6 +271,22 @@ def _show(value):
     return repr(value)
 
 
+# Each case's right answer, computed once per process: a class's submissions are judged against the same cases
+# (each once per submission), and one answer can cost dozens of reference trainings (ps2's curve of training
+# errors trains the perceptron again for every epoch). Keyed by identity, with the check and the case held so that
+# their ids are never reused; the checks are module constants (``load_checks`` hands out the same objects).
+_ANSWERS: dict = {}
+
+
+def expected_answer(check, case):
+    """``check.expected`` on ``case``'s arguments, computed the first time it is asked for; a copy each time, so
+    that nothing a comparison does to it reaches the next submission's."""
+    held = _ANSWERS.get((id(check), id(case)))
+    if held is None or held[0] is not check or held[1] is not case:
+        held = _ANSWERS[(id(check), id(case))] = (check, case, check.expected(*case.args, **case.kwargs))
+    return copy.deepcopy(held[2])
+
+
 def _judge_case(check, case, record):
     """``(message, is_wrong_answer)`` saying why this case failed, or ``None`` when it passed.
 
@@ -302,7 +319,7 @@ def _judge_case(check, case, record):
         return (f"On {case.describe}, {name} (or a function of yours it calls) changed its input arrays in place: "
                 "work on a copy of any input you change (for an input named x: x = np.array(x, dtype=float))"), False
     got = record.value
-    want = check.expected(*case.args, **case.kwargs)
+    want = expected_answer(check, case)
     problem = (check.compare or compare_values)(got, want)
     if problem is None:
         return None

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from autograder.boundary.from_sandbox import ProbeRecord, ProbeResults
-from autograder.judging.checks import Case, Check, evaluate_namespace, verdicts_from_results
+from autograder.judging.checks import Case, Check, compare_values, evaluate_namespace, verdicts_from_results
 
 HINT = "Append the column of ones last."
 ON_EXCEPTION = "lift calls absorb and split: write them first."
@@ -68,11 +68,30 @@ def test_in_process_a_stub_called_by_the_checked_function_gets_the_exception_hin
                              + ON_EXCEPTION)
 
 
+def test_a_cases_answer_is_computed_once_for_all_the_submissions_judged_and_none_sees_anothers_copy():
+    """Judging a class asks each case's answer once per submission: it is computed for the first and reused, and a
+    comparison that spoils the answer it is handed spoils nothing for the next submission."""
+    computed = []
+
+    def answer(X):
+        computed.append(X)
+        return np.hstack([X, np.ones((len(X), 1))])
+
+    def spoiling(got, want):
+        problem = compare_values(got, want)
+        want[...] = 0.0
+        return problem
+
+    check = Check(grade_id="lift_values", function="lift", cases=[Case("two points", (np.array([[1.0], [2.0]]),))],
+                  expected=answer, compare=spoiling)
+    right = ProbeRecord("returned", value=np.array([[1.0, 1.0], [2.0, 1.0]]))
+    assert [verdict(check, right).passed for _ in range(3)] == [True, True, True]
+    assert len(computed) == 1
+
+
 # compare_values takes a value's type as the visible helpers do (expect_count, expect_number): a value they
 # reject must not get the hidden check's points, and a right value they accept must not lose them.
 from perceptron_course.test_helpers import expect_count, expect_number  # noqa: E402
-
-from autograder.judging.checks import compare_values  # noqa: E402
 
 
 @pytest.mark.parametrize("got", [3.0, True, np.float64(3.0), np.array(3), "3"])
