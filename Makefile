@@ -81,8 +81,9 @@ hub-demo: hub-env
 test: system-test $(STAMP) pdf book hub-env
 	$(PY) -m pytest -n 3
 
-# The edit loop, in under a minute: the tests not marked slow, on two workers, with fewer examples for
-# each property test (the hypothesis profile "fast"); its tests of the built book read the last `make book`.
+# The edit loop, in about a minute (two on a machine half as fast): the tests not marked slow, on two workers,
+# with fewer examples for each property test (the hypothesis profile "fast"); its tests of the built book read
+# the last `make book`.
 test-fast: system-test $(STAMP)
 	$(PY) -m pytest -m "not slow" -n 2 -q --hypothesis-profile=fast
 
