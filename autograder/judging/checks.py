@@ -273,18 +273,19 @@ def _show(value):
 
 # Each case's right answer, computed once per process: a class's submissions are judged against the same cases
 # (each once per submission), and one answer can cost dozens of reference trainings (ps2's curve of training
-# errors trains the perceptron again for every epoch). Keyed by identity, with the check and the case held so that
-# their ids are never reused; the checks are module constants (``load_checks`` hands out the same objects).
+# errors trains the perceptron again for every epoch). Keyed by identity; each entry holds its check and case, so
+# that while it exists no other object can take their ids. The checks are module constants (``load_checks`` hands
+# out the same objects).
 _ANSWERS: dict = {}
 
 
 def expected_answer(check, case):
     """``check.expected`` on ``case``'s arguments, computed the first time it is asked for; a copy each time, so
     that nothing a comparison does to it reaches the next submission's."""
-    held = _ANSWERS.get((id(check), id(case)))
-    if held is None or held[0] is not check or held[1] is not case:
-        held = _ANSWERS[(id(check), id(case))] = (check, case, check.expected(*case.args, **case.kwargs))
-    return copy.deepcopy(held[2])
+    key = (id(check), id(case))
+    if key not in _ANSWERS:
+        _ANSWERS[key] = (check, case, check.expected(*case.args, **case.kwargs))
+    return copy.deepcopy(_ANSWERS[key][2])
 
 
 def _judge_case(check, case, record):
