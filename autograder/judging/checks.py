@@ -22,9 +22,11 @@ These modules are never released to students.  Feedback reports a failed
 hidden case by its description only, never by its expected value.
 """
 
+import atexit
 import copy
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -361,11 +363,29 @@ def evaluate_namespace(checks, namespace, *, seconds_per_call=10):
     from perceptron_course.limits import Limits
 
     with tempfile.TemporaryDirectory() as tmp:
-        write_probes(checks, os.path.join(tmp, "in"))
-        _probe.run_probes(namespace, os.path.join(tmp, "in"), os.path.join(tmp, "out"), seconds_per_call=seconds_per_call)
+        _probe.run_probes(namespace, _probe_inputs(checks), os.path.join(tmp, "out"), seconds_per_call=seconds_per_call)
         results = read_probe_results(os.path.join(tmp, "out"), Limits().probe_results_bytes,
                                      probe_ids(checks))
     return verdicts_from_results(checks, results)
+
+
+# The probe's input files of each list of checks, written once per process into a folder of its own (removed
+# when the process ends): verify evaluates dozens of known-wrong implementations against the same checks, and
+# writing ps2's cases again each time was a sixth of its run. Keyed by identity, as :data:`_ANSWERS` is, each
+# entry holding its checks; a folder found gone is written again.
+_PROBE_INPUTS: dict = {}
+
+
+def _probe_inputs(checks):
+    checks = tuple(checks)
+    key = tuple(map(id, checks))
+    entry = _PROBE_INPUTS.get(key)
+    if entry is None or not os.path.isfile(os.path.join(entry[1], protocol.PROBES_FILE)):
+        folder = tempfile.mkdtemp(prefix="probe-inputs-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        write_probes(checks, folder)
+        entry = _PROBE_INPUTS[key] = (checks, folder)
+    return entry[1]
 
 
 def run_in_notebook(assignment, grade_id, namespace):

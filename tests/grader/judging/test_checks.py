@@ -6,10 +6,14 @@ alone is named); neither follows a time-out, a missing function or a call never 
 and fast: the probe's records are written by hand, no notebook runs.
 """
 
+import os
+import shutil
+
 import numpy as np
 import pytest
 
 from autograder.boundary.from_sandbox import ProbeRecord, ProbeResults
+from autograder.judging import checks as checks_module
 from autograder.judging.checks import Case, Check, compare_values, evaluate_namespace, verdicts_from_results
 
 HINT = "Append the column of ones last."
@@ -87,6 +91,23 @@ def test_a_cases_answer_is_computed_once_for_all_the_submissions_judged_and_none
     right = ProbeRecord("returned", value=(np.array([[1.0, 1.0], [2.0, 1.0]]), 2))
     assert [verdict(check, right).passed for _ in range(3)] == [True, True, True]
     assert len(computed) == 1
+
+
+def test_the_probes_inputs_are_written_once_for_every_implementation_evaluated_and_again_if_removed(monkeypatch):
+    """verify evaluates dozens of implementations against the same checks: their inputs are written for the first
+    and read by every later one, each judged on its own; a folder of inputs found gone is written again."""
+    written = []
+    real_write = checks_module.write_probes
+    monkeypatch.setattr(checks_module, "write_probes", lambda *args: written.append(args[1]) or real_write(*args))
+    check = lift_check()
+    right = {"lift": lambda X: np.hstack([X, np.ones((len(X), 1))])}
+    wrong = {"lift": lambda X: np.hstack([np.ones((len(X), 1)), X])}
+    passed = [found.passed for namespace in (right, wrong, right) for found in evaluate_namespace([check], namespace)]
+    assert passed == [True, False, True]
+    assert len(written) == 1
+    shutil.rmtree(written[0])
+    assert [found.passed for found in evaluate_namespace([check], wrong)] == [False]
+    assert len(written) == 2 and os.path.isdir(written[1])
 
 
 # compare_values takes a value's type as the visible helpers do (expect_count, expect_number): a value they
