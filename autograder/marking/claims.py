@@ -3,8 +3,14 @@
 Opening an answer (or a group) on the marking page claims it for that
 browser's session for :data:`CLAIM_SECONDS`; the page renews the claim while
 it stays open (``static/marking.js``), and saving or leaving gives it up.
-"The next to mark" passes over answers another session holds, and the page
-shows who else is marking the same question.  A claim is only a courtesy
+Each claim names the page that holds it, so that leaving one page (a reload
+included, whose leaving the server may hear of after the new page claimed the
+answer again) gives up only what that page held.  "The next to mark" passes
+over answers another marker holds, and the page shows who else is marking the
+same question.  A marker's claims are hers in every session: a browser that
+was closed without leaving its page (a crash, a laptop shut) leaves claims
+behind for :data:`CLAIM_SECONDS`, and her next browser is not kept from them,
+nor shown her own name as another marker's.  A claim is only a courtesy
 between markers: it never refuses a save; the gradebook's check of the mark
 a form showed (:func:`autograder.marking.rubrics.save_marks`) still catches
 every conflicting save.
@@ -30,19 +36,26 @@ CLAIM_SECONDS = 300.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS claims (
     assignment TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL, student TEXT NOT NULL,
-    session TEXT NOT NULL, marker TEXT NOT NULL, until REAL NOT NULL,
+    session TEXT NOT NULL, marker TEXT NOT NULL, until REAL NOT NULL, page TEXT NOT NULL,
     PRIMARY KEY (assignment, notebook, cell, student))
 """
+_COLUMNS = ["assignment", "notebook", "cell", "student", "session", "marker", "until", "page"]
 
 
 @dataclass(frozen=True)
 class Claim:
-    """An answer a marker has open: whose session, the marker's name, and until when (seconds since the epoch)."""
+    """An answer a marker has open: whose session, the marker's name, until when (seconds since the epoch), and the
+    page that holds it."""
 
     student_id: str
     session: str
     marker: str
     until: float
+    page: str = ""
+
+    def mine(self, session, marker):
+        """Whether the claim is the marker's own: held by this session, or by another session of hers."""
+        return self.session == session or bool(marker) and self.marker == marker
 
 
 class Claims:
@@ -57,6 +70,9 @@ class Claims:
         self._db = sqlite3.connect(self.path, timeout=10, check_same_thread=False, isolation_level=None)
         os.chmod(self.path, 0o600)
         self._db.execute("PRAGMA journal_mode=WAL")
+        # A file of an earlier layout is made again: nothing in it outlives CLAIM_SECONDS.
+        if [row[1] for row in self._db.execute("PRAGMA table_info(claims)")] not in ([], _COLUMNS):
+            self._db.execute("DROP TABLE claims")
         self._db.execute(_SCHEMA)
 
     def close(self):
@@ -73,16 +89,19 @@ class Claims:
                 self._db.execute("ROLLBACK")
                 raise
 
-    def hold(self, assignment, notebook, grade_id, student_ids, *, session, marker, seconds=CLAIM_SECONDS):
-        """Claim the answers of ``student_ids`` for ``session``, giving up every other answer it held in this
-        assignment; an answer another live session holds stays theirs.  Return the answers now held."""
+    def hold(self, assignment, notebook, grade_id, student_ids, *, session, marker, page="",
+             seconds=CLAIM_SECONDS):
+        """Claim the answers of ``student_ids`` for ``session``'s ``page``, giving up every other answer the marker
+        held in this assignment (in any session); an answer another marker holds stays theirs.  Return the
+        answers now held."""
         now = self.clock()
         held = self.live(assignment, notebook, grade_id)
-        mine = [s for s in student_ids if s not in held or held[s].session == session]
+        mine = [s for s in student_ids if s not in held or held[s].mine(session, marker)]
         statements = [("DELETE FROM claims WHERE until < ?", (now,)),
-                      ("DELETE FROM claims WHERE assignment = ? AND session = ?", (assignment, session))]
-        statements += [("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (assignment, notebook, grade_id, student, session, marker, now + seconds))
+                      ("DELETE FROM claims WHERE assignment = ? AND (session = ? OR (marker = ? AND marker != ''))",
+                       (assignment, session, marker))]
+        statements += [("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (assignment, notebook, grade_id, student, session, marker, now + seconds, page))
                        for student in mine]
         self._write(statements)
         return mine
@@ -95,9 +114,13 @@ class Claims:
                                       (now + seconds, assignment, session, now))
             return cursor.rowcount
 
-    def give_up(self, assignment, *, session, student_ids=None):
-        """Give up what ``session`` holds (only the answers of ``student_ids`` when given)."""
-        if student_ids is None:
+    def give_up(self, assignment, *, session, student_ids=None, page=None):
+        """Give up what ``session`` holds: only what its ``page`` holds when one is named, only the answers of
+        ``student_ids`` when they are given."""
+        if page is not None:
+            self._write([("DELETE FROM claims WHERE assignment = ? AND session = ? AND page = ?",
+                          (assignment, session, page))])
+        elif student_ids is None:
             self._write([("DELETE FROM claims WHERE assignment = ? AND session = ?", (assignment, session))])
         else:
             self._write([("DELETE FROM claims WHERE assignment = ? AND session = ? AND student = ?",
@@ -107,7 +130,7 @@ class Claims:
         """``{student_id: Claim}``: the live claims on one question's answers."""
         now = self.clock()
         with self._lock:
-            rows = self._db.execute("SELECT student, session, marker, until FROM claims WHERE assignment = ? AND "
-                                    "notebook = ? AND cell = ? AND until >= ?",
+            rows = self._db.execute("SELECT student, session, marker, until, page FROM claims WHERE assignment = ? "
+                                    "AND notebook = ? AND cell = ? AND until >= ?",
                                     (assignment, notebook, grade_id, now)).fetchall()
-        return {student: Claim(student, session, marker, until) for student, session, marker, until in rows}
+        return {row[0]: Claim(*row) for row in rows}

@@ -33,6 +33,7 @@ page) and shows the mark as rubric items are ticked.
 
 import hmac
 import os
+import secrets
 import urllib.parse
 
 from markupsafe import Markup
@@ -123,8 +124,12 @@ class Gate:
         await self.app(scope, receive, send_with_headers)
 
 
+# The session outlives the browser (a crash, a restart): the TA's name, settings and claims stay hers.
+COOKIE_SECONDS = 7 * 24 * 3600
+
+
 def _cookie_header(name, value):
-    return f"{name}={value}; HttpOnly; Path=/; SameSite=strict".encode("latin-1")
+    return f"{name}={value}; Max-Age={COOKIE_SECONDS}; HttpOnly; Path=/; SameSite=strict".encode("latin-1")
 
 
 # -- the views ----------------------------------------------------------------------------------------
@@ -166,6 +171,20 @@ def _excerpt(text, length=140):
     """The start of an answer on one line, for the list of answers."""
     flat = " ".join((text or "").split())
     return flat if len(flat) <= length else flat[:length - 1].rstrip() + "\u2026"
+
+
+def _marked_apart(group):
+    """The answers of a group with a mark of their own that the group's form does not show: when its answers are not
+    all marked alike, those a marker marked (a blank answer's automatic 0 aside). A group save leaves them as they
+    are unless the TA asks for them to be given the group's mark too."""
+    done = [row for row in group.rows if row.done]
+    if len(done) == len(group.rows) and len({_shown_mark(row) for row in done}) == 1:
+        return []
+    return [row for row in done if row.shown.marker or not row.mark.blank]
+
+
+def _shown_mark(row):
+    return row.shown.points, row.shown.comment, tuple(row.shown.items), row.shown.adjustment
 
 
 def _member(row):
@@ -254,7 +273,7 @@ class Views:
         positions = {row.student_id: row.position for row in state.rows}
         others = {}
         for claim in claims.values():
-            if claim.session != session.id and claim.student_id in positions:
+            if not claim.mine(session.id, session.ta) and claim.student_id in positions:
                 others.setdefault(claim.marker, []).append(positions[claim.student_id])
         return sorted((marker, sorted(found)) for marker, found in others.items())
 
@@ -264,7 +283,7 @@ class Views:
         return next((s for s in states[index + 1:] + states[:index] if s.marked < len(s.rows)), None)
 
     def _taken(self, state, session):
-        return {sid for sid, claim in self._claims(state).items() if claim.session != session.id}
+        return {sid for sid, claim in self._claims(state).items() if not claim.mine(session.id, session.ta)}
 
     # -- pages ---------------------------------------------------------------------------------------
 
@@ -351,8 +370,9 @@ class Views:
         items = await self._items(state)
         groups = await self._groups(state)
         group = next((g for g in groups if any(member is row for member in g.rows)), None)
+        page = secrets.token_urlsafe(12)
         held = await run_in_threadpool(self.marking.claims.hold, self.marking.assignment, *state.key,
-                                       [row.student_id], session=session.id, marker=session.ta)
+                                       [row.student_id], session=session.id, marker=session.ta, page=page)
         claims = self._claims(state)
         holder = claims.get(row.student_id) if not held else None
         index = state.rows.index(row)
@@ -381,7 +401,7 @@ class Views:
             "following": following, "error": error, "answer_checksum": short_checksum(row.mark.checksum),
             "group": group, "holder": holder, "others": self._others(state, session, claims),
             "earlier_items": earlier_items, "cells": cells, "confirm_unmark": confirm_unmark, "changes": changes,
-            "next_question": self._next_question(states, state),
+            "next_question": self._next_question(states, state), "claim_page": page,
         }, status_code=status_code)
 
     def _earlier_items(self, row, state):
@@ -507,13 +527,13 @@ class Views:
         question = state.question
         items = await self._items(state)
         texts = await run_in_threadpool(self.marking.answer_texts, question, group.rows)
+        page = secrets.token_urlsafe(12)
         await run_in_threadpool(self.marking.claims.hold, self.marking.assignment, *state.key,
                                 [row.student_id for row in group.rows if not row.done],
-                                session=session.id, marker=session.ta)
+                                session=session.id, marker=session.ta, page=page)
         claims = self._claims(state)
         if values is None:
-            marks = {(row.shown.points, row.shown.comment, tuple(row.shown.items), row.shown.adjustment)
-                     for row in group.rows if row.done}
+            marks = {_shown_mark(row) for row in group.rows if row.done}
             values = {"items": set(), "adjustment": "", "points": "", "comment": "", "note": ""}
             if len(marks) == 1 and all(row.done for row in group.rows):
                 first = group.rows[0].shown
@@ -524,10 +544,10 @@ class Views:
         return self.page(request, "group.html", {
             "states": states, "state": state, "group": group, "groups": groups, "items": items, "texts": texts,
             "values": values, "error": error, "conflicts": conflicts,
-            "held": {sid: claim for sid, claim in claims.items() if claim.session != session.id},
+            "held": {sid: claim for sid, claim in claims.items() if not claim.mine(session.id, session.ta)},
+            "claim_page": page,
             "others": self._others(state, session, claims), "names": {item.id: item for item in items},
-            "differing": sum(1 for row in group.rows if row.done) and len(
-                {(row.shown.points, row.shown.comment) for row in group.rows if row.done}) > 1,
+            "apart": _marked_apart(group),
         }, status_code=status_code)
 
     async def group_save(self, request):
@@ -546,6 +566,7 @@ class Views:
             values, item_ids, adjustment, points = self._posted_mark(form, question.max_points)
         except _Unreadable as problem:
             return await self._group_page(request, values=problem.values, error=problem.message, status_code=400)
+        values["replace"] = form.get("replace") == "yes"
         if points is None and not item_ids:
             return await self._group_page(request, values=values, status_code=400,
                                           error="a group's mark needs rubric items or points; to take marks back, "
@@ -563,6 +584,19 @@ class Views:
             targets.append((row, rubrics.Target(row.student_id, version, checksum)))
         if not targets:
             return await self._group_page(request, values=values, status_code=400, error="the form named no answer")
+        # An answer marked on its own (by another TA, or alone by this one) keeps its mark unless the TA asked to
+        # replace it: the form did not show that mark, so saving over it would lose it unseen. One marked since the
+        # form was opened stays a target, and its changed version stops the save (a conflict, shown).
+        apart = {row.key for row in _marked_apart(group)}
+        kept = [] if values["replace"] else [row for row, target in targets
+                                             if row.key in apart and target.expected == row.version]
+        targets = [(row, target) for row, target in targets if row not in kept]
+        if not targets:
+            return await self._group_page(
+                request, values=values, status_code=400,
+                error="every answer of the group has a mark of its own already, so nothing was saved; to give them "
+                      "all this mark, tick \"Also give this mark to the answers marked already\", or open an answer "
+                      "to mark it alone")
 
         def work(gb):
             before = self.marking.data_version()
@@ -591,9 +625,14 @@ class Views:
         session.saved = _q_path(question, "g", group.key)
         changed = sum(outcome.changed for outcome in outcomes)
         mark = outcomes[0].mark
-        said = (f"Marked group {group.number} ({len(outcomes)} {'answer' if len(outcomes) == 1 else 'answers'}): "
-                f"{_points(mark.points)} / {question.max_points:g}; {changed} {'mark' if changed == 1 else 'marks'} "
-                "changed.")
+        counted = (f"{len(outcomes)} of its {group.size} answers" if kept
+                   else f"{len(outcomes)} {'answer' if len(outcomes) == 1 else 'answers'}")
+        said = (f"Marked group {group.number} ({counted}): {_points(mark.points)} / {question.max_points:g}; "
+                f"{changed} {'mark' if changed == 1 else 'marks'} changed.")
+        if kept:
+            said += " " + "; ".join(f"Answer {row.position} kept its own mark ({_points(row.shown.points)} / "
+                                    f"{question.max_points:g}{f' by {row.shown.marker}' if row.shown.marker else ''})"
+                                    for row in kept) + "."
         # On to the next group to mark, as a save goes on to the next answer; the question's page when none is left.
         _, state = await self._requested(request)
         following = self._next_group(await self._groups(state), self._claims(state), session)
@@ -608,7 +647,7 @@ class Views:
         """The largest group of more than one answer with answers still to mark, none of them open for another
         marker; ``None`` when there is none."""
         return next((g for g in groups if g.size > 1 and g.kind != "blank" and g.marked < g.size
-                     and not any(claims.get(row.student_id) and claims[row.student_id].session != session.id
+                     and not any(claims.get(row.student_id) and not claims[row.student_id].mine(session.id, session.ta)
                                  for row in g.rows if not row.done)), None)
 
     async def group_decide(self, request):
@@ -724,8 +763,10 @@ class Views:
         form = await self.form(request)
         if form is None:
             return Response(status_code=403)
+        # The page's own claims only: a reload's new page may have claimed the answer again before this arrives.
+        page = str(form.get("page", "")) or None
         await run_in_threadpool(self.marking.claims.give_up, self.marking.assignment,
-                                session=request.state.session.id)
+                                session=request.state.session.id, page=page)
         return Response(status_code=204)
 
     # -- the rubric ---------------------------------------------------------------------------------

@@ -190,7 +190,11 @@
       }
     }, 60000);
     window.addEventListener("pagehide", () => {
-      if (!submitting && navigator.sendBeacon) { navigator.sendBeacon("/claims/give-up", body()); }
+      if (submitting || !navigator.sendBeacon) { return; }
+      // Only this page's claims: when the page is reloaded, the new page may have claimed the answer first.
+      const data = body();
+      data.append("page", form.dataset.claim || "");
+      navigator.sendBeacon("/claims/give-up", data);
     });
   }
 

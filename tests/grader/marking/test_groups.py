@@ -140,6 +140,55 @@ def test_claims_keep_a_second_marker_off_an_open_answer_until_it_expires(tmp_pat
         claims.close()
 
 
+def test_leaving_a_page_gives_up_only_what_that_page_holds_so_a_reload_keeps_its_claim(tmp_path):
+    """A reload claims the answer again for the new page, and the old page's leaving may reach the server after:
+    it gives up the old page's claims, not the new one's."""
+    claims = Claims(str(tmp_path), clock=Clock())
+    try:
+        claims.hold("a", "nb", "q", ["ada"], session="s1", marker="Tess", page="first")
+        claims.hold("a", "nb", "q", ["ada"], session="s1", marker="Tess", page="reloaded")
+        claims.give_up("a", session="s1", page="first")
+        assert {s: c.page for s, c in claims.live("a", "nb", "q").items()} == {"ada": "reloaded"}
+        claims.give_up("a", session="s1", page="reloaded")
+        assert claims.live("a", "nb", "q") == {}
+    finally:
+        claims.close()
+
+
+def test_a_markers_claims_are_hers_in_a_new_browser_and_never_another_markers(tmp_path):
+    """A browser closed without leaving its page leaves its claims; the same marker's next session takes them over
+    (and what she opens there gives up the old ones), while another marker is still kept off them."""
+    claims = Claims(str(tmp_path), clock=Clock())
+    try:
+        claims.hold("a", "nb", "q", ["ada", "ben"], session="crashed", marker="Tess")
+        left = claims.live("a", "nb", "q")["ada"]
+        assert left.mine("restarted", "Tess") and not left.mine("other", "Grace") and not left.mine("other", "")
+        assert claims.hold("a", "nb", "q", ["ada"], session="other", marker="Grace") == []
+        assert claims.hold("a", "nb", "q", ["ada"], session="restarted", marker="Tess") == ["ada"]
+        assert {s: c.session for s, c in claims.live("a", "nb", "q").items()} == {"ada": "restarted"}
+    finally:
+        claims.close()
+
+
+def test_a_claims_file_of_an_earlier_layout_is_made_again(tmp_path):
+    import sqlite3
+
+    folder = tmp_path / ".autograder"
+    folder.mkdir()
+    old = sqlite3.connect(folder / "marking-claims.sqlite")
+    old.execute("CREATE TABLE claims (assignment TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL, "
+                "student TEXT NOT NULL, session TEXT NOT NULL, marker TEXT NOT NULL, until REAL NOT NULL, "
+                "PRIMARY KEY (assignment, notebook, cell, student))")
+    old.execute("INSERT INTO claims VALUES ('a', 'nb', 'q', 'ada', 's0', 'Grace', 5000.0)")
+    old.commit()
+    old.close()
+    claims = Claims(str(tmp_path), clock=Clock())
+    try:
+        assert claims.hold("a", "nb", "q", ["ada"], session="s1", marker="Tess", page="p") == ["ada"]
+    finally:
+        claims.close()
+
+
 def test_the_next_to_mark_passes_over_answers_others_have_open_and_stays_in_a_share():
     question = QuestionState(question=None, rows=rows_of({f"s{i}": f"text {i}" for i in range(1, 11)}))
     first = question.next_to_mark(taken={"s1", "s2"})
@@ -212,10 +261,44 @@ def test_a_ta_confirms_a_study_group_marks_it_once_and_each_member_gets_the_mark
     assert all(got[s][0] is None for s in got if s not in STUDY_GROUP and got[s][0] != 0.0), \
         "nobody outside the group was marked"
 
-    # A member can still be marked alone afterwards, and the group's page then says they differ.
+    # A member can still be marked alone afterwards, and the group's page then says which answers have marks of
+    # their own (here all four, since they no longer agree).
     tess.mark(STUDY_GROUP[1], D1, points="1", comment="Half.")
     assert marks_of(study, D1)[STUDY_GROUP[1]][:2] == (1.0, "Half.")
-    assert "different marks now" in tess.open(groups[0][0])
+    assert "4 of its answers have marks of their own already" in tess.open(groups[0][0])
+
+
+@pytest.mark.slow
+def test_a_group_save_keeps_a_mark_given_alone_unless_the_ta_asks_to_replace_it(study_app, study):
+    """Omar marks one answer of a group alone; Tess marks the group. The form did not show Omar's mark, so the
+    group's page names it, and her save marks the others and leaves his, unless she ticks to replace it."""
+    from tests.grader.marking.test_web import TA, Forms, as_data
+    from tests.support.marking_class import A, D1, SAME_PAIR, marks_of
+
+    tess, omar = TA(study_app, "Tess"), TA(study_app, "Omar")
+    path = next(p for p, _ in _group_paths(tess.open(f"/q/{A}/{D1}")) if "the same once formatting" in tess.open(p))
+    omar.mark(SAME_PAIR[0], D1, points="1", comment="See me about the bonus question.")
+    page = tess.open(path)
+    assert "1 of its answers has a mark of its own already" in page
+    assert re.search(r"Answer \d+: 1 / 2, by Omar, with the comment: See me about the bonus question\.", page)
+    form = as_data(Forms(page).form(path)["fields"])
+    assert "replace" not in form, "replacing a mark given alone is never the default"
+    saved = tess.client.post(path, data={**form, "points": "2", "comment": "Both settings, clearly."})
+    assert re.search(r"Marked group \d+ \(1 of its 2 answers\): 2 / 2; 1 mark changed\. "
+                     r"Answer \d+ kept its own mark \(1 / 2 by Omar\)\.", saved.text), saved.text
+    got = marks_of(study, D1)
+    assert got[SAME_PAIR[0]][:2] == (1.0, "See me about the bonus question.")
+    assert got[SAME_PAIR[1]][:2] == (2.0, "Both settings, clearly.")
+
+    # Every answer has a mark of its own now: a save without the tick saves nothing and says why.
+    form = as_data(Forms(tess.open(path)).form(path)["fields"])
+    refused = tess.client.post(path, data={**form, "points": "2", "comment": "Both settings, clearly."})
+    assert refused.status_code == 400 and "nothing was saved" in refused.text
+    assert marks_of(study, D1) == got
+    replaced = tess.client.post(path, data={**form, "points": "2", "comment": "Both settings, clearly.",
+                                            "replace": "yes"})
+    assert re.search(r"Marked group \d+ \(2 answers\): 2 / 2; 1 mark changed\.", replaced.text), replaced.text
+    assert marks_of(study, D1)[SAME_PAIR[0]][:2] == (2.0, "Both settings, clearly.")
 
 
 @pytest.mark.slow

@@ -246,3 +246,45 @@ def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, 
     press(driver, Keys.ENTER, navigates=True)
     assert status(driver).startswith("Saved answer"), status(driver)
     assert marks_of(course, D2)["noether"][:3] == (1.0, "Tess's view.", "Tess")
+
+
+# TeX a student might write to reach the TA's page through MathJax: a link and a style covering the whole page
+# (one click anywhere would follow the link), a class and an id, an extension loaded on demand, a glyph 500 em
+# high. The page's MathJax leaves out the macros that set these and filters the rest.
+HOSTILE_TEX = ("$\\href{http://127.0.0.1:9/phish}{\\style{position:fixed;top:0;left:0;width:100%;height:100%;"
+               "z-index:99999;background:red}{\\text{x}}}$ and $\\class{taken}{y} \\cssId{taken2}{z}$ and "
+               "$\\require{html} \\mmlToken{mi}[mathsize=\"500em\"]{w} + a^2$")
+
+
+def test_an_answers_tex_cannot_link_style_or_cover_the_markers_page(marking_browser, server):
+    from selenium.webdriver.common.keys import Keys
+
+    from autograder.marking.render import markdown_html
+
+    driver, (_, address, _) = marking_browser, server
+    base = address.split("/?")[0]
+    driver.get(address)
+    driver.get(base + f"/q/{A}/{D1}/a/{answer_key(A, 'turing')}")
+    settle(driver)
+    if "/name" in driver.current_url:  # a browser of its own when this test runs alone
+        tab_to(driver, "el.id === 'name'", "the name field")
+        press(driver, "Tess", Keys.ENTER, navigates=True)
+    # The answer as the server renders it, typeset by the page's own MathJax with the page's configuration.
+    found = driver.execute_async_script("""
+        const [html, done] = arguments;
+        const answer = document.querySelector('.student .rendered');
+        answer.innerHTML = html;
+        MathJax.typesetPromise([answer]).then(() => done({
+            formulas: answer.querySelectorAll('mjx-container').length,
+            links: answer.querySelectorAll('a').length,
+            styled: [...answer.querySelectorAll('mjx-container [style]')].map((e) => e.getAttribute('style'))
+                .filter((style) => /position|z-index|background/.test(style)),
+            taken: document.querySelectorAll('.taken, #taken2').length,
+            tall: [...answer.querySelectorAll('mjx-container *')]
+                .filter((e) => e.getBoundingClientRect().height > 200).length,
+            shown: answer.textContent,
+        }));""", markdown_html(HOSTILE_TEX))
+    assert found["formulas"] == 3, found
+    assert (found["links"], found["styled"], found["taken"], found["tall"]) == (0, [], 0, 0), found
+    assert "\\class" in found["shown"] and "\\cssId" in found["shown"], "an unknown macro shows its name"
+    assert "Save" in driver.find_element("id", "save").text and driver.find_element("id", "save").is_displayed()
