@@ -82,6 +82,9 @@ class Limits:
                                                          "one is cut off")
     exchange_transfers_per_user: int = _limit(2, "transfers", "uploads and downloads of files one user may have "
                                                               "in progress at the hub's exchange at once")
+    exchange_connections_per_user: int = _limit(16, "connections", "connections one user of the hub's machine "
+                                                                    "may hold open to the hub's exchange at once "
+                                                                    "(root and the exchange's own user aside)")
     exchange_memory_bytes: int = _limit(300 * MiB, "bytes", "bodies of large uploads and downloads (over 1 MiB, "
                                                             "one per user) the hub's exchange holds at once, all "
                                                             "users together, which it reads with about 1.75 times "

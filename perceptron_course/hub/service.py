@@ -35,7 +35,9 @@ those large ones, from everyone, hold at most ``exchange_memory_bytes`` at
 once, of which students' leave one of the largest bodies free for the
 course's staff (where it holds two); one more is asked to come back (503
 with ``Retry-After``, which the client may wait for).  A body or a reply that takes longer than
-``exchange_upload_seconds`` is cut off, which frees its share.
+``exchange_upload_seconds`` is cut off, which frees its share.  Each user of the hub's machine holds at most
+``exchange_connections_per_user`` connections open at once (:mod:`~perceptron_course.hub.connections`), so
+that no one can take all of the exchange's file descriptors by opening connections and leaving them idle.
 
 Run by the hub as ``python -m perceptron_course.hub.service --store /var/lib/course-exchange``.
 """
@@ -50,9 +52,11 @@ import re
 import sys
 
 from tornado import web
+from tornado.httpserver import HTTPServer
 from tornado.iostream import StreamClosedError
 from tornado.ioloop import IOLoop
 
+from perceptron_course.hub.connections import ConnectionGuard
 from perceptron_course.hub.courses import INSTRUCTOR, STUDENT, TA, group_name, is_staff, roles_from_groups
 from perceptron_course.hub.store import NotFound, OverQuota, Store, StoreError, stamp_to_iso
 from perceptron_course.hub.transfer import TransferError, encode_files, over_body_bytes, parse_files
@@ -473,8 +477,33 @@ def server_settings(limits):
     refused from its announced length (the handler names the limit), and up to twice that is still read and
     dropped as it arrives, because a sender such as Python's urllib sends the whole body before it reads the
     answer and would otherwise see only a broken connection; a longer one is not read at all.  A body that
-    trickles in past ``exchange_upload_seconds`` is cut off, so slow uploads cannot hold its connections."""
-    return {"max_body_size": 2 * limits.exchange_body_bytes, "body_timeout": limits.exchange_upload_seconds}
+    trickles in past ``exchange_upload_seconds`` is cut off, so slow uploads cannot hold its connections, and a
+    connection that sends no request for a minute is closed (the exchange's client makes one request per
+    connection)."""
+    return {"max_body_size": 2 * limits.exchange_body_bytes, "body_timeout": limits.exchange_upload_seconds,
+            "idle_connection_timeout": 60.0}
+
+
+class GuardedHTTPServer(HTTPServer):
+    """Tornado's HTTP server, closing at once a new connection whose owner holds its limit of them already."""
+
+    guard = None  # a ConnectionGuard
+
+    def handle_stream(self, stream, address):
+        if self.guard is not None and not self.guard.admit(stream):
+            stream.close()
+            return
+        super().handle_stream(stream, address)
+
+
+def _raise_open_files():
+    """The soft limit on open files up to the hard one: the per-user limit, not this one, is what holds users."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
 
 
 def main(argv=None):
@@ -504,8 +533,11 @@ def main(argv=None):
 
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         tls.load_cert_chain(args.tls_cert, args.tls_key)
-    app.listen(where.port, address=where.hostname, ssl_options=tls, **server_settings(limits))
-    log.info("course exchange on %s, store %s", url, args.store)
+    server = GuardedHTTPServer(app, ssl_options=tls, **server_settings(limits))
+    server.guard = ConnectionGuard(limits.exchange_connections_per_user, exempt_uids={0, os.getuid()})
+    server.listen(where.port, address=where.hostname)
+    log.info("course exchange on %s, store %s, at most %d open files, %d connections per user", url, args.store,
+             _raise_open_files(), limits.exchange_connections_per_user)
     IOLoop.current().start()
 
 

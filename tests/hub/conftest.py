@@ -8,11 +8,11 @@ import asyncio
 import threading
 
 import pytest
-from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
 from perceptron_course.hub.client import ExchangeClient
-from perceptron_course.hub.service import make_app, server_settings
+from perceptron_course.hub.connections import ConnectionGuard
+from perceptron_course.hub.service import GuardedHTTPServer, make_app, server_settings
 from perceptron_course.hub.store import Store
 from perceptron_course.limits import Limits
 
@@ -46,7 +46,8 @@ class Running:
         def serve():
             asyncio.set_event_loop(self.loop)
             self.app = make_app(store, identify, members=members, prefix="/services/course-exchange/", limits=limits)
-            self.server = HTTPServer(self.app, **server_settings(limits or Limits()))
+            self.server = GuardedHTTPServer(self.app, **server_settings(limits or Limits()))
+            self.server.guard = ConnectionGuard((limits or Limits()).exchange_connections_per_user)
             sockets = bind_sockets(0, "127.0.0.1")
             self.server.add_sockets(sockets)
             self.port = sockets[0].getsockname()[1]

@@ -467,6 +467,96 @@ def test_a_user_moves_at_most_so_many_files_at_once_and_a_held_upload_or_downloa
         running.stop()
 
 
+# A student's process: opens connections to the exchange as the Linux user ``nobody`` and holds them, reports which
+# ones the exchange closed at once, then lets them go and tries one more request.
+HOLDER = r"""
+import json, socket, sys, time
+port, count = int(sys.argv[1]), int(sys.argv[2])
+held = [socket.create_connection(("127.0.0.1", port)) for _ in range(count)]
+time.sleep(1.0)
+closed = []
+for sock in held:
+    sock.settimeout(0.2)
+    try:
+        closed.append(sock.recv(1) == b"")
+    except (socket.timeout, ConnectionResetError) as exc:
+        closed.append(isinstance(exc, ConnectionResetError))
+print(json.dumps(closed), flush=True)
+sys.stdin.readline()
+for sock in held:
+    sock.close()
+time.sleep(0.5)
+again = socket.create_connection(("127.0.0.1", port))
+again.sendall(b"GET /services/course-exchange/api/courses HTTP/1.1\r\nHost: x\r\n\r\n")
+print(json.dumps(again.recv(12).decode()), flush=True)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"),
+                    reason="needs root, to run a process as another Linux user, and the system's python3")
+def test_a_user_who_opens_many_connections_holds_only_so_many_and_everyone_else_is_served(tmp_path):
+    """Connections left idle by one user of the machine are not allowed to take the exchange's file descriptors: past
+    ``exchange_connections_per_user`` hers are closed as they are accepted, others' are served, and once she lets
+    hers go she is served again."""
+    import json
+    import subprocess
+
+    from tests.hub.conftest import Running
+
+    running = Running(Store(str(tmp_path / "store")), limits=Limits().replace(exchange_connections_per_user=4))
+    holder = None
+    try:
+        running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
+        holder = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                   "/usr/bin/python3", "-c", HOLDER, str(running.port), "10"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
+        closed = json.loads(holder.stdout.readline())
+        assert closed == [False] * 4 + [True] * 6, closed
+        guard = running.server.guard
+        assert [len(held) for owner, held in guard.open.items() if owner[0] == "uid"] == [4]
+        # Everyone else meanwhile: the test's own requests (as root, which is not held) and any number of them.
+        running.client("ann").submit("perceptron", "ps1", [NOTEBOOK])
+        assert len(running.client("ann").submissions("perceptron", "ps1")) == 1
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert json.loads(holder.stdout.readline()).startswith("HTTP/1.1 "), "served again once hers are closed"
+    finally:
+        if holder is not None:
+            holder.kill()
+            holder.wait()
+        running.stop()
+
+
+def test_the_owner_of_a_connection_from_this_machine_is_asked_of_the_kernel_and_one_from_elsewhere_is_its_address():
+    import socket
+
+    from perceptron_course.hub.connections import ConnectionGuard, socket_owner
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    accepted, _ = listener.accept()
+    try:
+        assert socket_owner(socket.AF_INET, client.getsockname(), listener.getsockname()) == os.getuid()
+        assert socket_owner(socket.AF_INET, ("127.0.0.1", 1), listener.getsockname()) is None, "no such socket"
+        guard = ConnectionGuard(2, exempt_uids=())
+        assert guard.owner(accepted) == ("uid", os.getuid())
+        assert ConnectionGuard(2).owner(accepted) is None or os.getuid() != 0, "root is not held"
+
+        class Remote:
+            family = socket.AF_INET
+
+            def getpeername(self):
+                return ("10.1.2.3", 40000)
+
+            def getsockname(self):
+                return ("10.1.2.4", 443)
+
+        assert guard.owner(Remote()) == ("address", "10.1.2.3")
+    finally:
+        for sock in (client, accepted, listener):
+            sock.close()
+
+
 def test_large_transfers_share_the_exchanges_memory_and_one_more_waits_for_room(tmp_path, monkeypatch):
     """Large bodies from everyone together hold at most ``exchange_memory_bytes``: one more is asked to come
     back (503, Retry-After), which the client does, and small ones are never held up by them."""
