@@ -193,16 +193,23 @@ class Handler(web.RequestHandler):
             # A sender such as Python's urllib sends its whole body before it reads the answer: a connection closed
             # on a body it has not finished sending shows it only "connection reset", not the reason.  So a body
             # the server would read anyway is read and dropped first, and the refusal answered then (@upload).
-            # Such a body holds no share of the exchange's memory, however long it takes.
+            # Such a body holds no share of the exchange's memory, however long it takes; it counts as one of
+            # its sender's transfers in progress, so no one holds more than those few open so. A request whose
+            # token the hub does not accept (anyone's, through the hub's public proxy) is answered at once, and
+            # its connection closed, unread.
             try:
                 length = announced_length(self.request.headers)
             except web.HTTPError:
                 length = None
-            if self.request.method in ("PUT", "POST") and length is not None \
-                    and length <= 2 * self.limits.exchange_body_bytes:
-                self._refusal = refusal
-            else:
+            caller = getattr(self, "caller", None)
+            if caller is None or self.request.method not in ("PUT", "POST") or length is None \
+                    or length > 2 * self.limits.exchange_body_bytes:
                 raise
+            try:
+                self._ticket = self.transfers.start(caller.name, 0)
+            except web.HTTPError:
+                raise refusal from None
+            self._refusal = refusal
 
     async def _identify_caller(self):
         header = self.request.headers.get("Authorization", "")

@@ -393,11 +393,13 @@ def test_a_body_larger_than_any_request_is_refused_unread_and_a_trickling_one_is
     before reading it, and waits at most ``exchange_upload_seconds`` for one it admitted
     (service.server_settings), and serves everyone else meanwhile."""
     import socket
+    import time
 
     from tests.hub.conftest import Running
 
     limits = Limits().replace(exchange_bytes=1000, exchange_files=3, exchange_upload_seconds=1.0)
     running = Running(Store(str(tmp_path / "store")), limits=limits)
+
     try:
         running.client("ian").release("perceptron", "ps1", [NOTEBOOK])
         # Three times the largest body, announced: refused from the head alone, with nothing of the body sent.
@@ -406,11 +408,35 @@ def test_a_body_larger_than_any_request_is_refused_unread_and_a_trickling_one_is
             answer = sock.recv(4096)
         assert answer.startswith(b"HTTP/1.1 413"), answer
         assert b"Autograder.exchange_bytes" in answer, answer
-        # The body of someone the hub does not know is dropped as it arrives, and the refusal answered after it.
+        # Someone the hub does not know (anyone, through the hub's public proxy) is answered from the head alone,
+        # and the connection closed with the body unread: nobody can hold the exchange's connections open so.
         with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
-            sock.sendall(request_head(5000, who="nobody") + b" " * 5000)
+            sock.sendall(request_head(5000, who="nobody"))
             answer = sock.recv(4096)
-        assert answer.startswith(b"HTTP/1.1 403") and b"does not accept this token" in answer, answer
+            assert answer.startswith(b"HTTP/1.1 403") and b"does not accept this token" in answer, answer
+            while answer:
+                answer = sock.recv(4096)
+        # A student's body the exchange refuses (an upload where only instructors may send one) is read and dropped,
+        # so that her client reads the reason; each holds one of her transfers meanwhile, and past them she is
+        # answered at once too.
+        release = "/services/course-exchange/api/assignments/perceptron/ps2"
+        held = []
+        for _ in range(limits.exchange_transfers_per_user):
+            held.append(socket.create_connection(("127.0.0.1", running.port), timeout=10))
+            held[-1].sendall(request_head(500, method="PUT", path=release))
+        give_up = time.monotonic() + 10
+        while running.transfers.by_user.get("ann", 0) != len(held):  # the service runs in another thread
+            assert time.monotonic() < give_up, running.transfers.by_user
+            time.sleep(0.01)
+        with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
+            sock.sendall(request_head(500, method="PUT", path=release))
+            answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 403") and b"cannot release" in answer, answer
+        for sock in held:
+            sock.sendall(b" " * 500)
+            answer = sock.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 403") and b"cannot release" in answer, answer
+            sock.close()
         # A body that stops arriving: the connection is closed once the upload's time is up (a server that
         # held it open would let the socket's own timeout fail the test).
         with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
