@@ -250,10 +250,12 @@ def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, 
 
 # TeX a student might write to reach the TA's page through MathJax: a link and a style covering the whole page
 # (one click anywhere would follow the link), a class and an id, an extension loaded on demand, a glyph 500 em
-# high. The page's MathJax leaves out the macros that set these and filters the rest.
+# high, and a link, a style, an id and a class set as a token's attributes. The page's MathJax leaves out the
+# macros that set these and filters the rest.
 HOSTILE_TEX = ("$\\href{http://127.0.0.1:9/phish}{\\style{position:fixed;top:0;left:0;width:100%;height:100%;"
                "z-index:99999;background:red}{\\text{x}}}$ and $\\class{taken}{y} \\cssId{taken2}{z}$ and "
-               "$\\require{html} \\mmlToken{mi}[mathsize=\"500em\"]{w} + a^2$")
+               "$\\require{html} \\mmlToken{mi}[mathsize=\"500em\"]{w} + a^2 + \\mmlToken{mtext}"
+               "[href=\"/logout\",style=\"opacity:0;padding:3em;background:red\",id=\"taken3\",class=\"taken\"]{MMMM}$")
 
 
 def test_an_answers_tex_cannot_link_style_or_cover_the_markers_page(marking_browser, server):
@@ -278,8 +280,8 @@ def test_an_answers_tex_cannot_link_style_or_cover_the_markers_page(marking_brow
             formulas: answer.querySelectorAll('mjx-container').length,
             links: answer.querySelectorAll('a').length,
             styled: [...answer.querySelectorAll('mjx-container [style]')].map((e) => e.getAttribute('style'))
-                .filter((style) => /position|z-index|background/.test(style)),
-            taken: document.querySelectorAll('.taken, #taken2').length,
+                .filter((style) => /position|z-index|background|opacity/.test(style)),
+            taken: document.querySelectorAll('.taken, #taken2, #taken3').length,
             tall: [...answer.querySelectorAll('mjx-container *')]
                 .filter((e) => e.getBoundingClientRect().height > 200).length,
             shown: answer.textContent,
