@@ -33,6 +33,7 @@ written; run ``export`` again).
 import argparse
 import dataclasses
 import os
+import shlex
 import sys
 
 __all__ = ["main"]
@@ -89,12 +90,17 @@ def main(argv=None):
     results = with_marks(run.results, marks)
     waiting = waiting_answers(results)
     if waiting and not args.allow_unmarked:
-        lines, reason = unmarked_refusal("export", waiting)
+        lines, reason = unmarked_refusal("export", waiting, labels)
         print("\n".join(lines), file=sys.stderr)
+        # The course folder the marks are in, when it is not the one mark opens by default.
+        from autograder.course import COURSE_DIR
+
+        course = ("" if os.path.realpath(run.course_dir) == os.path.realpath(COURSE_DIR)
+                  else f" --course-dir {shlex.quote(run.course_dir)}")
         return _fail(f"{reason}, so nothing was written; mark them on the marking page (python -m autograder mark "
-                     f"{run.assignment}) or through its CSV route (python -m autograder mark {run.assignment} "
-                     "--to-csv FILE.csv), or pass --allow-unmarked to write the files now with those answers counted "
-                     "0 and named in each student's feedback", status=1)
+                     f"{run.assignment}{course}) or through its CSV route (python -m autograder mark {run.assignment}"
+                     f"{course} --to-csv FILE.csv), or pass --allow-unmarked to write the files now with those answers "
+                     "counted 0 and named in each student's feedback", status=1)
     try:
         replace_folder(args.out, lambda staging: write_run_files(staging, run, marks, labels))
     except OSError as exc:

@@ -51,11 +51,18 @@ def waiting_answers(results):
     return tuple((r.student_id, mark) for r in results for mark in unmarked(r))
 
 
-def unmarked_refusal(command, waiting):
+def unmarked_refusal(command, waiting, labels=None):
     """What ``export`` and ``send-grades`` print when they refuse to go on while answers are unmarked: a line
-    per answer (``autograder COMMAND: unmarked: ...``) and the sentence that begins their reason, which each
-    command ends with what it did not do and how to go on."""
-    lines = [f"autograder {command}: unmarked: student {student_id}, question {mark.grade_id}"
+    per answer (``autograder COMMAND: unmarked: ...``, each question by its cell id and, from ``labels``
+    (:func:`~autograder.outputs.record.question_names`), the name the marking page gives it) and the sentence that
+    begins their reason, which each command ends with what it did not do and how to go on."""
+    labels = labels or {}
+
+    def named(mark):
+        label = labels.get((mark.notebook, mark.grade_id))
+        return mark.grade_id + (f" ({label} on the marking page)" if label else "")
+
+    lines = [f"autograder {command}: unmarked: student {student_id}, question {named(mark)}"
              + (" (changed since its earlier mark)" if mark.to_remark else "") for student_id, mark in waiting]
     count = len(waiting)
     return lines, f"{count} written {'answer is' if count == 1 else 'answers are'} still to be marked (listed above)"

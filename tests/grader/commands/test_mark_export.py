@@ -164,7 +164,9 @@ def test_export_refuses_while_answers_are_unmarked_and_writes_nothing(journey):
     refused = journey["refused"]
     assert refused["returncode"] == 1
     assert f"unmarked: student ada, question {D1}" in refused["stderr"]
-    assert f"unmarked: student ada, question {D2}" in refused["stderr"]
+    assert f"unmarked: student ada, question {D2} (D2 on the marking page)" in refused["stderr"]
+    assert f"python -m autograder mark {A} --course-dir {journey['course']}" in refused["stderr"], \
+        "the command to mark them opens this course, not the repository's"
     assert "grace" not in refused["stderr"] and "charles" not in refused["stderr"], "blank answers are marked 0"
     assert journey["after refused"] == journey["graded"]
 
@@ -245,7 +247,7 @@ def test_a_regrade_keeps_every_mark_and_sets_aside_the_changed_answer_s(journey)
 def test_export_names_the_answer_to_mark_again_and_refuses_an_outdated_folder(journey):
     again = journey["regraded export"]
     assert again["returncode"] == 1
-    assert f"unmarked: student ada, question {D2} (changed since its earlier mark)" in again["stderr"]
+    assert f"unmarked: student ada, question {D2} (D2 on the marking page) (changed since its earlier mark)" in again["stderr"]
     outdated = journey["outdated export"]
     assert outdated["returncode"] == 2
     assert f"ada: the gradebook holds another submission than the one graded here (its answer to {D2} differs)" \
