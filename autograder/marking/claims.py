@@ -7,10 +7,11 @@ Each claim names the page that holds it, so that leaving one page (a reload
 included, whose leaving the server may hear of after the new page claimed the
 answer again) gives up only what that page held.  "The next to mark" passes
 over answers another marker holds, and the page shows who else is marking the
-same question.  A marker's claims are hers in every session: a browser that
-was closed without leaving its page (a crash, a laptop shut) leaves claims
-behind for :data:`CLAIM_SECONDS`, and her next browser is not kept from them,
-nor shown her own name as another marker's.  A claim is only a courtesy
+same question.  Claims are a session's: the page's session outlives the
+browser (its cookie is kept for a week), so a browser closed without leaving
+its page (a crash, a laptop shut) finds its claims its own when it is opened
+again.  (Two markers may type the same name, so a name never stands for a
+session.)  A claim is only a courtesy
 between markers: it never refuses a save; the gradebook's check of the mark
 a form showed (:func:`autograder.marking.rubrics.save_marks`) still catches
 every conflicting save.
@@ -34,12 +35,11 @@ __all__ = ["CLAIM_SECONDS", "Claim", "Claims"]
 CLAIM_SECONDS = 300.0
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS claims (
+CREATE TABLE IF NOT EXISTS page_claims (
     assignment TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL, student TEXT NOT NULL,
     session TEXT NOT NULL, marker TEXT NOT NULL, until REAL NOT NULL, page TEXT NOT NULL,
     PRIMARY KEY (assignment, notebook, cell, student))
 """
-_COLUMNS = ["assignment", "notebook", "cell", "student", "session", "marker", "until", "page"]
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,6 @@ class Claim:
     marker: str
     until: float
     page: str = ""
-
-    def mine(self, session, marker):
-        """Whether the claim is the marker's own: held by this session, or by another session of hers."""
-        return self.session == session or bool(marker) and self.marker == marker
 
 
 class Claims:
@@ -70,9 +66,8 @@ class Claims:
         self._db = sqlite3.connect(self.path, timeout=10, check_same_thread=False, isolation_level=None)
         os.chmod(self.path, 0o600)
         self._db.execute("PRAGMA journal_mode=WAL")
-        # A file of an earlier layout is made again: nothing in it outlives CLAIM_SECONDS.
-        if [row[1] for row in self._db.execute("PRAGMA table_info(claims)")] not in ([], _COLUMNS):
-            self._db.execute("DROP TABLE claims")
+        # A table of its own, beside the one an earlier version's servers may still be using (``claims``, without
+        # pages), so that neither breaks the other while a course's servers are upgraded one by one.
         self._db.execute(_SCHEMA)
 
     def close(self):
@@ -91,16 +86,15 @@ class Claims:
 
     def hold(self, assignment, notebook, grade_id, student_ids, *, session, marker, page="",
              seconds=CLAIM_SECONDS):
-        """Claim the answers of ``student_ids`` for ``session``'s ``page``, giving up every other answer the marker
-        held in this assignment (in any session); an answer another marker holds stays theirs.  Return the
-        answers now held."""
+        """Claim the answers of ``student_ids`` for ``session``'s ``page``, giving up every other answer the session
+        held in this assignment; an answer another live session holds stays theirs.  Return the answers now
+        held."""
         now = self.clock()
         held = self.live(assignment, notebook, grade_id)
-        mine = [s for s in student_ids if s not in held or held[s].mine(session, marker)]
-        statements = [("DELETE FROM claims WHERE until < ?", (now,)),
-                      ("DELETE FROM claims WHERE assignment = ? AND (session = ? OR (marker = ? AND marker != ''))",
-                       (assignment, session, marker))]
-        statements += [("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        mine = [s for s in student_ids if s not in held or held[s].session == session]
+        statements = [("DELETE FROM page_claims WHERE until < ?", (now,)),
+                      ("DELETE FROM page_claims WHERE assignment = ? AND session = ?", (assignment, session))]
+        statements += [("INSERT OR REPLACE INTO page_claims VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (assignment, notebook, grade_id, student, session, marker, now + seconds, page))
                        for student in mine]
         self._write(statements)
@@ -110,7 +104,7 @@ class Claims:
         """Keep what ``session`` holds for another ``seconds``; return how many answers it holds."""
         now = self.clock()
         with self._lock:
-            cursor = self._db.execute("UPDATE claims SET until = ? WHERE assignment = ? AND session = ? AND until >= ?",
+            cursor = self._db.execute("UPDATE page_claims SET until = ? WHERE assignment = ? AND session = ? AND until >= ?",
                                       (now + seconds, assignment, session, now))
             return cursor.rowcount
 
@@ -118,19 +112,19 @@ class Claims:
         """Give up what ``session`` holds: only what its ``page`` holds when one is named, only the answers of
         ``student_ids`` when they are given."""
         if page is not None:
-            self._write([("DELETE FROM claims WHERE assignment = ? AND session = ? AND page = ?",
+            self._write([("DELETE FROM page_claims WHERE assignment = ? AND session = ? AND page = ?",
                           (assignment, session, page))])
         elif student_ids is None:
-            self._write([("DELETE FROM claims WHERE assignment = ? AND session = ?", (assignment, session))])
+            self._write([("DELETE FROM page_claims WHERE assignment = ? AND session = ?", (assignment, session))])
         else:
-            self._write([("DELETE FROM claims WHERE assignment = ? AND session = ? AND student = ?",
+            self._write([("DELETE FROM page_claims WHERE assignment = ? AND session = ? AND student = ?",
                           (assignment, session, student)) for student in student_ids])
 
     def live(self, assignment, notebook, grade_id):
         """``{student_id: Claim}``: the live claims on one question's answers."""
         now = self.clock()
         with self._lock:
-            rows = self._db.execute("SELECT student, session, marker, until, page FROM claims WHERE assignment = ? "
+            rows = self._db.execute("SELECT student, session, marker, until, page FROM page_claims WHERE assignment = ? "
                                     "AND notebook = ? AND cell = ? AND until >= ?",
                                     (assignment, notebook, grade_id, now)).fetchall()
         return {row[0]: Claim(*row) for row in rows}

@@ -22,14 +22,18 @@ import os
 import secrets
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 
 from autograder.course import ROOT
 from autograder.marking import rubrics
 
-__all__ = ["Marking", "Session", "Row", "QuestionState", "find_mathjax", "answer_key", "MAX_NAME"]
+__all__ = ["Marking", "Session", "Row", "QuestionState", "find_mathjax", "answer_key", "MAX_NAME", "SESSION_SECONDS"]
 
 MAX_NAME = 80
+# How long a session's cookie lets its browser in, from when the token's address was opened: a week of marking,
+# through browser restarts; then the address with the token again.
+SESSION_SECONDS = 7 * 24 * 3600
 
 
 def find_mathjax(root=ROOT):
@@ -61,6 +65,7 @@ class Session:
     flash: tuple = None  # (kind, text): kind "status" or "alert"
     shares: dict = field(default_factory=dict)
     saved: str = None  # the path of the form whose mark was just saved: its draft in the browser is done with
+    issued: int = 0  # when the token's address was opened (seconds since the epoch): the cookie's age is from it
 
 
 @dataclass
@@ -193,7 +198,7 @@ class Marking:
         return hmac.compare_digest(token.encode("utf-8"), self.token.encode("utf-8"))
 
     def new_session(self):
-        session = Session(secrets.token_urlsafe(24), ta=self.fixed_ta)
+        session = Session(secrets.token_urlsafe(24), ta=self.fixed_ta, issued=int(time.time()))
         self.sessions[session.id] = session
         return session
 
@@ -204,7 +209,8 @@ class Marking:
         """The cookie that names ``session``, its TA and its settings, signed: a restarted server reads it back."""
         import base64
 
-        payload = base64.urlsafe_b64encode(json.dumps([session.id, session.ta, session.show_names]).encode("utf-8"))
+        payload = base64.urlsafe_b64encode(json.dumps([session.id, session.ta, session.show_names,
+                                                       session.issued]).encode("utf-8"))
         text = payload.decode("ascii")
         return f"{text}.{self._signature(text)}"
 
@@ -217,13 +223,17 @@ class Marking:
                                                self._signature(text).encode("ascii")):
             return None
         try:
-            session_id, ta, show_names = json.loads(base64.urlsafe_b64decode(text.encode("ascii")))
+            session_id, ta, show_names, issued = json.loads(base64.urlsafe_b64decode(text.encode("ascii")))
+            issued = int(issued)
         except (ValueError, TypeError):
+            return None  # not ours, or an earlier version's cookie, which says not when it was issued
+        if time.time() - issued > SESSION_SECONDS:
             return None
         session = self.sessions.get(session_id)
         if session is None:
             name = self.fixed_ta or " ".join(str(ta).split())[:MAX_NAME]
-            session = self.sessions[session_id] = Session(str(session_id), ta=name, show_names=bool(show_names))
+            session = self.sessions[session_id] = Session(str(session_id), ta=name, show_names=bool(show_names),
+                                                          issued=issued)
         return session
 
     def csrf(self, session):

@@ -48,7 +48,7 @@ from starlette.templating import Jinja2Templates
 from autograder.marking import rubrics
 from autograder.marking.answers import short_checksum
 from autograder.marking.render import markdown_html, word_changes
-from autograder.marking.state import MAX_NAME, Marking, answer_key, find_mathjax
+from autograder.marking.state import MAX_NAME, SESSION_SECONDS, Marking, answer_key, find_mathjax
 
 __all__ = ["Marking", "create_app", "find_mathjax", "answer_key"]
 
@@ -124,12 +124,10 @@ class Gate:
         await self.app(scope, receive, send_with_headers)
 
 
-# The session outlives the browser (a crash, a restart): the TA's name, settings and claims stay hers.
-COOKIE_SECONDS = 7 * 24 * 3600
-
-
 def _cookie_header(name, value):
-    return f"{name}={value}; Max-Age={COOKIE_SECONDS}; HttpOnly; Path=/; SameSite=strict".encode("latin-1")
+    # The session outlives the browser (a crash, a restart), for as long as the server accepts its cookie: the TA's
+    # name, settings and claims stay hers.
+    return f"{name}={value}; Max-Age={SESSION_SECONDS}; HttpOnly; Path=/; SameSite=strict".encode("latin-1")
 
 
 # -- the views ----------------------------------------------------------------------------------------
@@ -184,7 +182,7 @@ def _marked_apart(group):
 
 
 def _shown_mark(row):
-    return row.shown.points, row.shown.comment, tuple(row.shown.items), row.shown.adjustment
+    return row.shown.points, row.shown.comment, tuple(row.shown.items), row.shown.adjustment, row.shown.note
 
 
 def _member(row):
@@ -273,7 +271,7 @@ class Views:
         positions = {row.student_id: row.position for row in state.rows}
         others = {}
         for claim in claims.values():
-            if not claim.mine(session.id, session.ta) and claim.student_id in positions:
+            if claim.session != session.id and claim.student_id in positions:
                 others.setdefault(claim.marker, []).append(positions[claim.student_id])
         return sorted((marker, sorted(found)) for marker, found in others.items())
 
@@ -283,7 +281,7 @@ class Views:
         return next((s for s in states[index + 1:] + states[:index] if s.marked < len(s.rows)), None)
 
     def _taken(self, state, session):
-        return {sid for sid, claim in self._claims(state).items() if not claim.mine(session.id, session.ta)}
+        return {sid for sid, claim in self._claims(state).items() if claim.session != session.id}
 
     # -- pages ---------------------------------------------------------------------------------------
 
@@ -357,7 +355,8 @@ class Views:
             return waiting
         return await self._answer_page(request)
 
-    async def _answer_page(self, request, *, values=None, error=None, status_code=200, confirm_unmark=None):
+    async def _answer_page(self, request, *, values=None, error=None, status_code=200, confirm_unmark=None,
+                           invalid=None):
         states, state = await self._requested(request)
         row = state and state.row(request.path_params["key"])
         if row is None:
@@ -401,7 +400,7 @@ class Views:
             "following": following, "error": error, "answer_checksum": short_checksum(row.mark.checksum),
             "group": group, "holder": holder, "others": self._others(state, session, claims),
             "earlier_items": earlier_items, "cells": cells, "confirm_unmark": confirm_unmark, "changes": changes,
-            "next_question": self._next_question(states, state), "claim_page": page,
+            "next_question": self._next_question(states, state), "claim_page": page, "invalid": invalid,
         }, status_code=status_code)
 
     def _earlier_items(self, row, state):
@@ -425,15 +424,18 @@ class Views:
         values = {"items": set(), "adjustment": str(form.get("adjustment", "")),
                   "points": str(form.get("points", "")), "comment": str(form.get("comment", "")),
                   "note": str(form.get("note", ""))}
+        field = "item"  # the field being read, which a message about it points to
         try:
             values["items"] = {int(value) for value in form.getlist("item")}
+            field = "adjustment"
             adjustment = rubrics.parse_number(values["adjustment"], what="the adjustment", low=-max_points,
                                               high=max_points)
+            field = "points"
             points = None if values["items"] else rubrics.parse_number(values["points"], what="the points", low=0,
                                                                        high=max_points)
         except ValueError as exc:
             message = str(exc) if isinstance(exc, rubrics.RubricError) else "a rubric item was not a number"
-            raise _Unreadable(values, message) from None
+            raise _Unreadable(values, message, field) from None
         return values, sorted(values["items"]), adjustment, points
 
     async def save(self, request):
@@ -451,7 +453,8 @@ class Views:
         try:
             values, item_ids, adjustment, points = self._posted_mark(form, question.max_points)
         except _Unreadable as problem:
-            return await self._answer_page(request, values=problem.values, error=problem.message, status_code=400)
+            return await self._answer_page(request, values=problem.values, error=problem.message, status_code=400,
+                                           invalid=problem.field)
         session = request.state.session
         if (points is None and not item_ids and row.mark.marked and not row.mark.blank
                 and form.get("unmark") != "yes"):
@@ -518,7 +521,7 @@ class Views:
             return waiting
         return await self._group_page(request)
 
-    async def _group_page(self, request, *, values=None, error=None, status_code=200, conflicts=()):
+    async def _group_page(self, request, *, values=None, error=None, status_code=200, conflicts=(), invalid=None):
         states, state, group, groups = await self._requested_group(request)
         if group is None:
             return self.missing(request, "There is no such group any more: its answers were marked apart, split "
@@ -544,8 +547,8 @@ class Views:
         return self.page(request, "group.html", {
             "states": states, "state": state, "group": group, "groups": groups, "items": items, "texts": texts,
             "values": values, "error": error, "conflicts": conflicts,
-            "held": {sid: claim for sid, claim in claims.items() if not claim.mine(session.id, session.ta)},
-            "claim_page": page,
+            "held": {sid: claim for sid, claim in claims.items() if claim.session != session.id},
+            "claim_page": page, "invalid": invalid,
             "others": self._others(state, session, claims), "names": {item.id: item for item in items},
             "apart": _marked_apart(group),
         }, status_code=status_code)
@@ -565,7 +568,8 @@ class Views:
         try:
             values, item_ids, adjustment, points = self._posted_mark(form, question.max_points)
         except _Unreadable as problem:
-            return await self._group_page(request, values=problem.values, error=problem.message, status_code=400)
+            return await self._group_page(request, values=problem.values, error=problem.message, status_code=400,
+                                          invalid=problem.field)
         values["replace"] = form.get("replace") == "yes"
         if points is None and not item_ids:
             return await self._group_page(request, values=values, status_code=400,
@@ -647,7 +651,7 @@ class Views:
         """The largest group of more than one answer with answers still to mark, none of them open for another
         marker; ``None`` when there is none."""
         return next((g for g in groups if g.size > 1 and g.kind != "blank" and g.marked < g.size
-                     and not any(claims.get(row.student_id) and not claims[row.student_id].mine(session.id, session.ta)
+                     and not any(claims.get(row.student_id) and claims[row.student_id].session != session.id
                                  for row in g.rows if not row.done)), None)
 
     async def group_decide(self, request):
@@ -866,12 +870,13 @@ class Views:
 
 
 class _Unreadable(Exception):
-    """A marking form whose numbers cannot be read: the values as typed, and what was wrong."""
+    """A marking form whose numbers cannot be read: the values as typed, what was wrong, and in which field."""
 
-    def __init__(self, values, message):
+    def __init__(self, values, message, field):
         super().__init__(message)
         self.values = values
         self.message = message
+        self.field = field
 
 
 def create_app(marking):

@@ -42,6 +42,12 @@
     const ticked = [...form.querySelectorAll("input[name=item]:checked")];
     const points = form.querySelector("#points");
     const total = form.querySelector("#total");
+    const adjusted = number(form.querySelector("#adjustment").value);
+    if (adjusted !== null && Math.abs(adjusted) > max) {
+      // The server refuses it: say so here rather than show a mark that would not be saved.
+      total.textContent = `The adjustment must be from ${format(-max)} to ${format(max)}`;
+      return;
+    }
     if (ticked.length) {
       const clamp = (value) => Math.min(Math.max(value, 0), max);
       const sum = ticked.reduce((acc, box) => acc + Number(box.dataset.points), 0);
@@ -67,6 +73,24 @@
     const link = document.getElementById(id);
     if (link) { window.location.assign(link.href); }
   }
+
+  // -- what the last action did, said to a screen reader too ---------------------------------------------
+  // The message is in the page when it loads, where a screen reader does not announce it: a copy put into a
+  // live region a moment later is announced. A form's error takes the focus to the field it is about; the
+  // question before unmarking, to its answer.
+  const flash = document.getElementById("status");
+  if (flash && flash.textContent.trim()) {
+    const announcer = document.createElement("div");
+    announcer.className = "visually-hidden";
+    announcer.setAttribute("role", flash.getAttribute("role") || "status");
+    (document.getElementById("main") || document.body).appendChild(announcer);
+    window.setTimeout(() => { announcer.textContent = flash.textContent.trim(); }, 400);
+    window.setTimeout(() => { announcer.remove(); }, 10000);
+  }
+  const invalid = document.querySelector("[aria-invalid=true]");
+  const unmark = document.getElementById("unmark-yes");
+  if (invalid) { invalid.focus(); invalid.select(); }
+  else if (unmark) { unmark.focus(); }
 
   if (form) {
     form.addEventListener("change", updateTotal);
@@ -108,7 +132,10 @@
     const values = formValues();
     try {
       if (same(values, initial)) { localStorage.removeItem(draftKey); }
-      else { localStorage.setItem(draftKey, JSON.stringify({ version: form.dataset.version, values, at: Date.now() })); }
+      else {
+        localStorage.setItem(draftKey, JSON.stringify({ version: form.dataset.version, base: initial, values,
+          at: Date.now() }));
+      }
     } catch (e) { /* storage full or private mode: the unsaved-changes prompt still guards */ }
   }
   function putValues(values) {
@@ -128,26 +155,62 @@
   }
   const dirty = () => draftKey && !submitting && !same(formValues(), initial);
 
+  let offered = null;  // a draft typed over another version of the mark, offered and neither put back nor discarded
   if (draftKey) {
     const draft = readDraft();
     const hasError = document.getElementById("form-error") || document.getElementById("unmark-question");
     if (draft && !hasError && !same(draft.values, initial)) {
-      if (draft.version === form.dataset.version) {
+      // The same version, or one whose form shows what the draft was typed over (a rubric item's new points
+      // re-score the mark and change its version, not what the form holds): the draft goes back as typed.
+      if (draft.version === form.dataset.version || (draft.base && same(draft.base, initial))) {
         putValues(draft.values);
         if (status) { status.textContent = "Your unsaved changes to this mark are back (kept in this browser)."; }
+        keepDraft();
       } else if (status) {
         // The mark changed since the draft was typed (someone saved it): offer the draft, never put it over theirs.
+        offered = draft;
         status.textContent = "You have unsaved changes typed for an earlier version of this mark. ";
         const restore = document.createElement("button");
         restore.type = "button";
+        restore.id = "restore-draft";
         restore.textContent = "Put my unsaved changes back";
-        restore.addEventListener("click", () => { putValues(draft.values); restore.remove(); keepDraft(); });
-        status.appendChild(restore);
+        const discard = document.createElement("button");
+        discard.type = "button";
+        discard.className = "quiet";
+        discard.textContent = "Discard them";
+        const settled = (text) => {
+          offered = null;
+          restore.remove();
+          discard.remove();
+          status.textContent = text;
+        };
+        restore.addEventListener("click", () => {
+          putValues(draft.values);
+          settled("Your unsaved changes are back in the form.");
+          keepDraft();
+          form.querySelector("#comment").focus();
+        });
+        discard.addEventListener("click", () => {
+          try { localStorage.removeItem(draftKey); } catch (e) { /* */ }
+          settled("Your unsaved changes were discarded.");
+        });
+        status.append(restore, " ", discard);
       }
     }
     form.addEventListener("input", keepDraft);
     form.addEventListener("change", keepDraft);
-    form.addEventListener("submit", () => { submitting = true; keepDraft(); });
+    form.addEventListener("submit", (event) => {
+      if (offered) {
+        // Saving now would save the mark without the changes the TA typed, and end their draft: ask first.
+        event.preventDefault();
+        status.firstChild.textContent = "Not saved: your unsaved changes, typed for an earlier version of this "
+          + "mark, are not in the form. Put them back or discard them, then save. ";
+        document.getElementById("restore-draft").focus();
+        return;
+      }
+      submitting = true;
+      keepDraft();
+    });
     window.addEventListener("beforeunload", (event) => {
       if (dirty()) { event.preventDefault(); event.returnValue = ""; }
     });
@@ -218,7 +281,13 @@
     if (key === "j" || key === "n") { event.preventDefault(); go("next"); }
     else if (key === "k" || key === "p") { event.preventDefault(); go("previous"); }
     else if (key === "s" && form) { event.preventDefault(); save(); }
-    else if (key === "c" && form) { event.preventDefault(); form.querySelector("#comment").focus(); }
+    else if (key === "c" && form) {
+      // The caret after what the comment holds already, so that typing adds to it.
+      event.preventDefault();
+      const comment = form.querySelector("#comment");
+      comment.focus();
+      comment.setSelectionRange(comment.value.length, comment.value.length);
+    }
     else if (key === "m" && form) {
       event.preventDefault();
       const points = form.querySelector("#points");
@@ -231,10 +300,13 @@
         event.preventDefault();
         notebook.open = !notebook.open;
         if (notebook.open) {
-          // The answer's own cell in the middle of the view, the cells before it (the work it refers to) above.
-          notebook.querySelector("summary").focus();
+          // The answer's own cell in the middle of the view, the cells before it (the work it refers to) above,
+          // and the focus there, where the view is (not on the notebook's summary, far above it).
           const here = notebook.querySelector(".this-answer");
-          (here || notebook).scrollIntoView({ block: here ? "center" : "start" });
+          const target = here || notebook.querySelector("summary");
+          if (here) { here.tabIndex = -1; }
+          target.focus({ preventScroll: true });
+          target.scrollIntoView({ block: here ? "center" : "start" });
         }
       }
     }

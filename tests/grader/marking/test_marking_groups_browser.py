@@ -240,6 +240,50 @@ def test_a_draft_outlives_a_rubric_edit_a_reload_and_leaving_the_page(marking_br
     wait_until_rendered(driver)
     assert driver.find_element("id", "draft-status").text == "", "a saved draft is gone"
 
+    # A draft typed over a mark of rubric items, then the item re-weighted: that re-scores the answer, so its mark
+    # has a new version, but the form shows what the draft was typed over, and the draft comes back as typed.
+    other = STUDY_GROUP[3]
+    other_path = f"/q/{A}/{D2}/a/{answer_key(A, other)}"
+    driver.get(base + other_path)
+    wait_until_rendered(driver)
+    keys.press("1")
+    driver.find_element("id", "save-stay").click()
+    wait_until_rendered(driver)
+    assert status(driver).startswith("Saved answer"), status(driver)
+    keys.press("c", "Typed before the re-weighting.", Keys.ESCAPE)
+    item_points = driver.find_element("css selector", "#rubric-editor input[id^=edit-points-]")
+    driver.execute_script("document.getElementById('rubric-editor').open = true")
+    item_points.clear()
+    item_points.send_keys("1", Keys.ENTER)
+    wait_until_rendered(driver)
+    assert "Re-scored the 1 answer it is part of; 1 mark changed." in status(driver), status(driver)
+    assert driver.find_element("id", "comment").get_attribute("value") == "Typed before the re-weighting."
+    assert "are back" in driver.find_element("id", "draft-status").text
+
+    # Grace saves another mark of that answer meanwhile. Tess's draft is offered, not put over Grace's mark, and
+    # saving before she puts it back or discards it saves nothing and says why.
+    with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as grace:
+        grace.get(address.replace(base, ""))
+        page = grace.get("/name?next=/").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+        grace.post("/name", data={"csrf": csrf, "name": "Grace", "next": "/"})
+        page = grace.get(other_path).text
+        fields = dict(re.findall(r'<input type="hidden" name="(csrf|version|answer)" value="([^"]*)">', page))
+        saved = grace.post(other_path, data={**fields, "points": "2", "comment": "Grace's mark.", "go": "stay"})
+        assert saved.status_code == 200 and "Saved answer" in saved.text
+    record_leaving(driver)
+    driver.refresh()
+    wait_until_rendered(driver)
+    assert driver.find_element("id", "comment").get_attribute("value") == "Grace's mark."
+    assert "typed for an earlier version" in driver.find_element("id", "draft-status").text
+    keys.press("s")
+    time.sleep(0.5)
+    assert "Not saved: your unsaved changes" in driver.find_element("id", "draft-status").text
+    assert driver.switch_to.active_element.get_attribute("id") == "restore-draft"
+    assert marks_of(course, D2)[other][:2] == (2.0, "Grace's mark.")
+    keys.press(Keys.ENTER)
+    assert driver.find_element("id", "comment").get_attribute("value") == "Typed before the re-weighting."
+
 
 def _check(driver, axe_source, htmlcs_source, page, found, artifacts, scheme):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme",

@@ -12,6 +12,8 @@ says there is nothing to mark.
 
 import re
 import socket
+import time
+import unittest.mock
 import warnings
 import zipfile
 from html.parser import HTMLParser
@@ -19,6 +21,7 @@ from html.parser import HTMLParser
 import pytest
 
 from autograder.marking.rubrics import RubricError
+from autograder.marking.state import SESSION_SECONDS
 from autograder.marking.web import Marking, answer_key, create_app, find_mathjax
 from autograder.outputs.gradebook import (ANSWERS_TABLE, MarkChange, dump, open_gradebook, page_records, rubric_items,
                                           set_marks)
@@ -220,6 +223,7 @@ def test_requests_without_the_token_are_refused(app, marking):
     assert visit.status_code == 303 and visit.headers["location"] == "/", "the token leaves the address bar"
     cookie = visit.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=strict" in cookie and TOKEN.lower() not in cookie
+    assert f"max-age={SESSION_SECONDS}" in cookie, "the session outlives the browser: a restart after a crash"
     for path in ("/", "/static/marking.css", "/mathjax/tex-chtml.js"):
         assert stranger.get(path).status_code == 200, path
     headers = stranger.get("/").headers
@@ -252,6 +256,15 @@ def test_a_restarted_server_keeps_its_address_and_its_tabs(course):
         assert page.status_code == 200 and "Marking as <strong>Tess</strong>" in page.text
     finally:
         again.close()
+
+    # A week after the token's address was opened, its cookie lets no one in (the browser drops it then too).
+    later = Marking(str(course), A)
+    try:
+        with unittest.mock.patch("time.time", return_value=time.time() + SESSION_SECONDS + 60):
+            expired = TestClient(create_app(later), cookies=tab.cookies).get("/")
+        assert expired.status_code == 403
+    finally:
+        later.close()
 
     fresh = Marking(str(course), A, new_token=True)
     try:
@@ -441,8 +454,8 @@ def test_the_answer_page_shows_the_question_the_model_answer_the_rendered_answer
     assert '<div class="math block">\n\\[w_{t+1} = w_t + y_t x_t\\]' in page
     assert '<script src="/mathjax/tex-chtml.js" defer></script>' in page
     assert not re.search(r'(src|href)="(https?:)?//', page), "nothing from another site"
-    assert page.index('id="question-heading"') < page.index('id="model"') < page.index('id="answer-heading"'), \
-        "the question and the model answer come before the student's answer"
+    assert page.index('id="answer-heading"') < page.index('id="question-heading"') < page.index('id="model"'), \
+        "the student's answer comes first, where the TA lands; the question and the model answer after it"
     keys = page[page.index('id="keys"'):]
     for key in ("<kbd>j</kbd>", "<kbd>n</kbd>", "<kbd>k</kbd>", "<kbd>p</kbd>", "<kbd>1</kbd> to <kbd>9</kbd>",
                 "<kbd>s</kbd>", "<kbd>Ctrl</kbd>+<kbd>Enter</kbd>", "<kbd>c</kbd>", "<kbd>Esc</kbd>", "<kbd>m</kbd>",
