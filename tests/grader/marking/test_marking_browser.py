@@ -290,3 +290,38 @@ def test_an_answers_tex_cannot_link_style_or_cover_the_markers_page(marking_brow
     assert (found["links"], found["styled"], found["taken"], found["tall"]) == (0, [], 0, 0), found
     assert "\\class" in found["shown"] and "\\cssId" in found["shown"], "an unknown macro shows its name"
     assert "Save" in driver.find_element("id", "save").text and driver.find_element("id", "save").is_displayed()
+
+
+def test_the_keys_put_the_caret_after_a_comment_an_error_focuses_its_field_and_a_save_is_announced(marking_browser,
+                                                                                                     server):
+    from selenium.webdriver.common.keys import Keys
+
+    driver, (course, address, _) = marking_browser, server
+    base = address.split("/?")[0]
+    path = f"/q/{A}/{D2}/a/{answer_key(A, 'turing')}"
+    driver.get(address)
+    driver.get(base + path)
+    settle(driver)
+    if "/name" in driver.current_url:  # a browser of its own when this test runs alone
+        tab_to(driver, "el.id === 'name'", "the name field")
+        press(driver, "Tess", Keys.ENTER, navigates=True)
+    # c adds to a comment already there, never in front of it.
+    driver.execute_script("document.getElementById('comment').value = 'First.'; document.activeElement.blur();")
+    press(driver, "c", " More.", Keys.ESCAPE)
+    assert driver.find_element("id", "comment").get_attribute("value") == "First. More."
+    # Points that are no number: not saved, and the focus is on the points, marked invalid.
+    press(driver, "m", "two", Keys.ESCAPE, "s", navigates=True)
+    focused = driver.switch_to.active_element
+    assert focused.get_attribute("id") == "points" and focused.get_attribute("aria-invalid") == "true"
+    assert "Not saved" in driver.find_element("id", "form-error").text
+    assert driver.find_element("id", "comment").get_attribute("value") == "First. More.", "what was typed stays"
+    # A save's message is also put, a moment after the page loads, where a screen reader announces it.
+    press(driver, "1")  # the field's text is selected with the focus, so typing replaces it
+    tab_to(driver, "el.id === 'save-stay'", "Save, stay")
+    press(driver, Keys.ENTER, navigates=True)
+    assert status(driver).startswith("Saved answer"), status(driver)
+    time.sleep(1.0)
+    announced = driver.execute_script("return [...document.querySelectorAll('main .visually-hidden[role=status]')]"
+                                      ".map((el) => el.textContent)")
+    assert announced == [status(driver)], announced
+    assert marks_of(course, D2)["turing"][:2] == (1.0, "First. More.")
