@@ -33,7 +33,6 @@ written; run ``export`` again).
 import argparse
 import dataclasses
 import os
-import shlex
 import sys
 
 __all__ = ["main"]
@@ -48,7 +47,7 @@ def main(argv=None):
     from autograder.outputs import graded_run
     from autograder.outputs.gradebook import GradebookError, autograded_scores, open_gradebook, written_marks
     from autograder.outputs.record import question_names, replace_folder, with_marks, write_run_files
-    from autograder.outputs.totals import total, unmarked_refusal, waiting_answers
+    from autograder.outputs.totals import mark_command, total, unmarked_refusal, waiting_answers
     from autograder.results import MISSING
 
     parser = argparse.ArgumentParser(
@@ -92,15 +91,10 @@ def main(argv=None):
     if waiting and not args.allow_unmarked:
         lines, reason = unmarked_refusal("export", waiting, labels)
         print("\n".join(lines), file=sys.stderr)
-        # The course folder the marks are in, when it is not the one mark opens by default.
-        from autograder.course import COURSE_DIR
-
-        course = ("" if os.path.realpath(run.course_dir) == os.path.realpath(COURSE_DIR)
-                  else f" --course-dir {shlex.quote(run.course_dir)}")
-        return _fail(f"{reason}, so nothing was written; mark them on the marking page (python -m autograder mark "
-                     f"{run.assignment}{course}) or through its CSV route (python -m autograder mark {run.assignment}"
-                     f"{course} --to-csv FILE.csv), or pass --allow-unmarked to write the files now with those answers "
-                     "counted 0 and named in each student's feedback", status=1)
+        mark = mark_command(run.assignment, run.course_dir)
+        return _fail(f"{reason}, so nothing was written; mark them on the marking page ({mark}) or through its CSV "
+                     f"route ({mark} --to-csv FILE.csv), or pass --allow-unmarked to write the files now with those "
+                     "answers counted 0 and named in each student's feedback", status=1)
     try:
         replace_folder(args.out, lambda staging: write_run_files(staging, run, marks, labels))
     except OSError as exc:

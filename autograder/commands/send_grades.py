@@ -196,7 +196,7 @@ def _send(args):
     from autograder.lti import outgoing, registration, tool_key
     from autograder.lti.sends import RecordBusy, SendRecord
     from autograder.lti.services import Platform
-    from autograder.outputs.totals import unmarked_refusal
+    from autograder.outputs.totals import mark_command, unmarked_refusal
 
     try:
         prepared = outgoing.prepare(args.out, course_dir=args.course_dir, comments=args.comment)
@@ -205,9 +205,10 @@ def _send(args):
     if prepared.waiting and not args.allow_unmarked:
         lines, reason = unmarked_refusal("send-grades", prepared.waiting)
         print("\n".join(lines), file=sys.stderr)
-        return _fail(f"{reason}, so nothing was sent; mark them (python -m autograder mark {prepared.assignment}), "
-                     f"export {args.out} again and send, or pass --allow-unmarked to send the totals now with those "
-                     "answers counted 0 and the scores marked PendingManual", status=1)
+        mark = mark_command(prepared.assignment, prepared.course_dir)
+        return _fail(f"{reason}, so nothing was sent; mark them ({mark}), export {args.out} again and send, or pass "
+                     "--allow-unmarked to send the totals now with those answers counted 0 and the scores marked "
+                     "PendingManual", status=1)
     try:
         reg = registration.load(args.config or registration.config_path(prepared.course_dir))
         key = tool_key.load(prepared.course_dir)

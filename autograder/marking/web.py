@@ -34,6 +34,7 @@ page) and shows the mark as rubric items are ticked.
 import hmac
 import os
 import secrets
+import time
 import urllib.parse
 
 from markupsafe import Markup
@@ -104,8 +105,12 @@ class Gate:
 
         token = request.query_params.get("token")
         if token is not None and marking.token_ok(token) and request.method in ("GET", "HEAD"):
-            # The token's first use: a session cookie, and the address again without the token.
-            session = session or marking.new_session()
+            # The token's use: a session cookie (the same session again, renewed for another week, when the browser
+            # has one), and the address again without the token.
+            if session is None:
+                session = marking.new_session()
+            else:
+                session.issued = int(time.time())
             query = urllib.parse.urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "token"])
             response = RedirectResponse(request.url.path + (f"?{query}" if query else ""), status_code=303)
             await response(scope, receive, send_with_headers)

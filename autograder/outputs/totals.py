@@ -8,9 +8,11 @@ ones the gradebook held when the files were written
 (:attr:`autograder.results.Result.written`).
 """
 
+import os
 from dataclasses import dataclass
 
-__all__ = ["Scale", "scale_of", "written_score", "written_max", "total", "unmarked", "to_remark"]
+__all__ = ["Scale", "scale_of", "written_score", "written_max", "total", "unmarked", "to_remark", "unmarked_refusal",
+           "mark_command"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,17 @@ def unmarked_refusal(command, waiting, labels=None):
              + (" (changed since its earlier mark)" if mark.to_remark else "") for student_id, mark in waiting]
     count = len(waiting)
     return lines, f"{count} written {'answer is' if count == 1 else 'answers are'} still to be marked (listed above)"
+
+
+def mark_command(assignment, course_dir):
+    """The command that opens the marking page of ``assignment`` in ``course_dir``, as the refusals suggest it: with
+    ``--course-dir`` when that is not the folder ``mark`` opens by default."""
+    import shlex
+
+    from autograder.course import COURSE_DIR
+
+    same = os.path.realpath(course_dir) == os.path.realpath(COURSE_DIR)
+    return f"python -m autograder mark {assignment}" + ("" if same else f" --course-dir {shlex.quote(course_dir)}")
 
 
 def to_remark(result):

@@ -118,6 +118,10 @@
     };
   }
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  // The student's answers the form is for, as the page showed them (an answer page's checksum; a group's members):
+  // a draft is put back as typed only over the same answers.
+  const answersShown = () => [...form.querySelectorAll("input[name=answer][type=hidden], input[name=member]")]
+    .map((field) => field.value.replace(/^([^:]*):[^:]*:/, "$1:"));
   const draftKey = form && form.dataset.draft ? DRAFTS + form.dataset.draft : null;
   if (document.body.dataset.saved) {
     try { localStorage.removeItem(DRAFTS + document.body.dataset.saved); } catch (e) { /* */ }
@@ -127,14 +131,17 @@
   function readDraft() {
     try { return JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (e) { return null; }
   }
+  let offered = null;  // a draft typed over another version of the mark, offered and neither put back nor discarded
   function keepDraft() {
-    if (!draftKey) { return; }
+    // While a draft is offered, it stays what is kept: what is typed meanwhile is guarded by the question on
+    // leaving, and kept once the offer is settled.
+    if (!draftKey || offered) { return; }
     const values = formValues();
     try {
       if (same(values, initial)) { localStorage.removeItem(draftKey); }
       else {
-        localStorage.setItem(draftKey, JSON.stringify({ version: form.dataset.version, base: initial, values,
-          at: Date.now() }));
+        localStorage.setItem(draftKey, JSON.stringify({ version: form.dataset.version, base: initial,
+          answers: answersShown(), values, at: Date.now() }));
       }
     } catch (e) { /* storage full or private mode: the unsaved-changes prompt still guards */ }
   }
@@ -155,14 +162,15 @@
   }
   const dirty = () => draftKey && !submitting && !same(formValues(), initial);
 
-  let offered = null;  // a draft typed over another version of the mark, offered and neither put back nor discarded
   if (draftKey) {
     const draft = readDraft();
     const hasError = document.getElementById("form-error") || document.getElementById("unmark-question");
     if (draft && !hasError && !same(draft.values, initial)) {
-      // The same version, or one whose form shows what the draft was typed over (a rubric item's new points
-      // re-score the mark and change its version, not what the form holds): the draft goes back as typed.
-      if (draft.version === form.dataset.version || (draft.base && same(draft.base, initial))) {
+      // The same version, or one whose form shows what the draft was typed over, for the same answers (a rubric
+      // item's new points re-score the mark and change its version, not what the form holds): the draft goes
+      // back as typed. A student's answer changed by a later grading run is a new answer: its draft is offered.
+      if (draft.version === form.dataset.version
+          || (draft.base && same(draft.base, initial) && same(draft.answers, answersShown()))) {
         putValues(draft.values);
         if (status) { status.textContent = "Your unsaved changes to this mark are back (kept in this browser)."; }
         keepDraft();
@@ -183,16 +191,18 @@
           restore.remove();
           discard.remove();
           status.textContent = text;
+          keepDraft();  // what the form holds now is the draft
         };
         restore.addEventListener("click", () => {
+          if (!same(formValues(), initial)
+              && !window.confirm("Put the changes you typed earlier over what you have typed since?")) { return; }
           putValues(draft.values);
           settled("Your unsaved changes are back in the form.");
-          keepDraft();
           form.querySelector("#comment").focus();
         });
         discard.addEventListener("click", () => {
           try { localStorage.removeItem(draftKey); } catch (e) { /* */ }
-          settled("Your unsaved changes were discarded.");
+          settled("Your unsaved changes typed earlier were discarded.");
         });
         status.append(restore, " ", discard);
       }

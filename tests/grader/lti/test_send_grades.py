@@ -156,6 +156,8 @@ def test_unmarked_answers_are_refused_and_nothing_reaches_the_lms(journey):
         for question in (D1, D2):
             assert f"unmarked: student {student}, question {question}" in refused["stderr"]
     assert "6 written answers are still to be marked" in refused["stderr"]
+    assert f"mark them (python -m autograder mark {A} --course-dir {journey['course']})" in refused["stderr"], \
+        "the command to mark them opens this course"
     assert "--allow-unmarked" in refused["stderr"]
     assert journey["refused tokens"] == 0
 

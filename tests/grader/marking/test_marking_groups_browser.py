@@ -284,6 +284,29 @@ def test_a_draft_outlives_a_rubric_edit_a_reload_and_leaving_the_page(marking_br
     keys.press(Keys.ENTER)
     assert driver.find_element("id", "comment").get_attribute("value") == "Typed before the re-weighting."
 
+    # A draft typed for the student's earlier answer (a later grading run replaced it: another checksum) is offered,
+    # not put back, though the form shows what it was typed over. While it is offered, what the TA types is not
+    # kept over it; discarding it keeps what she typed instead.
+    key = f"autograder-marking-draft:{other_path}"
+    driver.execute_script("""
+        const [key] = arguments;
+        const draft = JSON.parse(localStorage.getItem(key));
+        draft.version = "earlier";
+        draft.answers = ["an-earlier-answer"];
+        draft.values.comment = "For the earlier answer.";
+        localStorage.setItem(key, JSON.stringify(draft));""", key)
+    record_leaving(driver)
+    driver.refresh()
+    wait_until_rendered(driver)
+    assert "typed for an earlier version" in driver.find_element("id", "draft-status").text
+    assert driver.find_element("id", "comment").get_attribute("value") != "For the earlier answer."
+    keys.press("c", " And more.", Keys.ESCAPE)
+    stored = lambda: driver.execute_script("return JSON.parse(localStorage.getItem(arguments[0])).values.comment", key)
+    assert stored() == "For the earlier answer.", "the offered draft is kept while it is offered"
+    typed = driver.find_element("id", "comment").get_attribute("value")
+    driver.find_element("xpath", "//button[normalize-space()='Discard them']").click()
+    assert stored() == typed, "what was typed meanwhile is kept once the offer is discarded"
+
 
 def _check(driver, axe_source, htmlcs_source, page, found, artifacts, scheme):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme",

@@ -257,12 +257,20 @@ def test_a_restarted_server_keeps_its_address_and_its_tabs(course):
     finally:
         again.close()
 
-    # A week after the token's address was opened, its cookie lets no one in (the browser drops it then too).
+    # A week after the token's address was opened, its cookie lets no one in (the browser drops it then too);
+    # opening the address again before then renews the same session for another week.
     later = Marking(str(course), A)
     try:
-        with unittest.mock.patch("time.time", return_value=time.time() + SESSION_SECONDS + 60):
+        now = time.time()
+        with unittest.mock.patch("time.time", return_value=now + SESSION_SECONDS + 60):
             expired = TestClient(create_app(later), cookies=tab.cookies).get("/")
         assert expired.status_code == 403
+        renewed = TestClient(create_app(later), cookies=tab.cookies)
+        with unittest.mock.patch("time.time", return_value=now + SESSION_SECONDS - 3600):
+            assert renewed.get(f"/?token={token}").status_code == 200
+        with unittest.mock.patch("time.time", return_value=now + SESSION_SECONDS + 60):
+            page = renewed.get("/")
+        assert page.status_code == 200 and "Marking as <strong>Tess</strong>" in page.text
     finally:
         later.close()
 
