@@ -176,18 +176,20 @@ def _excerpt(text, length=140):
     return flat if len(flat) <= length else flat[:length - 1].rstrip() + "\u2026"
 
 
+def _marked_alike(group):
+    """Whether every answer of a group is marked, all with one mark: the group's form then shows that mark."""
+    return all(row.done for row in group.rows) and len({
+        (row.shown.points, row.shown.comment, tuple(row.shown.items), row.shown.adjustment, row.shown.note)
+        for row in group.rows}) == 1
+
+
 def _marked_apart(group):
     """The answers of a group with a mark of their own that the group's form does not show: when its answers are not
     all marked alike, those a marker marked (a blank answer's automatic 0 aside). A group save leaves them as they
     are unless the TA asks for them to be given the group's mark too."""
-    done = [row for row in group.rows if row.done]
-    if len(done) == len(group.rows) and len({_shown_mark(row) for row in done}) == 1:
+    if _marked_alike(group):
         return []
-    return [row for row in done if row.shown.marker or not row.mark.blank]
-
-
-def _shown_mark(row):
-    return row.shown.points, row.shown.comment, tuple(row.shown.items), row.shown.adjustment, row.shown.note
+    return [row for row in group.rows if row.done and (row.shown.marker or not row.mark.blank)]
 
 
 def _member(row):
@@ -541,9 +543,8 @@ class Views:
                                 session=session.id, marker=session.ta, page=page)
         claims = self._claims(state)
         if values is None:
-            marks = {_shown_mark(row) for row in group.rows if row.done}
             values = {"items": set(), "adjustment": "", "points": "", "comment": "", "note": ""}
-            if len(marks) == 1 and all(row.done for row in group.rows):
+            if _marked_alike(group):
                 first = group.rows[0].shown
                 values = {"items": set(first.items),
                           "adjustment": "" if first.adjustment is None else f"{first.adjustment:g}",
