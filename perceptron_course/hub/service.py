@@ -540,11 +540,12 @@ def main(argv=None):
 
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         tls.load_cert_chain(args.tls_cert, args.tls_key)
+    open_files = _raise_open_files()
     server = GuardedHTTPServer(app, ssl_options=tls, **server_settings(limits))
     server.guard = ConnectionGuard(limits.exchange_connections_per_user, exempt_uids={0, os.getuid()})
     server.listen(where.port, address=where.hostname)
     log.info("course exchange on %s, store %s, at most %d open files, %d connections per user", url, args.store,
-             _raise_open_files(), limits.exchange_connections_per_user)
+             open_files, limits.exchange_connections_per_user)
     IOLoop.current().start()
 
 
