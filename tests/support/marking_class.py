@@ -65,6 +65,23 @@ STUDY_GROUP = list(STUDY_CLASS)[:4]  # their D1 and D2 answers are near-copies o
 SAME_PAIR = list(STUDY_CLASS)[4:6]  # their answers differ in formatting and case only
 
 
+def save_as_another_ta(address, path, name, points, comment):
+    """Another TA, in a browser of their own (an HTTP client with its own session), opens the marking page's
+    ``address`` with its token, gives ``name``, and saves ``points`` and ``comment`` for the answer at ``path``."""
+    import httpx
+
+    base = address.split("/?")[0]
+    with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as other:
+        other.get(address.replace(base, ""))
+        page = other.get("/name?next=/").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+        other.post("/name", data={"csrf": csrf, "name": name, "next": "/"})
+        page = other.get(path).text
+        fields = dict(re.findall(r'<input type="hidden" name="(csrf|version|answer)" value="([^"]*)">', page))
+        saved = other.post(path, data={**fields, "points": points, "comment": comment, "go": "stay"})
+        assert saved.status_code == 200 and "Saved answer" in saved.text, saved.text[-2000:]
+
+
 def serve_marking(course):
     """Run ``python -m autograder mark`` on ``course`` as a TA starts it; yield ``(course, address with the token,
     printed lines)`` while it serves, then stop it with Ctrl+C and check it stopped cleanly.  Its rubrics start

@@ -11,15 +11,14 @@ rules in light and dark.  Screenshots go to ``test-artifacts/``.  Needs Chromium
 and the MathJax and axe-core the book build installs.
 """
 
-import re
 import time
 
-import httpx
 import pytest
 
 from autograder.marking.web import answer_key
 from autograder.outputs.gradebook import open_gradebook, rubric_items
-from tests.support.marking_class import A, D1, D2, STUDENTS, UNTOUCHED, marks_of, serve_marking
+from tests.support.marking_class import (A, D1, D2, STUDENTS, UNTOUCHED, marks_of, save_as_another_ta,
+                                         serve_marking)
 from tests.support.browser import (PHONE, checker_findings, console_errors, phone_layout_problems,
                                    wait_until_rendered)
 from tests.support.released import copy_course
@@ -87,6 +86,19 @@ def select_all(driver):
     from selenium.webdriver.common.keys import Keys
 
     ActionChains(driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+
+
+def open_as_tess(driver, address, path):
+    """Open the answer at ``path`` in the browser, signed in with the page's address and, in a browser of its own
+    (a test run alone), named Tess through the name form."""
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(address)
+    driver.get(address.split("/?")[0] + path)
+    settle(driver)
+    if "/name" in driver.current_url:
+        tab_to(driver, "el.id === 'name'", "the name field")
+        press(driver, "Tess", Keys.ENTER, navigates=True)
 
 
 def axe_both_schemes(driver, axe_source, htmlcs_source, page, found, artifacts):
@@ -207,29 +219,15 @@ def test_two_tas_marking_one_answer_never_overwrite_each_other(marking_browser, 
     from selenium.webdriver.common.keys import Keys
 
     driver, (course, address, _) = marking_browser, server
-    base = address.split("/?")[0]
     path = f"/q/{A}/{D2}/a/{answer_key(A, 'noether')}"
-    driver.get(address)
-    driver.get(base + path)
-    settle(driver)
-    if "/name" in driver.current_url:  # a browser of its own when this test runs alone
-        tab_to(driver, "el.id === 'name'", "the name field")
-        press(driver, "Tess", Keys.ENTER, navigates=True)
+    open_as_tess(driver, address, path)
     assert driver.execute_script("return document.querySelectorAll('.student mjx-container').length") == 1, \
         "the course's MathJax typesets the answer's $w$"
     tab_to(driver, "el.id === 'points'", "the points")
     press(driver, "1", Keys.ESCAPE, "c", "Tess's view.", Keys.ESCAPE)
 
     # Meanwhile Grace, in a browser of her own, marks the same answer.
-    with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as grace:
-        grace.get(address.replace(base, ""))
-        page = grace.get("/name?next=/").text
-        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
-        grace.post("/name", data={"csrf": csrf, "name": "Grace", "next": "/"})
-        page = grace.get(path).text
-        fields = dict(re.findall(r'<input type="hidden" name="(csrf|version|answer)" value="([^"]*)">', page))
-        saved = grace.post(path, data={**fields, "points": "2", "comment": "Grace's mark.", "go": "stay"})
-        assert saved.status_code == 200 and "Saved answer" in saved.text
+    save_as_another_ta(address, path, "Grace", "2", "Grace's mark.")
 
     press(driver, "s", navigates=True)
     page = driver.find_element("tag name", "main").text
@@ -259,18 +257,10 @@ HOSTILE_TEX = ("$\\href{http://127.0.0.1:9/phish}{\\style{position:fixed;top:0;l
 
 
 def test_an_answers_tex_cannot_link_style_or_cover_the_markers_page(marking_browser, server):
-    from selenium.webdriver.common.keys import Keys
-
     from autograder.marking.render import markdown_html
 
     driver, (_, address, _) = marking_browser, server
-    base = address.split("/?")[0]
-    driver.get(address)
-    driver.get(base + f"/q/{A}/{D1}/a/{answer_key(A, 'turing')}")
-    settle(driver)
-    if "/name" in driver.current_url:  # a browser of its own when this test runs alone
-        tab_to(driver, "el.id === 'name'", "the name field")
-        press(driver, "Tess", Keys.ENTER, navigates=True)
+    open_as_tess(driver, address, f"/q/{A}/{D1}/a/{answer_key(A, 'turing')}")
     # The answer as the server renders it, typeset by the page's own MathJax with the page's configuration.
     found = driver.execute_async_script("""
         const [html, done] = arguments;
@@ -297,14 +287,8 @@ def test_the_keys_put_the_caret_after_a_comment_an_error_focuses_its_field_and_a
     from selenium.webdriver.common.keys import Keys
 
     driver, (course, address, _) = marking_browser, server
-    base = address.split("/?")[0]
     path = f"/q/{A}/{D2}/a/{answer_key(A, 'turing')}"
-    driver.get(address)
-    driver.get(base + path)
-    settle(driver)
-    if "/name" in driver.current_url:  # a browser of its own when this test runs alone
-        tab_to(driver, "el.id === 'name'", "the name field")
-        press(driver, "Tess", Keys.ENTER, navigates=True)
+    open_as_tess(driver, address, path)
     # c adds to a comment already there, never in front of it.
     driver.execute_script("document.getElementById('comment').value = 'First.'; document.activeElement.blur();")
     press(driver, "c", " More.", Keys.ESCAPE)

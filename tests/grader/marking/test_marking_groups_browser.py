@@ -19,7 +19,8 @@ import pytest
 
 from autograder.marking.web import answer_key
 from tests.support.browser import checker_findings, wait_until_rendered
-from tests.support.marking_class import A, D1, D2, SAME_PAIR, STUDY_CLASS, STUDY_GROUP, marks_of, serve_marking
+from tests.support.marking_class import (A, D1, D2, SAME_PAIR, STUDY_CLASS, STUDY_GROUP, marks_of,
+                                         save_as_another_ta, serve_marking)
 from tests.support.released import copy_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -262,15 +263,7 @@ def test_a_draft_outlives_a_rubric_edit_a_reload_and_leaving_the_page(marking_br
 
     # Grace saves another mark of that answer meanwhile. Tess's draft is offered, not put over Grace's mark, and
     # saving before she puts it back or discards it saves nothing and says why.
-    with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as grace:
-        grace.get(address.replace(base, ""))
-        page = grace.get("/name?next=/").text
-        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
-        grace.post("/name", data={"csrf": csrf, "name": "Grace", "next": "/"})
-        page = grace.get(other_path).text
-        fields = dict(re.findall(r'<input type="hidden" name="(csrf|version|answer)" value="([^"]*)">', page))
-        saved = grace.post(other_path, data={**fields, "points": "2", "comment": "Grace's mark.", "go": "stay"})
-        assert saved.status_code == 200 and "Saved answer" in saved.text
+    save_as_another_ta(address, other_path, "Grace", "2", "Grace's mark.")
     record_leaving(driver)
     driver.refresh()
     wait_until_rendered(driver)
