@@ -74,12 +74,14 @@ def hub(platform):
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory, repo_root):
     """Headless Chromium, loopback only (anything else goes to a closed port)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
     from tests.support.browser import chromium_driver
 
     driver = chromium_driver(tmp_path_factory.mktemp("lti-chromium"), page_load_seconds=90)
-    driver.wait = WebDriverWait(driver, 90, poll_frequency=0.3)
+    # The hub's and JupyterLab's pages redraw while they load: a stale element in one poll means "not yet".
+    driver.wait = WebDriverWait(driver, 90, poll_frequency=0.3, ignored_exceptions=(StaleElementReferenceException,))
     driver.artifacts = repo_root / "test-artifacts"
     driver.artifacts.mkdir(exist_ok=True)
     yield driver

@@ -272,10 +272,14 @@ class Lab:
     """A student's JupyterLab in Chromium, driven as the student would: menus, the panel's buttons, the keyboard."""
 
     def __init__(self, driver, artifacts):
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.support.ui import WebDriverWait
 
         self.driver, self.artifacts = driver, artifacts
-        self.wait = WebDriverWait(driver, 120, poll_frequency=0.5)
+        # JupyterLab redraws its tabs and panels while it loads, so an element found in one poll can be gone
+        # before its text is read: that poll counts as "not yet", not as a failure.
+        self.wait = WebDriverWait(driver, 120, poll_frequency=0.5,
+                                  ignored_exceptions=(StaleElementReferenceException,))
 
     def log_in(self, url, user, password):
         from selenium.webdriver.common.by import By
