@@ -125,6 +125,7 @@ class WrittenMark:
     earlier: EarlierMark = None
     marker: str = ""  # the TA who gave the mark on the marking page ("" when not known): for the report only
     rubric: tuple = ()  # the rubric items applied, as (text, points) pairs, in the rubric's order
+    adjustment: float = None  # the marker's adjustment of the rubric items' points (None: none), with ``rubric``
 
     @property
     def marked(self):
@@ -546,13 +547,15 @@ def written_marks(gb, assignment, student_id=None):
                     continue
                 checksum, earlier = stored.get((sid, notebook, gid), (None, None))
                 points = grade.manual_score if grade.manual_score is not None else grade.auto_score
-                marker, rubric = "", ()
+                marker, rubric, adjustment = "", (), None
                 record = records.get((sid, notebook, gid))
                 if record is not None and record.describes(checksum, points):
                     marker, rubric = record.marker, tuple((item.text, item.points) for item in record.items)
+                    adjustment = record.adjustment if rubric else None
                 listed.append(WrittenMark(notebook, gid, max_points, points=points, extra_credit=grade.extra_credit,
                                           comment=grade.manual_comment or "", blank=grade.auto_score is not None,
-                                          checksum=checksum, earlier=earlier, marker=marker, rubric=rubric))
+                                          checksum=checksum, earlier=earlier, marker=marker, rubric=rubric,
+                                          adjustment=adjustment))
         marks[sid] = tuple(listed)
     return marks
 

@@ -28,7 +28,8 @@ from collections import Counter
 from autograder.outputs.totals import scale_of, to_remark, total, unmarked, written_max, written_score
 from autograder.results import FLAG_TEXT, GRADED, MISSING, REFERENCE_COPY, STATUS_TEXT, STATUSES, Flag
 
-__all__ = ["feedback_html", "feedback_text", "report_html", "question_name", "rubric_lines", "signed_points"]
+__all__ = ["feedback_html", "feedback_text", "report_html", "question_name", "rubric_lines", "rubric_sum_lines",
+           "signed_points"]
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 60em;
@@ -52,7 +53,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 /* What people wrote wraps between words; a word longer than the line breaks only where it must. In a table,
    "anywhere" lets a column shrink below its longest word, which is then cut: the tables with comments scroll. */
 td.comment, .comment { white-space: pre-wrap; overflow-wrap: break-word; }
-ul.rubric { margin: 0 0 0.3em; padding-left: 1.2em; } ul.rubric li { margin: 0.1em 0; }
+ul.rubric { margin: 0 0 0.3em; padding-left: 1.2em; } ul.rubric li { margin: 0.1em 0; } .rubric-sum { margin: 0 0 0.3em; }
 .item-points { font-weight: 600; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .scroll { overflow-x: auto; } .scroll:focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 @media (max-width: 40em) {
@@ -182,14 +183,41 @@ def rubric_lines(mark):
     return [text if _is_comment(points) else f"{signed_points(points)} {text}" for text, points in mark.rubric]
 
 
+def _number(value):
+    """A sum of items' points as a student reads it: ``2.5``, ``−0.5``."""
+    return f"{MINUS}{_points(-value)}" if value < 0 else _points(value)
+
+
+def rubric_sum_lines(mark):
+    """Why a written answer's mark is not simply its rubric items' points added up, in its student's words: the
+    sum capped at the question's points or raised to 0, and the marker's adjustment (the arithmetic of
+    :func:`autograder.marking.rubrics.rubric_score`); no line when the mark is the items' sum."""
+    if not mark.rubric:
+        return []
+    most = mark.max_points
+    bounded = lambda value: min(max(value, 0.0), most)
+    bound = lambda value: f"a mark is at most {_points(most)}" if value > most else "a mark is at least 0"
+    added = sum(points for _, points in mark.rubric)
+    lines = []
+    if abs(bounded(added) - added) > 1e-9:
+        lines.append(f"The items add up to {_number(added)}, and {bound(added)}.")
+    if mark.adjustment:
+        adjusted = bounded(added) + mark.adjustment
+        lines.append(f"The marker adjusted the mark by {signed_points(mark.adjustment)}"
+                     + (f", and {bound(adjusted)}." if abs(bounded(adjusted) - adjusted) > 1e-9 else "."))
+    return lines
+
+
 def _feedback_cell(mark):
-    """The rubric items applied to a written answer, as a list, then the TA's comment."""
+    """The rubric items applied to a written answer, as a list, and how they make the mark, then the TA's
+    comment."""
     parts = []
     if mark.rubric:
         items = "".join(f"<li>{_e(text)}</li>" if _is_comment(points) else
                         f"<li><span class=\"item-points\">{_e(signed_points(points))}</span> {_e(text)}</li>"
                         for text, points in mark.rubric)
         parts.append(f'<ul class="rubric">{items}</ul>')
+        parts += [f'<div class="rubric-sum">{_e(line)}</div>' for line in rubric_sum_lines(mark)]
     if mark.comment:
         parts.append(f'<div class="comment">{_e(mark.comment)}</div>')
     return "".join(parts)
@@ -249,7 +277,7 @@ def feedback_text(result, *, full_page, labels=None):
                 lines.append(f"- {name}: {_mark_text(mark)}." + (f" Comment: {mark.comment}" if mark.comment else ""))
                 continue
             lines.append(f"- {name}: {_mark_text(mark)}.")
-            lines += [f"  {line}" for line in rubric_lines(mark)]
+            lines += [f"  {line}" for line in rubric_lines(mark) + rubric_sum_lines(mark)]
             if mark.comment:
                 lines.append(f"  Comment: {mark.comment}")
         lines.append(f"Total: {_points(total(result))} / {_points(result.max_score + written_max(result))} points"

@@ -78,7 +78,7 @@ def mark_command(assignment, course_dir):
     from autograder.course import COURSE_DIR
 
     same = os.path.realpath(course_dir) == os.path.realpath(COURSE_DIR)
-    return f"python -m autograder mark {assignment}" + ("" if same else f" --course-dir {shlex.quote(course_dir)}")
+    return f"python -m autograder mark {shlex.quote(assignment)}" + ("" if same else f" --course-dir {shlex.quote(course_dir)}")
 
 
 def to_remark(result):

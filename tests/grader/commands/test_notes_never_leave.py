@@ -75,6 +75,9 @@ def result(course, student):
                   source=getattr(STUDENTS[student].route, "name", "") or f"{student}.ipynb")
 
 
+ADJUSTED = {("kim", D2): -0.5}  # a marker's adjustment of the items' points, which kim's feedback explains
+
+
 def mark_everything(gb):
     """The rubrics of ITEMS, then each student's two answers marked with items, a comment and a marker's note."""
     items = {gid: [add_item(gb, A, notebook=A, grade_id=gid, max_points=2.0, points=points, text=text, note=note)
@@ -88,7 +91,8 @@ def mark_everything(gb):
             saved = save_mark(gb, A, student_id=student, notebook=A, grade_id=gid,
                               expected=version_of(mark, records.get((student, A, gid))),
                               answer_checksum=short_checksum(mark.checksum),
-                              item_ids=[items[gid][i].id for i in applied[gid]], adjustment=None, points=None,
+                              item_ids=[items[gid][i].id for i in applied[gid]], adjustment=ADJUSTED.get((student, gid)),
+                              points=None,
                               comment=f"A comment for {student} on this answer.", marker=TA, note=MARK_NOTE)
             assert saved.changed, (student, gid)
 
@@ -197,10 +201,13 @@ def test_every_byte_students_get_has_the_rubric_items_and_no_note(exported):
         assert "+1</span> Parts A, B and C placed with reasons" in page, name
         assert "<li>Good: you linked this to shuffling</li>" in page and "<tr><td>D2</td>" in page, name
         assert D1 not in page and D2 not in page, name
+        explained = "The marker adjusted the mark by \u22120.5." in page
+        assert explained == (name == "feedback/kim.html"), f"{name}: only kim's mark was adjusted"
     for name in ("moodle_grading_worksheet.csv", "blackboard_grade_center.csv"):
         text = files[name].decode("utf-8")
         assert "- D1: 2 / 2.\n  +1 Parts A, B and C placed with reasons\n  +1 The application" in text, name
-        assert "\n  Good: you linked this to shuffling\n  Comment: A comment for " in text, name
+        adjusted = "  The marker adjusted the mark by \u22120.5.\n" if name.startswith("blackboard") else ""
+        assert f"\n  Good: you linked this to shuffling\n{adjusted}  Comment: A comment for " in text, name
 
 
 def test_the_leak_audit_finds_nothing_there_and_each_note_planted_in_a_copy(exported, tmp_path):

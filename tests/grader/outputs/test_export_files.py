@@ -23,7 +23,7 @@ import pytest
 from autograder.intake.lms import FeedbackRoute
 from autograder.intake.submissions import Skipped
 from autograder.judging.similarity import ReferenceCopy, SharedLine, SimilarPair
-from autograder.outputs import graded_run, lms_feedback, record
+from autograder.outputs import graded_run, lms_feedback, record, report, totals
 from autograder.outputs.gradebook import EarlierMark, WrittenMark
 from autograder.outputs.graded_run import GradedRun, Person
 from autograder.outputs.report import feedback_html, feedback_text, report_html
@@ -302,6 +302,28 @@ def test_the_lms_comment_lists_each_rubric_item_with_its_points_beside_the_comme
                                                                                            labels=LABELS)
 
 
+def test_a_mark_that_is_not_its_items_sum_says_why_wherever_its_student_reads_it(with_rubric):
+    def reads(points, items, adjustment=None):
+        mark = dataclasses.replace(with_rubric.written[0], points=points, comment="", adjustment=adjustment,
+                                   rubric=tuple((f"item {i}", p) for i, p in enumerate(items)))
+        result = dataclasses.replace(with_rubric, written=(mark,))
+        page, text = feedback_html(result, labels=LABELS), feedback_text(result, full_page="x", labels=LABELS)
+        lines = report.rubric_sum_lines(mark)
+        for line in lines:
+            assert f'<div class="rubric-sum">{line}</div>' in page and f"  {line}\n" in text
+        assert page.count('class="rubric-sum"') == len(lines)
+        return lines
+
+    assert reads(1.5, [1.0, 0.5]) == [], "a mark that is its items' sum needs no explaining"
+    assert reads(2.0, [1.0, 1.0, 0.5]) == ["The items add up to 2.5, and a mark is at most 2."]
+    assert reads(0.0, [-0.5]) == ["The items add up to \u22120.5, and a mark is at least 0."]
+    assert reads(1.5, [1.0], 0.5) == ["The marker adjusted the mark by +0.5."]
+    assert reads(1.5, [1.0, 1.0, 0.5], -0.5) == ["The items add up to 2.5, and a mark is at most 2.",
+                                                 "The marker adjusted the mark by \u22120.5."]
+    assert reads(2.0, [1.5], 1.0) == ["The marker adjusted the mark by +1, and a mark is at most 2."]
+    assert reads(0.0, [0.5], -1.0) == ["The marker adjusted the mark by \u22121, and a mark is at least 0."]
+
+
 def test_every_lms_file_carries_the_rubric_items_and_the_questions_names(with_rubric, people):
     bob = dataclasses.replace(with_rubric, student_id="bob", source="Bob Ross_88123_assignsubmission_file_")
     files, _ = lms_feedback.build(A, [with_rubric, bob], people, sandbox_text="", labels=LABELS,
@@ -333,3 +355,12 @@ def test_the_report_counts_each_rubric_item_per_question(with_rubric):
                     [' class="num">0', ' class="comment">Good: you linked this to shuffling',
                      ' class="num">1 of 2</td></tr>']]
     assert f"D1 <code>{D1}</code>" in section, "the instructor reads both names"
+
+
+def test_the_command_a_refusal_suggests_opens_the_graded_course_and_survives_a_shell(tmp_path):
+    from autograder.course import COURSE_DIR
+
+    assert totals.mark_command(A, COURSE_DIR) == f"python -m autograder mark {A}"
+    folder = str(tmp_path / "a course's run")
+    assert totals.mark_command(A, folder) == f"python -m autograder mark {A} --course-dir '{tmp_path}/a course'\"'\"'s run'"
+    assert totals.mark_command("ps 1", COURSE_DIR) == "python -m autograder mark 'ps 1'"
