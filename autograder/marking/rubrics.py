@@ -45,7 +45,12 @@ MAX_COMMENT = 20000
 
 
 class RubricError(ValueError):
-    """A mark or a rubric item the page cannot take; the message says what was wrong and what is expected."""
+    """A mark or a rubric item the page cannot take; the message says what was wrong and what is expected, and
+    ``field`` names the form's field to mend, when one does (``"points"``, ``"text"``, ``"note"``)."""
+
+    def __init__(self, message, field=None):
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -92,17 +97,19 @@ def _same(a, b):
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def parse_number(text, *, what, low, high):
-    """``text`` as a number from ``low`` to ``high`` (``None`` when empty); :class:`RubricError` otherwise."""
+def parse_number(text, *, what, low, high, field=None):
+    """``text`` as a number from ``low`` to ``high`` (``None`` when empty); :class:`RubricError` (naming ``field``)
+    otherwise."""
     text = (text or "").strip()
     try:
         value = typed_number(text)
     except ValueError as hint:
-        raise RubricError(f"{what} {text!r} is not a number{hint}; give a number from {low:g} to {high:g}") from None
+        raise RubricError(f"{what} {text!r} is not a number{hint}; give a number from {low:g} to {high:g}",
+                          field) from None
     if value is None:
         return None
     if (value < low and not math.isclose(value, low)) or (value > high and not math.isclose(value, high)):
-        raise RubricError(f"{what} {text} is outside {low:g} to {high:g}")
+        raise RubricError(f"{what} {text} is outside {low:g} to {high:g}", field)
     return min(max(value, low), high)
 
 
@@ -202,7 +209,7 @@ def save_marks(gb, assignment, *, notebook, grade_id, targets, item_ids, adjustm
     marking it alone would write it.
     """
     if len(comment) > MAX_COMMENT:
-        raise RubricError(f"the comment has {len(comment)} characters; keep it under {MAX_COMMENT}")
+        raise RubricError(f"the comment has {len(comment)} characters; keep it under {MAX_COMMENT}", "comment")
     note = _checked_note(note)
     if not marker:
         raise RubricError("give your name first: the gradebook records who marked each answer")
@@ -215,7 +222,7 @@ def save_marks(gb, assignment, *, notebook, grade_id, targets, item_ids, adjustm
                               "since the page was opened; open the answer again")
         if adjustment is not None and not item_ids:
             raise RubricError("an adjustment changes the points of the rubric items applied, and none is; "
-                              "apply an item, or type the points instead")
+                              "apply an item, or type the points instead", "adjustment")
         chosen = sorted((items[item] for item in set(item_ids)), key=lambda item: (item.position, item.id))
         wanted = {target.student_id for target in targets}
         marks = {sid: next((m for m in student_marks if (m.notebook, m.grade_id) == (notebook, grade_id)), None)
@@ -231,7 +238,7 @@ def save_marks(gb, assignment, *, notebook, grade_id, targets, item_ids, adjustm
             if chosen:
                 manual = shown = rubric_score([item.points for item in chosen], adjustment, mark.max_points)
             elif points is not None and not 0 <= points <= mark.max_points:
-                raise RubricError(f"the points {points:g} are outside 0 to {mark.max_points:g}")
+                raise RubricError(f"the points {points:g} are outside 0 to {mark.max_points:g}", "points")
             else:
                 manual = None if mark.blank and (points is None or points == 0) else points
                 shown = 0.0 if mark.blank and manual is None else manual
@@ -279,19 +286,19 @@ def _marks_of(gb, assignment, student_ids):
 def _checked_item(text, points, max_points):
     text = " ".join((text or "").split())
     if not text:
-        raise RubricError("a rubric item needs a text that says what it is for")
+        raise RubricError("a rubric item needs a text that says what it is for", "text")
     if len(text) > MAX_TEXT:
-        raise RubricError(f"a rubric item's text has {len(text)} characters; keep it under {MAX_TEXT}")
+        raise RubricError(f"a rubric item's text has {len(text)} characters; keep it under {MAX_TEXT}", "text")
     if points is None:
         raise RubricError(f"a rubric item needs points: a number from {-max_points:g} to {max_points:g} "
-                          "(negative for a deduction)")
+                          "(negative for a deduction)", "points")
     return text, points
 
 
 def _checked_note(note):
     note = (note or "").replace("\r\n", "\n").strip()
     if len(note) > MAX_COMMENT:
-        raise RubricError(f"the note for markers has {len(note)} characters; keep it under {MAX_COMMENT}")
+        raise RubricError(f"the note for markers has {len(note)} characters; keep it under {MAX_COMMENT}", "note")
     return note
 
 

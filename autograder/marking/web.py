@@ -214,7 +214,9 @@ class Views:
         session = request.state.session
         flash, session.flash = session.flash, None
         saved, session.saved = session.saved, None
+        refused_item, session.rubric_form = session.rubric_form, None
         context = {"session": session, "csrf": self.marking.csrf(session), "flash": flash, "saved_draft": saved,
+                   "refused_item": refused_item,
                    "fixed_ta": bool(self.marking.fixed_ta), "here": request.url.path, **context}
         return self.templates.TemplateResponse(request, name, context, status_code=status_code)
 
@@ -483,7 +485,8 @@ class Views:
         try:
             outcome = await run_in_threadpool(self.marking.with_gradebook, work)
         except rubrics.RubricError as exc:
-            return await self._answer_page(request, values=values, error=str(exc), status_code=400)
+            return await self._answer_page(request, values=values, error=str(exc), status_code=400,
+                                           invalid=exc.field)
         if isinstance(outcome, rubrics.Conflict):
             items = {item.id: item for item in await self._items(state)}
             return self.page(request, "conflict.html", {
@@ -623,7 +626,8 @@ class Views:
         try:
             outcomes = await run_in_threadpool(self.marking.with_gradebook, work)
         except rubrics.RubricError as exc:
-            return await self._group_page(request, values=values, error=str(exc), status_code=400)
+            return await self._group_page(request, values=values, error=str(exc), status_code=400,
+                                          invalid=exc.field)
         conflicts = [(row, outcome) for (row, _), outcome in zip(targets, outcomes)
                      if isinstance(outcome, rubrics.Conflict)]
         if conflicts:
@@ -792,6 +796,14 @@ class Views:
             return self.missing(request, f"There is no such question; {nothing_done}.")
         return form, state.question, _safe_next(str(form.get("back", "")), _q_path(state.question))
 
+    @staticmethod
+    def _keep_refused_item(request, form_id, form, problem):
+        """Keep what was typed in a refused rubric form, for the page it goes back to: the form shows it again,
+        the field to mend marked invalid and focused (a TA's half-typed item is not lost to a typo)."""
+        request.state.session.rubric_form = {
+            "form": str(form_id), "values": {name: str(form.get(name, "")) for name in ("points", "text", "note")},
+            "field": problem.field}
+
     async def add_item(self, request):
         posted = await self._rubric_form(request, "nothing was added")
         if not isinstance(posted, tuple):
@@ -799,13 +811,14 @@ class Views:
         form, question, back = posted
         try:
             points = rubrics.parse_number(str(form.get("points", "")), what="the item's points",
-                                          low=-question.max_points, high=question.max_points)
+                                          low=-question.max_points, high=question.max_points, field="points")
             item = await run_in_threadpool(self.marking.with_gradebook, lambda gb: rubrics.add_item(
                 gb, self.marking.assignment, notebook=question.notebook, grade_id=question.grade_id,
                 max_points=question.max_points, points=points, text=str(form.get("text", "")),
                 note=str(form.get("note", ""))))
         except rubrics.RubricError as exc:
             request.state.session.flash = ("alert", f"The item was not added: {exc}.")
+            self._keep_refused_item(request, "new", form, exc)
             return RedirectResponse(back, status_code=303)
         request.state.session.flash = ("status", f"Added rubric item {item.position}: {_signed(item.points)}, "
                                                  f"{item.text}.")
@@ -828,7 +841,7 @@ class Views:
                 session.flash = ("status", f"Deleted the rubric item {item.text!r}.")
             else:
                 points = rubrics.parse_number(str(form.get("points", "")), what="the item's points",
-                                              low=-question.max_points, high=question.max_points)
+                                              low=-question.max_points, high=question.max_points, field="points")
                 rescored, changed = await run_in_threadpool(self.marking.with_gradebook, lambda gb: rubrics.change_item(
                     gb, self.marking.assignment, item_id, max_points=question.max_points, points=points,
                     text=str(form.get("text", "")), note=str(form.get("note", ""))))
@@ -837,6 +850,7 @@ class Views:
                                            f"{changed} {'mark' if changed == 1 else 'marks'} changed.")
         except rubrics.RubricError as exc:
             session.flash = ("alert", f"The rubric item was not changed: {exc}.")
+            self._keep_refused_item(request, item_id, form, exc)
         return RedirectResponse(back, status_code=303)
 
     # -- the TA and the settings ------------------------------------------------------------------

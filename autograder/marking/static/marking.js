@@ -89,7 +89,8 @@
   }
   const invalid = document.querySelector("[aria-invalid=true]");
   const unmark = document.getElementById("unmark-yes");
-  if (invalid) { invalid.focus(); invalid.select(); }
+  // A short field's text is selected, to be typed over; a comment's is not, so that one key cannot replace it.
+  if (invalid) { invalid.focus(); if (invalid.tagName === "INPUT") { invalid.select(); } }
   else if (unmark) { unmark.focus(); }
 
   if (form) {

@@ -10,6 +10,7 @@ TA who marked is recorded for the report and reaches no student, and an assignme
 says there is nothing to mark.
 """
 
+import html
 import re
 import socket
 import time
@@ -412,6 +413,46 @@ def test_marks_and_items_that_cannot_be_are_refused_and_what_was_typed_is_kept(a
                       item_ids=[], adjustment=None, points=1.0, comment="", marker="")
         finally:
             gb.close()
+
+
+def test_a_refused_rubric_item_or_comment_comes_back_as_typed_with_the_field_to_mend_marked(app, course):
+    from autograder.marking.rubrics import MAX_COMMENT
+
+    tess = TA(app, "Tess")
+
+    def field(page, element_id):
+        return re.search(rf'<(?:input|textarea)[^>]* id="{element_id}"[^>]*>', page).group(0)
+
+    page = tess.add_item("1/2", "Clear <reasoning>").text
+    assert "The item was not added: the item's points '1/2' is not a number" in html.unescape(flash(page))
+    points, text = field(page, "new-points"), field(page, "new-text")
+    assert 'value="1/2"' in points and 'aria-invalid="true" aria-describedby="status"' in points
+    assert 'value="Clear &lt;reasoning&gt;"' in text and "aria-invalid" not in text
+    assert '<details class="panel rubric-editor" id="rubric-editor" open>' in page
+    again = field(tess.open(f"/q/{A}/{D1}"), "new-points")
+    assert 'value=""' in again and "aria-invalid" not in again, "what was typed comes back once, with the message"
+
+    page = tess.add_item("1", "   ").text
+    assert 'aria-invalid="true"' in field(page, "new-text") and "aria-invalid" not in field(page, "new-points")
+    assert 'value="1"' in field(page, "new-points")
+
+    assert "Added rubric item" in flash(tess.add_item("1", "Correct").text)
+    item = items_of(course)["Correct"]
+    page = tess.change_item(item.id, "9", "Correct, with reasons").text
+    assert "The rubric item was not changed: the item's points 9 is outside -2 to 2" in html.unescape(flash(page))
+    assert 'value="9"' in field(page, f"edit-points-{item.id}")
+    assert 'aria-invalid="true"' in field(page, f"edit-points-{item.id}")
+    assert 'value="Correct, with reasons"' in field(page, f"edit-text-{item.id}")
+    assert 'value=""' in field(page, "new-points"), "only the refused form comes back as typed"
+    assert (items_of(course)["Correct"].points, items_of(course)["Correct"].text) == (1.0, "Correct")
+
+    # The mark form marks the field its refusal is about: here the comment, which keeps its text unselected.
+    response = tess.save(tess.opened("noether"), points="1", comment="x" * (MAX_COMMENT + 1))
+    assert response.status_code == 400 and "the comment has" in response.text
+    comment = field(response.text, "comment")
+    assert 'aria-invalid="true" aria-describedby="form-error"' in comment
+    assert "aria-invalid" not in field(response.text, "points")
+    assert 'aria-describedby="form-error"' not in field(response.text, "points")
 
 
 # -- what the page shows ----------------------------------------------------------------------------------
