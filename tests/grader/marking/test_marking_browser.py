@@ -6,7 +6,10 @@ name, writes a rubric of two items, marks every answer of one question (ticking 
 after c, saving with s), moves between answers with j, k, n and p, turns the single-letter keys off and on,
 and re-weights an item, which re-scores the answers it is part of.  Then a second TA saves a mark of an answer
 the first has open (through another HTTP client, with its own session): the first TA's save is refused with
-both marks shown, and the first then saves theirs over it.  Every page passes axe-core's WCAG 2.1 A and AA
+both marks shown, and the first then saves theirs over it.  A rubric item's note for markers is its box's
+description as Chromium gives it to a screen reader; an adjustment out of range is named by the live total;
+``o`` puts the focus on the answer's own cell; emptying the points asks before unmarking, with the focus on
+the question's button.  Every page passes axe-core's WCAG 2.1 A and AA
 rules in light and dark.  Screenshots go to ``test-artifacts/``.  Needs Chromium, ChromeDriver, bubblewrap,
 and the MathJax and axe-core the book build installs.
 """
@@ -309,3 +312,52 @@ def test_the_keys_put_the_caret_after_a_comment_an_error_focuses_its_field_and_a
                                       ".map((el) => el.textContent)")
     assert announced == [status(driver)], announced
     assert marks_of(course, D2)["turing"][:2] == (1.0, "First. More.")
+
+
+def test_a_notes_item_is_described_o_unmarking_and_a_wrong_adjustment_put_focus_and_words_where_a_ta_needs_them(
+        marking_browser, server):
+    from selenium.webdriver.common.keys import Keys
+
+    from autograder.marking.rubrics import add_item
+
+    driver, (course, address, _) = marking_browser, server
+    gb = open_gradebook(str(course))
+    try:
+        item = add_item(gb, A, notebook=A, grade_id=D2, max_points=2.0, points=1.0, text="Ran an experiment",
+                        note="Only if the numbers are there.")
+    finally:
+        gb.close()
+    open_as_tess(driver, address, f"/q/{A}/{D2}/a/{answer_key(A, 'lovelace')}")
+
+    # What Chromium gives a screen reader for the item's box: its key, points and text as the name, the note for
+    # markers as the description read after it.
+    document = driver.execute_cdp_cmd("DOM.getDocument", {})
+    box = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": document["root"]["nodeId"],
+                                                       "selector": f"#item-{item.id}"})
+    node = driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": box["nodeId"],
+                                                                      "fetchRelatives": False})["nodes"][0]
+    assert node["name"]["value"] == "1 +1 Ran an experiment", node["name"]
+    assert node["description"]["value"] == "(for markers: Only if the numbers are there.)", node.get("description")
+
+    # An adjustment the server would refuse: the live total says so instead of showing a mark.
+    tab_to(driver, "el.id === 'adjustment'", "the adjustment")
+    press(driver, "5")
+    assert driver.find_element("id", "total").text == "The adjustment must be from -2 to 2"
+    press(driver, Keys.BACKSPACE, Keys.ESCAPE)
+    assert driver.find_element("id", "total").text == "Not marked yet"
+
+    # o opens the notebook with the focus on this answer's own cell, where the view is.
+    press(driver, "o")
+    assert driver.execute_script("return document.activeElement.classList.contains('this-answer')")
+    assert driver.execute_script("return document.getElementById('notebook').open")
+
+    # Marked, then the points emptied: the question before unmarking has the focus, and Enter unmarks.
+    press(driver, "m", "1", Keys.ESCAPE)
+    tab_to(driver, "el.id === 'save-stay'", "Save, stay")
+    press(driver, Keys.ENTER, navigates=True)
+    assert marks_of(course, D2)["lovelace"][0] == 1.0
+    press(driver, "m", Keys.BACKSPACE, Keys.ESCAPE, "s", navigates=True)
+    assert driver.switch_to.active_element.get_attribute("id") == "unmark-yes"
+    assert marks_of(course, D2)["lovelace"][0] == 1.0, "nothing is unmarked before the TA says so"
+    press(driver, Keys.ENTER, navigates=True)
+    assert marks_of(course, D2)["lovelace"][0] is None, status(driver)
