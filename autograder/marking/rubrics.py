@@ -36,6 +36,7 @@ from autograder.marking.answers import short_checksum
 from autograder.marking.sheet import mark_checksum, typed_number
 from autograder.outputs.gradebook import (GradebookError, MarkChange, begin_write, page_records, page_tables,
                                           rubric_items, stage_mark, stage_marks, written_marks)
+from autograder.outputs.totals import rubric_steps
 
 __all__ = ["RubricError", "Conflict", "Saved", "Mark", "Target", "save_marks", "parse_number", "rubric_score", "current_record", "mark_of",
            "version_of", "save_mark", "add_item", "change_item", "delete_item", "MAX_TEXT", "MAX_COMMENT"]
@@ -46,7 +47,8 @@ MAX_COMMENT = 20000
 
 class RubricError(ValueError):
     """A mark or a rubric item the page cannot take; the message says what was wrong and what is expected, and
-    ``field`` names the form's field to mend, when one does (``"points"``, ``"text"``, ``"note"``)."""
+    ``field`` names the form's field to mend, when one does (a mark's ``"points"``, ``"adjustment"``, ``"comment"``
+    or ``"note"``; a rubric item's ``"points"``, ``"text"`` or ``"note"``)."""
 
     def __init__(self, message, field=None):
         super().__init__(message)
@@ -115,9 +117,8 @@ def parse_number(text, *, what, low, high, field=None):
 
 def rubric_score(points, adjustment, max_points):
     """The mark of rubric items worth ``points`` (a list): their sum clamped to ``[0, max_points]``, plus the
-    adjustment, clamped again."""
-    clamp = lambda value: min(max(value, 0.0), max_points)
-    return clamp(clamp(sum(points)) + (adjustment or 0.0))
+    adjustment, clamped again (:func:`~autograder.outputs.totals.rubric_steps`)."""
+    return rubric_steps(points, adjustment, max_points).mark
 
 
 def current_record(mark, record):

@@ -66,8 +66,8 @@ class Session:
     shares: dict = field(default_factory=dict)
     saved: str = None  # the path of the form whose mark was just saved: its draft in the browser is done with
     issued: int = 0  # when the token's address was opened (seconds since the epoch): the cookie's age is from it
-    # A rubric form the server refused, for its next page to show again as typed: {"form": "new" or the item's
-    # id, "values": {field: text}, "field": the field to mend, or None}.
+    # A rubric form the server refused, for the next page of its question to show again as typed: {"question":
+    # the question's path, "form": "new" or the item's id, "values": {field: text}, "field": the field to mend}.
     rubric_form: dict = None
 
 

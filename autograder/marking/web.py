@@ -215,6 +215,9 @@ class Views:
         flash, session.flash = session.flash, None
         saved, session.saved = session.saved, None
         refused_item, session.rubric_form = session.rubric_form, None
+        state = context.get("state")
+        if refused_item and (state is None or refused_item["question"] != _q_path(state.question)):
+            refused_item = None  # refused on another question's page (in another tab): not this rubric's form
         context = {"session": session, "csrf": self.marking.csrf(session), "flash": flash, "saved_draft": saved,
                    "refused_item": refused_item,
                    "fixed_ta": bool(self.marking.fixed_ta), "here": request.url.path, **context}
@@ -433,18 +436,17 @@ class Views:
         values = {"items": set(), "adjustment": str(form.get("adjustment", "")),
                   "points": str(form.get("points", "")), "comment": str(form.get("comment", "")),
                   "note": str(form.get("note", ""))}
-        field = "item"  # the field being read, which a message about it points to
         try:
             values["items"] = {int(value) for value in form.getlist("item")}
-            field = "adjustment"
+        except ValueError:
+            raise _Unreadable(values, "a rubric item was not a number", "item") from None
+        try:
             adjustment = rubrics.parse_number(values["adjustment"], what="the adjustment", low=-max_points,
-                                              high=max_points)
-            field = "points"
+                                              high=max_points, field="adjustment")
             points = None if values["items"] else rubrics.parse_number(values["points"], what="the points", low=0,
-                                                                       high=max_points)
-        except ValueError as exc:
-            message = str(exc) if isinstance(exc, rubrics.RubricError) else "a rubric item was not a number"
-            raise _Unreadable(values, message, field) from None
+                                                                       high=max_points, field="points")
+        except rubrics.RubricError as exc:
+            raise _Unreadable(values, str(exc), exc.field) from None
         return values, sorted(values["items"]), adjustment, points
 
     async def save(self, request):
@@ -797,12 +799,13 @@ class Views:
         return form, state.question, _safe_next(str(form.get("back", "")), _q_path(state.question))
 
     @staticmethod
-    def _keep_refused_item(request, form_id, form, problem):
-        """Keep what was typed in a refused rubric form, for the page it goes back to: the form shows it again,
-        the field to mend marked invalid and focused (a TA's half-typed item is not lost to a typo)."""
+    def _keep_refused_item(request, question, form_id, form, problem):
+        """Keep what was typed in a refused rubric form of ``question``, for the page it goes back to: the form
+        shows it again, the field to mend marked invalid and focused (a TA's half-typed item is not lost to a
+        typo).  Only a page of the same question shows it."""
         request.state.session.rubric_form = {
-            "form": str(form_id), "values": {name: str(form.get(name, "")) for name in ("points", "text", "note")},
-            "field": problem.field}
+            "question": _q_path(question), "form": str(form_id),
+            "values": {name: str(form.get(name, "")) for name in ("points", "text", "note")}, "field": problem.field}
 
     async def add_item(self, request):
         posted = await self._rubric_form(request, "nothing was added")
@@ -818,7 +821,7 @@ class Views:
                 note=str(form.get("note", ""))))
         except rubrics.RubricError as exc:
             request.state.session.flash = ("alert", f"The item was not added: {exc}.")
-            self._keep_refused_item(request, "new", form, exc)
+            self._keep_refused_item(request, question, "new", form, exc)
             return RedirectResponse(back, status_code=303)
         request.state.session.flash = ("status", f"Added rubric item {item.position}: {_signed(item.points)}, "
                                                  f"{item.text}.")
@@ -850,7 +853,7 @@ class Views:
                                            f"{changed} {'mark' if changed == 1 else 'marks'} changed.")
         except rubrics.RubricError as exc:
             session.flash = ("alert", f"The rubric item was not changed: {exc}.")
-            self._keep_refused_item(request, item_id, form, exc)
+            self._keep_refused_item(request, question, item_id, form, exc)
         return RedirectResponse(back, status_code=303)
 
     # -- the TA and the settings ------------------------------------------------------------------

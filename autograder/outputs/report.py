@@ -25,7 +25,7 @@ import html
 import statistics
 from collections import Counter
 
-from autograder.outputs.totals import scale_of, to_remark, total, unmarked, written_max, written_score
+from autograder.outputs.totals import rubric_steps, scale_of, to_remark, total, unmarked, written_max, written_score
 from autograder.results import FLAG_TEXT, GRADED, MISSING, REFERENCE_COPY, STATUS_TEXT, STATUSES, Flag
 
 __all__ = ["feedback_html", "feedback_text", "report_html", "question_name", "rubric_lines", "rubric_sum_lines",
@@ -53,7 +53,8 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 /* What people wrote wraps between words; a word longer than the line breaks only where it must. In a table,
    "anywhere" lets a column shrink below its longest word, which is then cut: the tables with comments scroll. */
 td.comment, .comment { white-space: pre-wrap; overflow-wrap: break-word; }
-ul.rubric { margin: 0 0 0.3em; padding-left: 1.2em; } ul.rubric li { margin: 0.1em 0; } .rubric-sum { margin: 0 0 0.3em; }
+ul.rubric { margin: 0 0 0.3em; padding-left: 1.2em; } ul.rubric li { margin: 0.1em 0; }
+.rubric-sum { margin: 0 0 0.3em; }
 .item-points { font-weight: 600; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .scroll { overflow-x: auto; } .scroll:focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 @media (max-width: 40em) {
@@ -184,27 +185,33 @@ def rubric_lines(mark):
 
 
 def _number(value):
-    """A sum of items' points as a student reads it: ``2.5``, ``−0.5``."""
+    """A sum of points as a student reads it (``2.5``, ``\u22120.5``), to the precision marks are written in: a sum
+    that differs from another only by floating-point noise reads the same."""
+    value = round(value, 6) + 0.0
     return f"{MINUS}{_points(-value)}" if value < 0 else _points(value)
 
 
 def rubric_sum_lines(mark):
     """Why a written answer's mark is not simply its rubric items' points added up, in its student's words: the
-    sum capped at the question's points or raised to 0, and the marker's adjustment (the arithmetic of
-    :func:`autograder.marking.rubrics.rubric_score`); no line when the mark is the items' sum."""
-    if not mark.rubric:
+    sum kept at most the question's points or at least 0, and the marker's adjustment
+    (:func:`~autograder.outputs.totals.rubric_steps`, the rule the marking page scores by).  No line when the
+    mark is the items' sum, and none when it is not what the items make (a mark the rubric no longer explains)."""
+    if not mark.rubric or mark.points is None:
         return []
-    most = mark.max_points
-    bounded = lambda value: min(max(value, 0.0), most)
-    bound = lambda value: f"a mark is at most {_points(most)}" if value > most else "a mark is at least 0"
-    added = sum(points for _, points in mark.rubric)
+    steps = rubric_steps([points for _, points in mark.rubric], mark.adjustment, mark.max_points)
+    if _number(steps.mark) != _number(mark.points):
+        return []
+    bound = lambda value, kept: f"a mark is at most {_points(mark.max_points)}" if value > kept else \
+        "a mark is at least 0"
     lines = []
-    if abs(bounded(added) - added) > 1e-9:
-        lines.append(f"The items add up to {_number(added)}, and {bound(added)}.")
-    if mark.adjustment:
-        adjusted = bounded(added) + mark.adjustment
-        lines.append(f"The marker adjusted the mark by {signed_points(mark.adjustment)}"
-                     + (f", and {bound(adjusted)}." if abs(bounded(adjusted) - adjusted) > 1e-9 else "."))
+    if _number(steps.added) != _number(steps.counted):
+        lines.append(f"The items add up to {_number(steps.added)}; {bound(steps.added, steps.counted)}, "
+                     f"so they count as {_number(steps.counted)}.")
+    if _number(steps.adjustment) != "0":
+        adjusted = steps.counted + steps.adjustment
+        lines.append(f"The marker adjusted the mark by {signed_points(steps.adjustment)}"
+                     + (f"; {bound(adjusted, steps.mark)}, so it is {_number(steps.mark)}."
+                        if _number(adjusted) != _number(steps.mark) else "."))
     return lines
 
 

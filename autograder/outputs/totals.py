@@ -11,8 +11,8 @@ ones the gradebook held when the files were written
 import os
 from dataclasses import dataclass
 
-__all__ = ["Scale", "scale_of", "written_score", "written_max", "total", "unmarked", "to_remark", "unmarked_refusal",
-           "mark_command"]
+__all__ = ["Scale", "RubricSteps", "rubric_steps", "scale_of", "written_score", "written_max", "total", "unmarked",
+           "to_remark", "unmarked_refusal", "mark_command"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,27 @@ class Scale:
     @property
     def total(self):
         return self.autograded + self.written
+
+
+@dataclass(frozen=True)
+class RubricSteps:
+    """How rubric items make a written answer's mark: their points ``added`` up; that sum ``counted``, kept between
+    0 and the question's points; the marker's ``adjustment`` (0 when none); and the ``mark``, the counted sum plus
+    the adjustment, kept between 0 and the question's points again."""
+
+    added: float
+    counted: float
+    adjustment: float
+    mark: float
+
+
+def rubric_steps(points, adjustment, max_points):
+    """The :class:`RubricSteps` of rubric items worth ``points`` (a list), ``adjustment`` (``None``: none) and a
+    question worth ``max_points``: the one rule the marking page scores by and the feedback explains."""
+    keep = lambda value: min(max(value, 0.0), max_points) + 0.0  # + 0.0: never a mark of -0
+    added, adjustment = sum(points), adjustment or 0.0
+    counted = keep(added)
+    return RubricSteps(added, counted, adjustment, keep(counted + adjustment))
 
 
 def written_max(result):
@@ -78,7 +99,8 @@ def mark_command(assignment, course_dir):
     from autograder.course import COURSE_DIR
 
     same = os.path.realpath(course_dir) == os.path.realpath(COURSE_DIR)
-    return f"python -m autograder mark {shlex.quote(assignment)}" + ("" if same else f" --course-dir {shlex.quote(course_dir)}")
+    return (f"python -m autograder mark {shlex.quote(assignment)}"
+            + ("" if same else f" --course-dir {shlex.quote(course_dir)}"))
 
 
 def to_remark(result):

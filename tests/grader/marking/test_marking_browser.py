@@ -361,3 +361,42 @@ def test_a_notes_item_is_described_o_unmarking_and_a_wrong_adjustment_put_focus_
     assert marks_of(course, D2)["lovelace"][0] == 1.0, "nothing is unmarked before the TA says so"
     press(driver, Keys.ENTER, navigates=True)
     assert marks_of(course, D2)["lovelace"][0] is None, status(driver)
+
+
+def test_a_refused_rubric_item_and_a_refused_comment_come_back_as_typed_with_the_focus_on_what_to_mend(
+        marking_browser, server, axe_source, htmlcs_source, artifacts):
+    from selenium.webdriver.common.keys import Keys
+
+    from autograder.marking.rubrics import MAX_COMMENT
+
+    driver, (course, address, _) = marking_browser, server
+    open_as_tess(driver, address, f"/q/{A}/{D2}/a/{answer_key(A, 'lovelace')}")
+    before = marks_of(course, D2)["lovelace"]
+    # A new rubric item with points that are no number, typed as a TA types it and sent with Enter.
+    tab_to(driver, "el.tagName === 'SUMMARY' && el.textContent.startsWith('Edit the rubric')", "the rubric editor")
+    if not driver.execute_script("return document.getElementById('rubric-editor').open"):  # open with no items
+        press(driver, Keys.ENTER)
+    tab_to(driver, "el.id === 'new-points'", "the new item's points")
+    press(driver, "1/2", Keys.TAB, "Clear <b>reasoning</b>", Keys.ENTER, navigates=True)
+    assert "The item was not added" in status(driver), status(driver)
+    focused = driver.switch_to.active_element
+    assert (focused.get_attribute("id"), focused.get_attribute("value")) == ("new-points", "1/2")
+    assert focused.get_attribute("aria-invalid") == "true"
+    assert driver.find_element("id", "new-text").get_attribute("value") == "Clear <b>reasoning</b>"
+    assert driver.execute_script("return document.getElementById('rubric-editor').open")
+    found = {}
+    axe_both_schemes(driver, axe_source, htmlcs_source, "refused-item", found, artifacts)
+    assert not any(found.values()), found
+
+    # A comment over the limit: not saved, the focus on the comment, its text kept and not selected (one key
+    # must not replace it).
+    driver.execute_script("document.getElementById('points').value = '1';"
+                          "document.getElementById('comment').value = 'x'.repeat(arguments[0]);"
+                          "document.activeElement.blur();", MAX_COMMENT + 1)
+    press(driver, "s", navigates=True)
+    focused = driver.switch_to.active_element
+    assert (focused.get_attribute("id"), focused.get_attribute("aria-invalid")) == ("comment", "true")
+    assert driver.execute_script("const el = document.activeElement;"
+                                 "return [el.value.length, el.selectionEnd - el.selectionStart]") \
+        == [MAX_COMMENT + 1, 0]
+    assert marks_of(course, D2)["lovelace"] == before, "nothing was saved"

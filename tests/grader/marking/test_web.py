@@ -431,6 +431,12 @@ def test_a_refused_rubric_item_or_comment_comes_back_as_typed_with_the_field_to_
     assert '<details class="panel rubric-editor" id="rubric-editor" open>' in page
     again = field(tess.open(f"/q/{A}/{D1}"), "new-points")
     assert 'value=""' in again and "aria-invalid" not in again, "what was typed comes back once, with the message"
+    # Refused on D1's page, while another tab opens D2's: D2's rubric form is not filled with D1's item.
+    page = tess.open(f"/q/{A}/{D1}")
+    tess.client.post(f"/q/{A}/{D1}/rubric", data={"csrf": tess.csrf(page), "points": "1/2", "text": "Meant for D1"},
+                     follow_redirects=False)
+    other = tess.open(f"/q/{A}/{D2}")
+    assert "Meant for D1" not in other and "aria-invalid" not in field(other, "new-points")
 
     page = tess.add_item("1", "   ").text
     assert 'aria-invalid="true"' in field(page, "new-text") and "aria-invalid" not in field(page, "new-points")

@@ -303,9 +303,14 @@ def test_the_lms_comment_lists_each_rubric_item_with_its_points_beside_the_comme
 
 
 def test_a_mark_that_is_not_its_items_sum_says_why_wherever_its_student_reads_it(with_rubric):
-    def reads(points, items, adjustment=None):
+    from autograder.marking.rubrics import rubric_score
+
+    def reads(items, adjustment=None, max_points=2.0, points=None):
+        """What the student reads of a mark given with ``items`` (their points) and ``adjustment``: the mark the
+        marking page would give, unless ``points`` says the gradebook holds another."""
+        points = rubric_score(items, adjustment, max_points) if points is None else points
         mark = dataclasses.replace(with_rubric.written[0], points=points, comment="", adjustment=adjustment,
-                                   rubric=tuple((f"item {i}", p) for i, p in enumerate(items)))
+                                   max_points=max_points, rubric=tuple((f"item {i}", p) for i, p in enumerate(items)))
         result = dataclasses.replace(with_rubric, written=(mark,))
         page, text = feedback_html(result, labels=LABELS), feedback_text(result, full_page="x", labels=LABELS)
         lines = report.rubric_sum_lines(mark)
@@ -314,14 +319,23 @@ def test_a_mark_that_is_not_its_items_sum_says_why_wherever_its_student_reads_it
         assert page.count('class="rubric-sum"') == len(lines)
         return lines
 
-    assert reads(1.5, [1.0, 0.5]) == [], "a mark that is its items' sum needs no explaining"
-    assert reads(2.0, [1.0, 1.0, 0.5]) == ["The items add up to 2.5, and a mark is at most 2."]
-    assert reads(0.0, [-0.5]) == ["The items add up to \u22120.5, and a mark is at least 0."]
-    assert reads(1.5, [1.0], 0.5) == ["The marker adjusted the mark by +0.5."]
-    assert reads(1.5, [1.0, 1.0, 0.5], -0.5) == ["The items add up to 2.5, and a mark is at most 2.",
-                                                 "The marker adjusted the mark by \u22120.5."]
-    assert reads(2.0, [1.5], 1.0) == ["The marker adjusted the mark by +1, and a mark is at most 2."]
-    assert reads(0.0, [0.5], -1.0) == ["The marker adjusted the mark by \u22121, and a mark is at least 0."]
+    for items in ([1.0, 0.5], [1.0, 1.0], [1.0, -1.0], [0.1, 0.2], [-0.1, -0.2, 0.3]):
+        assert reads(items) == [], f"{items}: a mark that is its items' sum needs no explaining"
+    assert reads([0.1, 0.2], max_points=0.3) == [], "floating-point noise is not a cap"
+    assert reads([1.0], 0.0) == [], "an adjustment of 0 is none"
+    assert reads([1.0, 1.0, 0.5]) == ["The items add up to 2.5; a mark is at most 2, so they count as 2."]
+    assert reads([-0.5]) == ["The items add up to \u22120.5; a mark is at least 0, so they count as 0."]
+    assert reads([1.0], 0.5) == ["The marker adjusted the mark by +0.5."]
+    assert reads([1.0, 1.0, 0.5], -0.5) == ["The items add up to 2.5; a mark is at most 2, so they count as 2.",
+                                            "The marker adjusted the mark by \u22120.5."]
+    assert reads([-0.5], 1.0) == ["The items add up to \u22120.5; a mark is at least 0, so they count as 0.",
+                                  "The marker adjusted the mark by +1."]
+    assert reads([1.5], 1.0) == ["The marker adjusted the mark by +1; a mark is at most 2, so it is 2."]
+    assert reads([0.5], -1.0) == ["The marker adjusted the mark by \u22121; a mark is at least 0, so it is 0."]
+    assert reads([0.6666667] * 3) == [], "a sum that prints as the cap is not said to be over it"
+    # A mark the items no longer make (the question's points changed since it was given): nothing is explained
+    # by them rather than something false.
+    assert reads([1.0, 1.0, 1.0], max_points=2.0, points=3.0) == []
 
 
 def test_every_lms_file_carries_the_rubric_items_and_the_questions_names(with_rubric, people):
@@ -362,5 +376,6 @@ def test_the_command_a_refusal_suggests_opens_the_graded_course_and_survives_a_s
 
     assert totals.mark_command(A, COURSE_DIR) == f"python -m autograder mark {A}"
     folder = str(tmp_path / "a course's run")
-    assert totals.mark_command(A, folder) == f"python -m autograder mark {A} --course-dir '{tmp_path}/a course'\"'\"'s run'"
+    quoted = f"'{tmp_path}/a course'\"'\"'s run'"  # as the shell reads it back: one word with its quote
+    assert totals.mark_command(A, folder) == f"python -m autograder mark {A} --course-dir {quoted}"
     assert totals.mark_command("ps 1", COURSE_DIR) == "python -m autograder mark 'ps 1'"
