@@ -359,9 +359,7 @@ def test_a_student_in_jupyterlab_fetches_edits_checks_validates_and_submits(hub,
     lab.driver.execute_script("arguments[0].scrollIntoView()", check)
     check.click()
     check.send_keys(Keys.SHIFT, Keys.ENTER)
-    # The last cell is found again at each poll: JupyterLab may redraw it while it runs.
-    lab.wait.until(lambda d: "Ready to submit"
-                   in d.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Cell")[-1].text)
+    lab.wait.until(lambda d: "Ready to submit" in cells[-1].text)
     lab.screenshot("2-checked")
     # nbgrader's Validate, from the panel.
     lab.driver.find_element(By.CSS_SELECTOR, ".lm-TabBar-tab[data-id='nbgrader-assignment-list']").click()
