@@ -327,7 +327,7 @@
       if (confirm) { event.preventDefault(); submitting = true; confirm.click(); }
     }
     else if (key === "q") { event.preventDefault(); go("next-question"); }
-    else if (/^[1-9]$/.test(key) && form) {
+    else if (/^[0-9]$/.test(key) && form) {  // 1 to 9, and 0 for the tenth item
       const box = form.querySelector(`input[name=item][data-key="${key}"]`);
       if (box) {
         event.preventDefault();

@@ -9,7 +9,7 @@ the first has open (through another HTTP client, with its own session): the firs
 both marks shown, and the first then saves theirs over it.  A rubric item's note for markers is its box's
 description as Chromium gives it to a screen reader; an adjustment out of range is named by the live total;
 ``o`` puts the focus on the answer's own cell; emptying the points asks before unmarking, with the focus on
-the question's button.  Every page passes axe-core's WCAG 2.1 A and AA
+the question's button; ``0`` ticks the tenth rubric item.  Every page passes axe-core's WCAG 2.1 A and AA
 rules in light and dark.  Screenshots go to ``test-artifacts/``.  Needs Chromium, ChromeDriver, bubblewrap,
 and the MathJax and axe-core the book build installs.
 """
@@ -325,6 +325,10 @@ def test_a_notes_item_is_described_o_unmarking_and_a_wrong_adjustment_put_focus_
     try:
         item = add_item(gb, A, notebook=A, grade_id=D2, max_points=2.0, points=1.0, text="Ran an experiment",
                         note="Only if the numbers are there.")
+        for n in range(2, 11):  # items 2 to 10, the tenth worth half a point; its key is 0
+            add_item(gb, A, notebook=A, grade_id=D2, max_points=2.0, points=0.5 if n == 10 else 0.0,
+                     text=f"Item {n}")
+        add_item(gb, A, notebook=A, grade_id=D2, max_points=2.0, points=0.0, text="Item 11")
     finally:
         gb.close()
     open_as_tess(driver, address, f"/q/{A}/{D2}/a/{answer_key(A, 'lovelace')}")
@@ -344,6 +348,14 @@ def test_a_notes_item_is_described_o_unmarking_and_a_wrong_adjustment_put_focus_
     press(driver, "5")
     assert driver.find_element("id", "total").text == "The adjustment must be from -2 to 2"
     press(driver, Keys.BACKSPACE, Keys.ESCAPE)
+    assert driver.find_element("id", "total").text == "Not marked yet"
+
+    # 0 ticks the tenth item, as the key on the keyboard's row after 9; the eleventh has no key.
+    press(driver, "0")
+    assert driver.find_element("id", "total").text == "Mark: 0.5 / 2, from 1 rubric item"
+    assert [box.get_attribute("data-key") for box in driver.find_elements("css selector", "input[name=item]")] \
+        == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", None]
+    press(driver, "0")
     assert driver.find_element("id", "total").text == "Not marked yet"
 
     # o opens the notebook with the focus on this answer's own cell, where the view is.
