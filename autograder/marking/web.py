@@ -176,6 +176,12 @@ def _excerpt(text, length=140):
     return flat if len(flat) <= length else flat[:length - 1].rstrip() + "\u2026"
 
 
+def _held_by_others(claims, session):
+    """The claims among ``claims`` (``{student_id: Claim}``) that another session holds: answers another marker
+    has open, which "the next to mark" passes over and the page names."""
+    return {sid: claim for sid, claim in claims.items() if claim.session != session.id}
+
+
 def _marked_alike(group):
     """Whether every answer of a group is marked, all with one mark: the group's form then shows that mark."""
     return all(row.done for row in group.rows) and len({
@@ -282,8 +288,8 @@ class Views:
         """Who else is marking this question: ``[(marker, [answer positions])]``."""
         positions = {row.student_id: row.position for row in state.rows}
         others = {}
-        for claim in claims.values():
-            if claim.session != session.id and claim.student_id in positions:
+        for claim in _held_by_others(claims, session).values():
+            if claim.student_id in positions:
                 others.setdefault(claim.marker, []).append(positions[claim.student_id])
         return sorted((marker, sorted(found)) for marker, found in others.items())
 
@@ -293,7 +299,7 @@ class Views:
         return next((s for s in states[index + 1:] + states[:index] if s.marked < len(s.rows)), None)
 
     def _taken(self, state, session):
-        return {sid for sid, claim in self._claims(state).items() if claim.session != session.id}
+        return set(_held_by_others(self._claims(state), session))
 
     # -- pages ---------------------------------------------------------------------------------------
 
@@ -558,7 +564,7 @@ class Views:
         return self.page(request, "group.html", {
             "states": states, "state": state, "group": group, "groups": groups, "items": items, "texts": texts,
             "values": values, "error": error, "conflicts": conflicts,
-            "held": {sid: claim for sid, claim in claims.items() if claim.session != session.id},
+            "held": _held_by_others(claims, session),
             "claim_page": page, "invalid": invalid,
             "others": self._others(state, session, claims), "names": {item.id: item for item in items},
             "apart": _marked_apart(group),
@@ -662,9 +668,9 @@ class Views:
     def _next_group(groups, claims, session):
         """The largest group of more than one answer with answers still to mark, none of them open for another
         marker; ``None`` when there is none."""
+        taken = _held_by_others(claims, session)
         return next((g for g in groups if g.size > 1 and g.kind != "blank" and g.marked < g.size
-                     and not any(claims.get(row.student_id) and claims[row.student_id].session != session.id
-                                 for row in g.rows if not row.done)), None)
+                     and not any(row.student_id in taken for row in g.rows if not row.done)), None)
 
     async def group_decide(self, request):
         """Confirm a proposed group, split answers off a group, keep a proposal apart, or merge into another group."""
